@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The one test command (README, .ci/run): installs what the tests need when it is missing,
+# then type-checks, lints, checks generated files are fresh, and runs every test on Node 20
+# (the machine's) and on Node 22 LTS (the container image's runtime).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x node_modules/.bin/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "==> npm ci"
+  npm ci --no-audit --no-fund
+fi
+
+need=()
+command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need+=(prometheus)
+command -v prometheus-alertmanager >/dev/null 2>&1 || need+=(prometheus-alertmanager)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "==> apt-get install ${need[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "need root to install ${need[*]} (Debian: apt-get install ${need[*]})" >&2
+    exit 1
+  fi
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+echo "==> type-check"
+npx tsc -p tsconfig.test.json
+echo "==> lint"
+npx biome check .
+echo "==> build"
+npx tsc -p tsconfig.json
+if [ -f dist/cli/bin.js ] && node dist/cli/bin.js generate --help >/dev/null 2>&1; then
+  echo "==> generated files are fresh"
+  node dist/cli/bin.js generate --check
+fi
+
+echo "==> tests on Node $(node --version)"
+npx vitest run "$@"
+
+echo "==> tests on Node 22 LTS"
+npx -y -p node@22 node node_modules/vitest/vitest.mjs run "$@"

@@ -1,0 +1,11 @@
+/**
+ * Exit codes shared by every command.
+ * 0: nothing at or above the failure threshold; 1: at least one such finding (or a stale generated file);
+ * 2: nothing could be done (usage error, unreadable input, unreachable targets).
+ */
+export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;
+
+/** A problem with how the command was called or with its inputs; reported without a stack trace, exit 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

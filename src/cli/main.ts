@@ -1,0 +1,42 @@
+/**
+ * The `workqueue-doctor` binary. Each subcommand lives in its own module under `src/cli/` and
+ * registers itself on the program; this file only assembles them and maps failures to exit codes.
+ */
+import { Command, CommanderError } from 'commander';
+import { EXIT, UsageError } from './exit-codes.js';
+import { packageVersion } from './version.js';
+
+export function buildProgram(): Command {
+  const program = new Command('workqueue-doctor')
+    .description(
+      'Diagnoses Kubernetes controller work queues from their client-go metrics, and generates the Grafana ' +
+        'dashboards, Prometheus alert rules and runbooks that show the same diagnoses.',
+    )
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .showHelpAfterError()
+    .exitOverride();
+  return program;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    if (argv.length <= 2) {
+      program.outputHelp();
+      return EXIT.ok;
+    }
+    await program.parseAsync([...argv]);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with exit code 0; parse errors were already printed.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`workqueue-doctor: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    process.stderr.write(`workqueue-doctor: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.usage;
+  }
+}

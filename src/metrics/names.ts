@@ -1,0 +1,98 @@
+/**
+ * The metric vocabulary: every metric and label name this project reads, writes or queries.
+ *
+ * Contract: no other module spells a metric name. Exporters (the reference queue's metrics
+ * provider, the simulator), readers (signals, parser filters), generators (dashboards, alert
+ * rules) and the service's own metrics import them from here, so a rename is one edit.
+ * This module is a leaf: it imports nothing.
+ */
+
+/** Work-queue metrics, as client-go's MetricsProvider names them (controller-runtime and component-base). */
+export const WORKQUEUE = {
+  depth: 'workqueue_depth',
+  adds: 'workqueue_adds_total',
+  queueDuration: 'workqueue_queue_duration_seconds',
+  workDuration: 'workqueue_work_duration_seconds',
+  unfinishedWork: 'workqueue_unfinished_work_seconds',
+  longestRunningProcessor: 'workqueue_longest_running_processor_seconds',
+  retries: 'workqueue_retries_total',
+} as const;
+
+/** controller-runtime's per-controller metrics, used when present. */
+export const CONTROLLER_RUNTIME = {
+  reconcileTotal: 'controller_runtime_reconcile_total',
+  reconcileErrors: 'controller_runtime_reconcile_errors_total',
+  reconcileTime: 'controller_runtime_reconcile_time_seconds',
+  activeWorkers: 'controller_runtime_active_workers',
+  maxConcurrentReconciles: 'controller_runtime_max_concurrent_reconciles',
+  reconcilePanics: 'controller_runtime_reconcile_panics_total',
+} as const;
+
+/** client-go REST client and leader election. */
+export const CLIENT_GO = {
+  restClientRequests: 'rest_client_requests_total',
+  leaderElectionMasterStatus: 'leader_election_master_status',
+} as const;
+
+/** Label names. */
+export const LABEL = {
+  name: 'name',
+  controller: 'controller',
+  priority: 'priority',
+  le: 'le',
+  quantile: 'quantile',
+  result: 'result',
+  code: 'code',
+  method: 'method',
+  host: 'host',
+  job: 'job',
+  instance: 'instance',
+  namespace: 'namespace',
+  pod: 'pod',
+  rule: 'rule',
+  severity: 'severity',
+  target: 'target',
+  metricName: '__name__',
+} as const;
+
+/** Values of `controller_runtime_reconcile_total{result}`. */
+export const RECONCILE_RESULT = {
+  success: 'success',
+  error: 'error',
+  requeue: 'requeue',
+  requeueAfter: 'requeue_after',
+} as const;
+export type ReconcileResult = (typeof RECONCILE_RESULT)[keyof typeof RECONCILE_RESULT];
+
+/** HTTP methods that count as writes in `rest_client_requests_total`. */
+export const WRITE_METHODS = ['PUT', 'PATCH', 'POST'] as const;
+
+/** Suffixes of histogram and summary series. */
+export const SUFFIX = {
+  bucket: '_bucket',
+  sum: '_sum',
+  count: '_count',
+  created: '_created',
+  total: '_total',
+} as const;
+
+/** The service's own metrics. */
+export const DOCTOR = {
+  /** 1 per active finding; labels in `DOCTOR_FINDING_LABELS`. */
+  finding: 'workqueue_doctor_finding',
+  scrapeDuration: 'workqueue_doctor_scrape_duration_seconds',
+  scrapeErrors: 'workqueue_doctor_scrape_errors_total',
+  targetUp: 'workqueue_doctor_target_up',
+  evaluationDuration: 'workqueue_doctor_evaluation_duration_seconds',
+  queues: 'workqueue_doctor_queues',
+} as const;
+export const DOCTOR_FINDING_LABELS = [LABEL.rule, LABEL.severity, LABEL.target, LABEL.name, LABEL.controller] as const;
+
+/** Every work-queue family: the set whose absence means "not observable". */
+export const WORKQUEUE_FAMILIES: readonly string[] = Object.values(WORKQUEUE);
+/** Families the diagnoses read; a parser may skip everything else. */
+export const DIAGNOSTIC_FAMILIES: readonly string[] = [
+  ...Object.values(WORKQUEUE),
+  ...Object.values(CONTROLLER_RUNTIME),
+  ...Object.values(CLIENT_GO),
+];
