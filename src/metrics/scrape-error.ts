@@ -1,0 +1,77 @@
+/**
+ * Typed, coded errors for HTTP fetches of metrics pages (and the transport under the Prometheus API client).
+ *
+ * The message always names the method, the URL (credentials removed) and the cause, for example
+ * `GET http://127.0.0.1:8080/metrics: HTTP 500 Internal Server Error`.
+ */
+
+export type ScrapeErrorCode =
+  /** The whole exchange (connect, headers, body) took longer than `timeoutMs`. */
+  | 'timeout'
+  /** The uncompressed body (or its declared length) passed `maxBytes`. */
+  | 'too_large'
+  /** The server answered with a non-2xx status. */
+  | 'http_status'
+  /** TCP-level failure: refused, reset, unreachable, DNS, malformed HTTP. */
+  | 'connection'
+  /** TLS handshake or certificate verification failed. */
+  | 'tls'
+  /** The body could not be decompressed, or its content-encoding is not supported. */
+  | 'decompress'
+  /** The bearer token file could not be read (or is empty). */
+  | 'auth_file'
+  /** The CA file could not be read. */
+  | 'ca_file'
+  /** The URL is not a valid http(s) URL. */
+  | 'invalid_url'
+  /** The caller's AbortSignal fired. */
+  | 'aborted';
+
+export interface ScrapeErrorDetails {
+  /** HTTP status, for `http_status`. */
+  status?: number;
+  /** Bytes of (uncompressed) body read before the failure. */
+  bytes?: number;
+  /** Start of the response body (up to a few KB), for `http_status`. */
+  bodySnippet?: string;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+export class ScrapeError extends Error {
+  override readonly name = 'ScrapeError';
+  readonly code: ScrapeErrorCode;
+  readonly url: string;
+  readonly method: string;
+  readonly status: number | undefined;
+  readonly bytes: number | undefined;
+  readonly bodySnippet: string | undefined;
+
+  constructor(code: ScrapeErrorCode, method: string, url: string, cause: string, details: ScrapeErrorDetails = {}) {
+    const safeUrl = redactUrl(url);
+    super(`${method} ${safeUrl}: ${cause}`, details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = code;
+    this.url = safeUrl;
+    this.method = method;
+    this.status = details.status;
+    this.bytes = details.bytes;
+    this.bodySnippet = details.bodySnippet;
+  }
+}
+
+export function isScrapeError(err: unknown): err is ScrapeError {
+  return err instanceof ScrapeError;
+}
+
+/** The URL without user:password. Unparseable input is returned unchanged. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username === '' && u.password === '') return url;
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
