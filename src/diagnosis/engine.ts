@@ -1,0 +1,451 @@
+/**
+ * The diagnosis engine: evaluates every signal and every rule for every queue at one time, and builds
+ * the report. It does no I/O of its own; numbers come from a `DiagnosisBackend`.
+ *
+ * A rule's condition holds for a queue only if it held at every evaluation step across the rule's `for`
+ * duration (steps of `stepMs`, ending at the evaluation time), exactly as a Prometheus alert with that
+ * `for` evaluated on the same grid would fire.
+ */
+import { CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../metrics/names.js';
+import type { DiagnosisBackend } from './backend.js';
+import { type RuleOverrides, type RuleSettings, ruleSettingsForQueue } from './catalog.js';
+import { metricsOf } from './expr.js';
+import { formatDuration } from './promql-render.js';
+import {
+  CONTROLLER_AND_QUEUE_LABELS,
+  identityOf,
+  NON_IDENTITY_LABELS,
+  QUEUE_ONLY_LABELS,
+  type QueueIdentity,
+  queueKey,
+  targetName,
+} from './queue-identity.js';
+import {
+  compareQueues,
+  type Finding,
+  type QueueReport,
+  type QueueStatus,
+  type Report,
+  type ReportError,
+} from './report.js';
+import type { DiagnosisRule, SignalSnapshot } from './rule.js';
+import { REPORTED_SIGNALS, SIGNAL_WINDOW_MS, type SignalDefinition, type SignalScope, signal } from './signals.js';
+import type { SignalValue } from './units.js';
+import { type Labels, signatureWithout } from './vector.js';
+
+/** The rule evaluation interval: the step of `for` checks here and the `interval` of the generated rule group. */
+export const EVALUATION_INTERVAL_MS = 30_000;
+/** How far back `since` is traced. */
+export const SINCE_LOOKBACK_MS = 60 * 60_000;
+/** Signals without which a queue's health cannot be judged. */
+const ESSENTIAL_SIGNALS = ['depthAvg', 'addRate'] as const;
+
+export type TargetState = {
+  /** `job/instance`, as `targetName` derives it from the labels. */
+  readonly name: string;
+  readonly labels: Labels;
+  /** Set when the target could not be read at all. */
+  readonly error?: { readonly code: string; readonly message: string };
+};
+
+export type DiagnoseOptions = {
+  readonly atMs: number;
+  readonly runbookBaseUrl: string;
+  readonly overrides?: RuleOverrides;
+  readonly stepMs?: number;
+  /**
+   * Earliest time with data. A `for` longer than the history available is shortened to it (one-shot
+   * diagnosis of a live target over a short window); a recording or Prometheus covers it in full.
+   */
+  readonly historyStartMs?: number;
+  /** Targets the caller scraped or replayed: targets without queues, standby replicas and scrape errors. */
+  readonly targets?: readonly TargetState[];
+};
+
+type QueueEntry = { identity: QueueIdentity; key: string; settings?: RuleSettings[] };
+
+export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptions): Promise<Report> {
+  const at = options.atMs;
+  const step = options.stepMs ?? EVALUATION_INTERVAL_MS;
+  const overrides = options.overrides ?? {};
+  const lookbackFrom = at - SIGNAL_WINDOW_MS;
+
+  const presence = await metricPresence(backend, lookbackFrom, at);
+  const queues = discoverQueues(presence);
+  const signals = await evaluateSignals(backend, at, queues, presence);
+
+  const queueReports: QueueReport[] = [];
+  const errors: ReportError[] = [];
+  const findingsByQueue = new Map<string, Finding[]>();
+  const silenced = new Set<string>();
+
+  for (const queue of queues) {
+    const { settings, silenced: isSilenced } = ruleSettingsForQueue(overrides, queue.identity);
+    if (isSilenced) silenced.add(queue.key);
+    findingsByQueue.set(queue.key, []);
+    queue.settings = settings;
+  }
+
+  // Queue-scope rules, grouped by the thresholds in force so each distinct condition is evaluated once.
+  const groups = new Map<string, { settings: RuleSettings; queues: QueueEntry[] }>();
+  for (const queue of queues) {
+    for (const s of queue.settings ?? []) {
+      if (!s.enabled || s.rule.scope !== 'queue') continue;
+      const groupKey = `${s.rule.id}\u0000${JSON.stringify(s.thresholds)}\u0000${s.forMs}`;
+      let group = groups.get(groupKey);
+      if (group === undefined) {
+        group = { settings: s, queues: [] };
+        groups.set(groupKey, group);
+      }
+      group.queues.push(queue);
+    }
+  }
+  for (const { settings, queues: members } of groups.values()) {
+    const holding = await holdingSince(backend, settings, at, step, options.historyStartMs, (labels) =>
+      queueKey(labels),
+    );
+    for (const queue of members) {
+      const since = holding.get(queue.key);
+      if (since === undefined) continue;
+      const snapshot = signals.get(queue.key) ?? {};
+      findingsByQueue.get(queue.key)?.push(buildFinding(settings, snapshot, since, options.runbookBaseUrl));
+    }
+  }
+
+  for (const queue of queues) {
+    if (silenced.has(queue.key)) continue;
+    const snapshot = signals.get(queue.key) ?? {};
+    const findings = findingsByQueue.get(queue.key) ?? [];
+    queueReports.push({
+      id: queue.identity.id,
+      queue: { target: queue.identity.target, name: queue.identity.name, controller: queue.identity.controller },
+      status: queueStatus(findings, snapshot),
+      findings: findings.sort((a, b) => severityRank(b) - severityRank(a)),
+      signals: publicSignals(snapshot),
+    });
+  }
+
+  queueReports.push(...(await targetReports(backend, options, presence, queues, step, errors)));
+  queueReports.sort(compareQueues);
+  return {
+    evaluatedAt: new Date(at).toISOString(),
+    window: formatDuration(SIGNAL_WINDOW_MS),
+    queues: queueReports,
+    errors,
+  };
+}
+
+// ---- queues and presence ----
+
+type Presence = Map<string, Labels[]>;
+
+/** Label sets of every metric the signals and rules read, seen over the signal window. */
+async function metricPresence(backend: DiagnosisBackend, fromMs: number, toMs: number): Promise<Presence> {
+  const names = new Set<string>([WORKQUEUE.depth, WORKQUEUE.adds]);
+  for (const s of REPORTED_SIGNALS) for (const m of metricsOf(s.expr)) names.add(m);
+  const presence: Presence = new Map();
+  await Promise.all(
+    [...names].map(async (name) => {
+      presence.set(name, await backend.seriesLabels(name, fromMs, toMs));
+    }),
+  );
+  return presence;
+}
+
+function discoverQueues(presence: Presence): QueueEntry[] {
+  const byKey = new Map<string, QueueEntry>();
+  for (const metric of [WORKQUEUE.depth, WORKQUEUE.adds]) {
+    for (const labels of presence.get(metric) ?? []) {
+      const key = queueKey(labels);
+      if (!byKey.has(key)) byKey.set(key, { key, identity: identityOf(labels) });
+    }
+  }
+  return [...byKey.values()];
+}
+
+// ---- signals ----
+
+/** The key a queue's series of the given scope carry, from the queue's identity labels. */
+function scopeKeyOfQueue(queueLabels: Labels, scope: SignalScope): string {
+  switch (scope) {
+    case 'queue':
+      return signatureWithout(queueLabels, NON_IDENTITY_LABELS);
+    case 'controller':
+      return signatureWithout(queueLabels, [...NON_IDENTITY_LABELS, ...QUEUE_ONLY_LABELS]);
+    case 'process':
+      return signatureWithout(queueLabels, [...NON_IDENTITY_LABELS, ...CONTROLLER_AND_QUEUE_LABELS]);
+  }
+}
+
+/** Labels that distinguish series of one scope but are not part of its key. */
+const SERIES_DETAIL_LABELS = [LABEL.result, LABEL.code, LABEL.method, LABEL.host];
+
+function scopeKeyOfSeries(labels: Labels, scope: SignalScope): string {
+  const extra = scope === 'process' ? [...CONTROLLER_AND_QUEUE_LABELS, ...SERIES_DETAIL_LABELS] : SERIES_DETAIL_LABELS;
+  // Process-wide series such as leader election carry a `name` (the lease) that is not a queue name.
+  return signatureWithout(labels, [
+    ...NON_IDENTITY_LABELS,
+    ...extra,
+    ...(scope === 'controller' ? QUEUE_ONLY_LABELS : []),
+  ]);
+}
+
+async function evaluateSignals(
+  backend: DiagnosisBackend,
+  at: number,
+  queues: readonly QueueEntry[],
+  presence: Presence,
+): Promise<Map<string, Record<string, SignalValue>>> {
+  const out = new Map<string, Record<string, SignalValue>>(queues.map((q) => [q.key, {}]));
+  const vectors = await Promise.all(REPORTED_SIGNALS.map(async (s) => (await backend.evaluate(s.expr, [at]))[0] ?? []));
+  REPORTED_SIGNALS.forEach((definition, index) => {
+    const byScopeKey = new Map<string, number>();
+    for (const sample of vectors[index] ?? [])
+      byScopeKey.set(scopeKeyOfSeries(sample.labels, definition.scope), sample.value);
+    const present = presentKeys(definition, presence);
+    const topBounds =
+      definition.quantileOf === undefined ? undefined : highestFiniteBounds(definition.quantileOf, presence);
+    for (const queue of queues) {
+      const key = scopeKeyOfQueue(queue.identity.labels, definition.scope);
+      const value = byScopeKey.get(key);
+      const record = out.get(queue.key);
+      if (record === undefined) continue;
+      record[definition.id] = toSignalValue(definition, value, present.has(key), topBounds?.get(queue.key));
+    }
+  });
+  return out;
+}
+
+/** Keys (at the signal's scope) of the series for which every metric the signal reads exists. */
+function presentKeys(definition: SignalDefinition, presence: Presence): Set<string> {
+  let keys: Set<string> | undefined;
+  for (const metric of metricsOf(definition.expr)) {
+    const these = new Set((presence.get(metric) ?? []).map((l) => scopeKeyOfSeries(l, definition.scope)));
+    keys = keys === undefined ? these : new Set([...keys].filter((k) => these.has(k)));
+  }
+  return keys ?? new Set();
+}
+
+function highestFiniteBounds(histogram: string, presence: Presence): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const labels of presence.get(`${histogram}_bucket`) ?? []) {
+    const bound = Number(labels[LABEL.le]);
+    if (!Number.isFinite(bound)) continue;
+    const key = queueKey(labels);
+    out.set(key, Math.max(out.get(key) ?? Number.NEGATIVE_INFINITY, bound));
+  }
+  return out;
+}
+
+function toSignalValue(
+  definition: SignalDefinition,
+  value: number | undefined,
+  present: boolean,
+  topBound: number | undefined,
+): SignalValue {
+  if (value === undefined || Number.isNaN(value)) {
+    return { value: null, unit: definition.unit, missing: present ? 'insufficient_data' : 'metric_absent' };
+  }
+  if (!Number.isFinite(value)) return { value: null, unit: definition.unit, missing: 'insufficient_data' };
+  if (topBound !== undefined && value >= topBound) return { value: topBound, unit: definition.unit, bound: 'ge' };
+  return { value, unit: definition.unit };
+}
+
+function publicSignals(snapshot: Record<string, SignalValue>): Record<string, SignalValue> {
+  return snapshot;
+}
+
+// ---- rules ----
+
+/**
+ * For every series key the condition holds for at every step of the `for` duration ending at `at`,
+ * the time it has held since (tracing back up to SINCE_LOOKBACK_MS).
+ */
+async function holdingSince(
+  backend: DiagnosisBackend,
+  settings: RuleSettings,
+  at: number,
+  step: number,
+  historyStartMs: number | undefined,
+  keyOf: (labels: Labels) => string,
+): Promise<Map<string, number>> {
+  const condition = settings.rule.condition(settings.thresholds);
+  let forMs = settings.forMs;
+  if (historyStartMs !== undefined) {
+    // Shorten `for` to the history there is, keeping at least one step.
+    const available = Math.max(0, at - historyStartMs - SIGNAL_WINDOW_MS);
+    forMs = Math.min(forMs, Math.floor(available / step) * step);
+  }
+  const forSteps = Math.floor(forMs / step);
+  const times = stepTimes(at, step, forSteps);
+  const vectors = await backend.evaluate(condition, times);
+  let holding: Set<string> | undefined;
+  for (const vector of vectors) {
+    const keys = new Set(vector.map((s) => keyOf(s.labels)));
+    holding = holding === undefined ? keys : new Set([...holding].filter((k) => keys.has(k)));
+  }
+  const since = new Map<string, number>();
+  for (const key of holding ?? []) since.set(key, times[0] ?? at);
+  // Trace back, a chunk at a time, while some key still holds.
+  let alive = new Set(since.keys());
+  let earliest = times[0] ?? at;
+  const chunk = 20;
+  const floor = Math.max(at - SINCE_LOOKBACK_MS, historyStartMs ?? Number.NEGATIVE_INFINITY);
+  while (alive.size > 0 && earliest - step >= floor) {
+    const count = Math.min(chunk, Math.floor((earliest - floor) / step));
+    if (count <= 0) break;
+    const older = stepTimes(earliest - step, step, count - 1);
+    const olderVectors = await backend.evaluate(condition, older);
+    for (let i = olderVectors.length - 1; i >= 0 && alive.size > 0; i--) {
+      const keys = new Set((olderVectors[i] ?? []).map((s) => keyOf(s.labels)));
+      const t = older[i] ?? earliest;
+      const next = new Set<string>();
+      for (const key of alive) {
+        if (keys.has(key)) {
+          since.set(key, t);
+          next.add(key);
+        }
+      }
+      alive = next;
+    }
+    earliest = older[0] ?? earliest;
+  }
+  return since;
+}
+
+/** `count + 1` times ending at `end`, `step` apart, ascending. */
+function stepTimes(end: number, step: number, count: number): number[] {
+  const times: number[] = [];
+  for (let i = count; i >= 0; i--) times.push(end - i * step);
+  return times;
+}
+
+function buildFinding(
+  settings: RuleSettings,
+  snapshot: SignalSnapshot,
+  sinceMs: number | null,
+  runbookBase: string,
+  detail?: string,
+): Finding {
+  const r: DiagnosisRule = settings.rule;
+  const derived = r.derive?.(snapshot, settings.thresholds) ?? {};
+  const signals = { ...snapshot, ...derived };
+  const context =
+    detail === undefined
+      ? { signals, thresholds: settings.thresholds }
+      : { signals, thresholds: settings.thresholds, detail };
+  const evidence: Record<string, SignalValue> = {};
+  for (const id of r.evidence) {
+    const value = signals[id];
+    if (value !== undefined) evidence[id] = value;
+  }
+  Object.assign(evidence, derived);
+  return {
+    rule: r.id,
+    severity: r.severity,
+    since: sinceMs === null ? null : new Date(sinceMs).toISOString(),
+    summary: r.text.summary(context),
+    evidence,
+    cause: r.text.cause(context),
+    fix: r.text.fix(context),
+    runbook: runbookUrl(runbookBase, r.id),
+  };
+}
+
+export function runbookUrl(base: string, id: string): string {
+  return `${base.replace(/\/+$/, '')}/${id}.md`;
+}
+
+function severityRank(f: Finding): number {
+  return f.severity === 'critical' ? 2 : 1;
+}
+
+function queueStatus(findings: readonly Finding[], snapshot: SignalSnapshot): QueueStatus {
+  if (findings.some((f) => f.severity === 'critical')) return 'critical';
+  if (findings.length > 0) return 'warning';
+  if (ESSENTIAL_SIGNALS.some((id) => snapshot[id]?.value == null)) return 'unknown';
+  return 'ok';
+}
+
+// ---- targets: not observable, standby, scrape errors ----
+
+async function targetReports(
+  backend: DiagnosisBackend,
+  options: DiagnoseOptions,
+  presence: Presence,
+  queues: readonly QueueEntry[],
+  step: number,
+  errors: ReportError[],
+): Promise<QueueReport[]> {
+  const at = options.atMs;
+  const overrides = options.overrides ?? {};
+  const reports: QueueReport[] = [];
+  const targetsWithQueues = new Set(queues.map((q) => q.identity.target));
+  const known = new Map<string, TargetState>();
+  for (const t of options.targets ?? []) known.set(t.name, t);
+  // Targets seen in any series (Prometheus mode learns them here).
+  for (const labelSets of presence.values()) {
+    for (const labels of labelSets) {
+      const name = targetName(labels);
+      if (!known.has(name))
+        known.set(name, { name, labels: { job: labels.job ?? '', instance: labels.instance ?? '' } });
+    }
+  }
+  const { settings } = ruleSettingsForQueue(overrides, { name: null, controller: null });
+  const notObservable = settings.find((s) => s.rule.scope === 'target');
+  const holding =
+    notObservable?.enabled === true
+      ? await holdingSince(backend, notObservable, at, step, options.historyStartMs, (labels) => targetName(labels))
+      : new Map<string, number>();
+  const leader = await backend.evaluate(signal('leaderStatus').expr, [at]);
+  const leaderByTarget = new Map<string, number>();
+  for (const sample of leader[0] ?? []) leaderByTarget.set(targetName(sample.labels), sample.value);
+  const reconcileTargets = new Set((presence.get(CONTROLLER_RUNTIME.reconcileTotal) ?? []).map((l) => targetName(l)));
+
+  for (const target of known.values()) {
+    if (targetsWithQueues.has(target.name)) continue;
+    const identity = { target: target.name, name: null, controller: null };
+    const id = identityOf({ ...target.labels }).id;
+    const base = { id, queue: identity };
+    if (target.error !== undefined) {
+      errors.push({ target: target.name, code: target.error.code, message: target.error.message });
+      if (notObservable?.enabled === true) {
+        reports.push({
+          ...base,
+          status: 'warning',
+          findings: [buildFinding(notObservable, {}, null, options.runbookBaseUrl, target.error.message)],
+          signals: {},
+        });
+      }
+      continue;
+    }
+    if (leaderByTarget.get(target.name) === 0) {
+      reports.push({ ...base, status: 'standby', findings: [], signals: {} });
+      continue;
+    }
+    if (notObservable === undefined || !notObservable.enabled) continue;
+    const since = holding.get(target.name);
+    if (since !== undefined) {
+      reports.push({
+        ...base,
+        status: 'warning',
+        findings: [buildFinding(notObservable, {}, since, options.runbookBaseUrl)],
+        signals: {},
+      });
+    } else if (reconcileTargets.has(target.name)) {
+      // Controller metrics without queues, not yet for the rule's full duration.
+      reports.push({ ...base, status: 'unknown', findings: [], signals: {} });
+    } else if (options.targets?.some((t) => t.name === target.name)) {
+      // A target the service was told to read that exposes no controller or work-queue metrics at all.
+      reports.push({
+        ...base,
+        status: 'warning',
+        findings: [
+          buildFinding(notObservable, {}, null, options.runbookBaseUrl, 'it exposes no workqueue_* metrics at all'),
+        ],
+        signals: {},
+      });
+    }
+  }
+  return reports;
+}

@@ -1,0 +1,252 @@
+/**
+ * In-process evaluation of an `Expr` with Prometheus 2.x semantics, over any `SeriesStore`
+ * (the scraped history, a replayed recording). Prometheus mode sends `renderPromQL(expr)` to the
+ * server instead; both must give the same vector for the same data and time.
+ */
+
+import { histogramQuantile } from '../metrics/promql-functions.js';
+import type { AggregateOp, Expr, LabelMatcher, RangeFunction, VectorMatching } from './expr.js';
+import {
+  dropMetricName,
+  type InstantVector,
+  type Labels,
+  onlyLabels,
+  signature,
+  signatureWithout,
+  type VectorSample,
+  withoutLabels,
+} from './vector.js';
+
+/**
+ * What evaluation needs from storage.
+ * Contract: `instant` applies the 5-minute lookback and staleness of a PromQL instant selector and
+ * returns labels including `__name__`; `range` applies `fn` to each series over `(atMs - windowMs, atMs]`
+ * and omits series without enough samples (as Prometheus does), returning labels without `__name__`.
+ */
+export interface SeriesStore {
+  instant(metric: string, matchers: readonly LabelMatcher[], atMs: number): InstantVector;
+  range(
+    fn: RangeFunction,
+    metric: string,
+    matchers: readonly LabelMatcher[],
+    atMs: number,
+    windowMs: number,
+  ): InstantVector;
+}
+
+type Value = { kind: 'vector'; samples: InstantVector } | { kind: 'scalar'; value: number };
+
+export function evaluate(expr: Expr, store: SeriesStore, atMs: number): InstantVector {
+  const result = evaluateValue(expr, store, atMs);
+  if (result.kind === 'vector') return result.samples;
+  return [{ labels: {}, value: result.value }];
+}
+
+function evaluateValue(expr: Expr, store: SeriesStore, atMs: number): Value {
+  switch (expr.kind) {
+    case 'number':
+      return { kind: 'scalar', value: expr.value };
+    case 'selector':
+      return { kind: 'vector', samples: store.instant(expr.metric, expr.matchers, atMs) };
+    case 'range':
+      return { kind: 'vector', samples: store.range(expr.fn, expr.metric, expr.matchers, atMs, expr.windowMs) };
+    case 'aggregate':
+      return { kind: 'vector', samples: aggregate(expr.op, expr.mode, expr.labels, vectorOf(expr.expr, store, atMs)) };
+    case 'histogram_quantile':
+      return { kind: 'vector', samples: quantile(expr.q, vectorOf(expr.expr, store, atMs)) };
+    case 'clamp_min':
+      return {
+        kind: 'vector',
+        samples: vectorOf(expr.expr, store, atMs).map((s) => ({
+          labels: dropMetricName(s.labels),
+          value: Number.isNaN(s.value) ? s.value : Math.max(s.value, expr.min),
+        })),
+      };
+    case 'binary':
+      return binaryOp(
+        expr.op,
+        evaluateValue(expr.lhs, store, atMs),
+        evaluateValue(expr.rhs, store, atMs),
+        expr.matching,
+      );
+  }
+}
+
+function vectorOf(expr: Expr, store: SeriesStore, atMs: number): InstantVector {
+  const value = evaluateValue(expr, store, atMs);
+  if (value.kind !== 'vector') throw new TypeError('expected an instant vector, got a scalar');
+  return value.samples;
+}
+
+function aggregate(
+  op: AggregateOp,
+  mode: 'by' | 'without',
+  labels: readonly string[],
+  input: InstantVector,
+): InstantVector {
+  const groups = new Map<string, { labels: Labels; values: number[] }>();
+  for (const sample of input) {
+    const groupLabels =
+      mode === 'by' ? onlyLabels(sample.labels, labels) : dropMetricName(withoutLabels(sample.labels, labels));
+    const key = signatureWithout(groupLabels, []);
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { labels: groupLabels, values: [] };
+      groups.set(key, group);
+    }
+    group.values.push(sample.value);
+  }
+  const out: VectorSample[] = [];
+  for (const group of groups.values()) out.push({ labels: group.labels, value: reduce(op, group.values) });
+  return out;
+}
+
+function reduce(op: AggregateOp, values: readonly number[]): number {
+  switch (op) {
+    case 'sum':
+      return values.reduce((a, b) => a + b, 0);
+    case 'count':
+      return values.length;
+    case 'avg':
+      return values.reduce((a, b) => a + b, 0) / values.length;
+    case 'max':
+      // PromQL max/min ignore NaN unless every value is NaN.
+      return values.reduce((a, b) => (Number.isNaN(a) || b > a ? b : a), Number.NaN);
+    case 'min':
+      return values.reduce((a, b) => (Number.isNaN(a) || b < a ? b : a), Number.NaN);
+  }
+}
+
+function quantile(q: number, input: InstantVector): InstantVector {
+  return histogramQuantile(q, input).map((s) => ({ labels: s.labels, value: s.value }));
+}
+
+function binaryOp(op: string, lhs: Value, rhs: Value, matching: VectorMatching | undefined): Value {
+  if (lhs.kind === 'scalar' && rhs.kind === 'scalar') {
+    return { kind: 'scalar', value: arithmeticOrComparison(op, lhs.value, rhs.value) ?? Number.NaN };
+  }
+  if (op === 'and' || op === 'or' || op === 'unless') {
+    if (lhs.kind !== 'vector' || rhs.kind !== 'vector') throw new TypeError(`${op} needs vectors on both sides`);
+    return { kind: 'vector', samples: setOp(op, lhs.samples, rhs.samples, matching) };
+  }
+  const comparison = isComparison(op);
+  if (lhs.kind === 'vector' && rhs.kind === 'scalar') {
+    return { kind: 'vector', samples: vectorScalar(op, lhs.samples, rhs.value, false, comparison) };
+  }
+  if (lhs.kind === 'scalar' && rhs.kind === 'vector') {
+    return { kind: 'vector', samples: vectorScalar(op, rhs.samples, lhs.value, true, comparison) };
+  }
+  if (lhs.kind === 'vector' && rhs.kind === 'vector') {
+    return { kind: 'vector', samples: vectorVector(op, lhs.samples, rhs.samples, matching, comparison) };
+  }
+  throw new TypeError('unreachable operand kinds');
+}
+
+function isComparison(op: string): boolean {
+  return op === '>' || op === '<' || op === '>=' || op === '<=' || op === '==' || op === '!=';
+}
+
+/** Arithmetic result, or for comparisons the left value when true and undefined when false. */
+function arithmeticOrComparison(op: string, a: number, b: number): number | undefined {
+  switch (op) {
+    case '+':
+      return a + b;
+    case '-':
+      return a - b;
+    case '*':
+      return a * b;
+    case '/':
+      return a / b;
+    case '>':
+      return a > b ? a : undefined;
+    case '<':
+      return a < b ? a : undefined;
+    case '>=':
+      return a >= b ? a : undefined;
+    case '<=':
+      return a <= b ? a : undefined;
+    case '==':
+      return a === b ? a : undefined;
+    case '!=':
+      return a !== b ? a : undefined;
+    default:
+      throw new TypeError(`unsupported operator ${op}`);
+  }
+}
+
+function vectorScalar(
+  op: string,
+  samples: InstantVector,
+  scalar: number,
+  scalarOnLeft: boolean,
+  comparison: boolean,
+): InstantVector {
+  const out: VectorSample[] = [];
+  for (const sample of samples) {
+    const [a, b] = scalarOnLeft ? [scalar, sample.value] : [sample.value, scalar];
+    const result = arithmeticOrComparison(op, a, b);
+    if (result === undefined) continue;
+    // A filtering comparison keeps the vector's own value and, in Prometheus 2.x, its metric name.
+    out.push(
+      comparison
+        ? { labels: sample.labels, value: sample.value }
+        : { labels: dropMetricName(sample.labels), value: result },
+    );
+  }
+  return out;
+}
+
+function matchKey(labels: Labels, matching: VectorMatching | undefined): string {
+  if (matching?.on !== undefined) return signature(labels, matching.on);
+  return signatureWithout(labels, matching?.ignoring ?? []);
+}
+
+function vectorVector(
+  op: string,
+  lhs: InstantVector,
+  rhs: InstantVector,
+  matching: VectorMatching | undefined,
+  comparison: boolean,
+): InstantVector {
+  const right = new Map<string, VectorSample | null>();
+  for (const sample of rhs) {
+    const key = matchKey(sample.labels, matching);
+    // Several right-hand series in one group is a many-to-many match: Prometheus errors; the group is dropped here.
+    right.set(key, right.has(key) ? null : sample);
+  }
+  const seenLeft = new Set<string>();
+  const out: VectorSample[] = [];
+  for (const sample of lhs) {
+    const key = matchKey(sample.labels, matching);
+    const match = right.get(key);
+    if (match === undefined || match === null) continue;
+    if (matching?.groupLeft !== true) {
+      if (seenLeft.has(key)) continue; // one-to-one: a duplicate left group is an error in Prometheus
+      seenLeft.add(key);
+    }
+    const result = arithmeticOrComparison(op, sample.value, match.value);
+    if (result === undefined) continue;
+    out.push({ labels: resultLabels(sample.labels, matching, comparison), value: comparison ? sample.value : result });
+  }
+  return out;
+}
+
+function resultLabels(labels: Labels, matching: VectorMatching | undefined, comparison: boolean): Labels {
+  const base = comparison ? labels : dropMetricName(labels);
+  if (matching === undefined || matching.groupLeft === true) return base;
+  if (matching.on !== undefined) return onlyLabels(base, matching.on);
+  return withoutLabels(base, matching.ignoring ?? []);
+}
+
+function setOp(
+  op: 'and' | 'or' | 'unless',
+  lhs: InstantVector,
+  rhs: InstantVector,
+  matching: VectorMatching | undefined,
+): InstantVector {
+  const rightKeys = new Set(rhs.map((s) => matchKey(s.labels, matching)));
+  if (op === 'and') return lhs.filter((s) => rightKeys.has(matchKey(s.labels, matching)));
+  if (op === 'unless') return lhs.filter((s) => !rightKeys.has(matchKey(s.labels, matching)));
+  const leftKeys = new Set(lhs.map((s) => matchKey(s.labels, matching)));
+  return [...lhs, ...rhs.filter((s) => !leftKeys.has(matchKey(s.labels, matching)))];
+}

@@ -1,0 +1,148 @@
+/**
+ * A small PromQL subset as data. Signals and diagnosis conditions are written once as `Expr` trees;
+ * `renderPromQL` turns a tree into the query Prometheus runs (alerts, dashboards, Prometheus mode) and
+ * `evaluate` computes the same tree in-process over the scraped history, with Prometheus semantics.
+ * That is what keeps the service, the alerts and the dashboards in agreement.
+ */
+
+import type { LabelMatcher } from '../metrics/labels.js';
+
+export type { LabelMatcher };
+
+/** Functions over a range vector `metric[window]`. */
+export type RangeFunction =
+  | 'rate'
+  | 'increase'
+  | 'deriv'
+  | 'delta'
+  | 'avg_over_time'
+  | 'min_over_time'
+  | 'max_over_time';
+
+export type AggregateOp = 'sum' | 'max' | 'min' | 'count' | 'avg';
+export type ArithmeticOp = '+' | '-' | '*' | '/';
+export type ComparisonOp = '>' | '<' | '>=' | '<=' | '==' | '!=';
+export type SetOp = 'and' | 'or' | 'unless';
+
+/** Vector matching for binary operators between two vectors (PromQL `on(...)`/`ignoring(...)`, `group_left`). */
+export type VectorMatching = {
+  readonly on?: readonly string[];
+  readonly ignoring?: readonly string[];
+  /** many-to-one: the left side may hold several series per match group. */
+  readonly groupLeft?: boolean;
+};
+
+export type Expr =
+  | { readonly kind: 'selector'; readonly metric: string; readonly matchers: readonly LabelMatcher[] }
+  | {
+      readonly kind: 'range';
+      readonly fn: RangeFunction;
+      readonly metric: string;
+      readonly matchers: readonly LabelMatcher[];
+      /** Window in milliseconds. */
+      readonly windowMs: number;
+    }
+  | {
+      readonly kind: 'aggregate';
+      readonly op: AggregateOp;
+      readonly mode: 'by' | 'without';
+      readonly labels: readonly string[];
+      readonly expr: Expr;
+    }
+  | { readonly kind: 'histogram_quantile'; readonly q: number; readonly expr: Expr }
+  | {
+      readonly kind: 'binary';
+      readonly op: ArithmeticOp | ComparisonOp | SetOp;
+      readonly lhs: Expr;
+      readonly rhs: Expr;
+      readonly matching?: VectorMatching;
+    }
+  | { readonly kind: 'number'; readonly value: number }
+  | { readonly kind: 'clamp_min'; readonly expr: Expr; readonly min: number };
+
+// ---- builders: terse constructors so definitions read like PromQL ----
+
+export function selector(metric: string, matchers: readonly LabelMatcher[] = []): Expr {
+  return { kind: 'selector', metric, matchers };
+}
+
+export function rangeFn(
+  fn: RangeFunction,
+  metric: string,
+  windowMs: number,
+  matchers: readonly LabelMatcher[] = [],
+): Expr {
+  return { kind: 'range', fn, metric, matchers, windowMs };
+}
+
+export function sumWithout(labels: readonly string[], expr: Expr): Expr {
+  return { kind: 'aggregate', op: 'sum', mode: 'without', labels, expr };
+}
+
+export function aggregateBy(op: AggregateOp, labels: readonly string[], expr: Expr): Expr {
+  return { kind: 'aggregate', op, mode: 'by', labels, expr };
+}
+
+export function aggregateWithout(op: AggregateOp, labels: readonly string[], expr: Expr): Expr {
+  return { kind: 'aggregate', op, mode: 'without', labels, expr };
+}
+
+export function histogramQuantile(q: number, expr: Expr): Expr {
+  return { kind: 'histogram_quantile', q, expr };
+}
+
+export function num(value: number): Expr {
+  return { kind: 'number', value };
+}
+
+export function binary(op: ArithmeticOp | ComparisonOp | SetOp, lhs: Expr, rhs: Expr, matching?: VectorMatching): Expr {
+  return matching === undefined ? { kind: 'binary', op, lhs, rhs } : { kind: 'binary', op, lhs, rhs, matching };
+}
+
+export function clampMin(expr: Expr, min: number): Expr {
+  return { kind: 'clamp_min', expr, min };
+}
+
+/** `a and b and c ...` (PromQL's `and` is left-associative). */
+export function allOf(first: Expr, ...rest: Expr[]): Expr {
+  return rest.reduce((acc, next) => binary('and', acc, next), first);
+}
+
+/** `a or b or c ...`. */
+export function anyOf(first: Expr, ...rest: Expr[]): Expr {
+  return rest.reduce((acc, next) => binary('or', acc, next), first);
+}
+
+export function eq(label: string, value: string): LabelMatcher {
+  return { label, op: '=', value };
+}
+
+export function regexMatch(label: string, value: string): LabelMatcher {
+  return { label, op: '=~', value };
+}
+
+/** The metric names an expression reads, for "which metric is absent" reporting. */
+export function metricsOf(expr: Expr): string[] {
+  const names = new Set<string>();
+  const visit = (e: Expr): void => {
+    switch (e.kind) {
+      case 'selector':
+      case 'range':
+        names.add(e.metric);
+        return;
+      case 'aggregate':
+      case 'histogram_quantile':
+      case 'clamp_min':
+        visit(e.expr);
+        return;
+      case 'binary':
+        visit(e.lhs);
+        visit(e.rhs);
+        return;
+      case 'number':
+        return;
+    }
+  };
+  visit(expr);
+  return [...names];
+}

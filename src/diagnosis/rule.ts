@@ -1,0 +1,85 @@
+/**
+ * The shape of a diagnosis: one object per diagnosis, in its own file under `rules/`, from which the
+ * in-process check, the alert rule, the dashboard panels, the runbook and the REST text are all derived.
+ * Nothing outside a rule file carries one of its thresholds.
+ */
+import type { Expr } from './expr.js';
+import type { SignalId } from './signals.js';
+import type { SignalValue, Unit } from './units.js';
+
+export const RULE_IDS = [
+  'WorkqueueBacklog',
+  'WorkqueueHotLoop',
+  'WorkqueueSlowWork',
+  'WorkqueueStuckWorker',
+  'WorkqueuePersistentFailures',
+  'WorkqueueSaturated',
+  'WorkqueueNotObservable',
+] as const;
+export type RuleId = (typeof RULE_IDS)[number];
+export type Severity = 'warning' | 'critical';
+
+export type ThresholdSpec = {
+  readonly default: number;
+  /** The unit of the threshold; `count` for plain numbers, `duration` for seconds that render as `5m`. */
+  readonly unit: Unit | 'count';
+  readonly description: string;
+};
+
+/** Threshold values in force, by threshold name (defaults merged with overrides). */
+export type ThresholdValues<K extends string = string> = Readonly<Record<K, number>>;
+
+/** Signal values of one queue at the evaluation time, by signal id. */
+export type SignalSnapshot = Readonly<Record<string, SignalValue>>;
+
+/** What a rule's texts can use: the queue's signals and the thresholds in force. */
+export type TextContext<K extends string = string> = {
+  readonly signals: SignalSnapshot;
+  readonly thresholds: ThresholdValues<K>;
+  /** Set for target-level findings the engine raises itself (e.g. the scrape error of an unreachable target). */
+  readonly detail?: string;
+};
+
+/** Where the condition's output series attach: one per queue, or one per target (process). */
+export type RuleScope = 'queue' | 'target';
+
+export type DiagnosisRule<K extends string = string> = {
+  readonly id: RuleId;
+  readonly title: string;
+  readonly severity: Severity;
+  readonly scope: RuleScope;
+  readonly thresholds: Readonly<Record<K, ThresholdSpec>>;
+  /** How long the condition must hold at every evaluation step before it is a finding (alert `for`). */
+  readonly forMs: number;
+  /**
+   * The condition as an expression: a queue (or target) is affected while the expression returns a
+   * series for it. It is the alert's `expr`, and it is evaluated in-process step by step.
+   */
+  condition(thresholds: ThresholdValues<K>): Expr;
+  /** Signals reported as evidence, in order of importance. */
+  readonly evidence: readonly SignalId[];
+  /** Extra evidence computed from the signals (e.g. time to drain); keys become evidence entries. */
+  derive?(signals: SignalSnapshot, thresholds: ThresholdValues<K>): Record<string, SignalValue>;
+  readonly text: {
+    /** One line with the measured values. */
+    summary(context: TextContext<K>): string;
+    /** What the diagnosis means, for the runbook and the alert description. */
+    readonly meaning: string;
+    /** The likely cause; may adapt to the evidence (e.g. status write vs missing backoff). */
+    cause(context: TextContext<K>): string;
+    fix(context: TextContext<K>): string;
+    /** How to confirm: what to look at, with the signals whose PromQL to run. */
+    readonly confirm: readonly { readonly text: string; readonly signals: readonly SignalId[] }[];
+  };
+};
+
+/** Identity helper that keeps the threshold names typed inside a rule file. */
+export function defineRule<K extends string>(rule: DiagnosisRule<K>): DiagnosisRule<K> {
+  return rule;
+}
+
+export function defaultThresholds<K extends string>(rule: DiagnosisRule<K>): ThresholdValues<K> {
+  const out = {} as Record<K, number>;
+  for (const [name, spec] of Object.entries(rule.thresholds) as Array<[K, ThresholdSpec]>) out[name] = spec.default;
+  return out;
+}

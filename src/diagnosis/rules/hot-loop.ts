@@ -1,0 +1,128 @@
+import { compare, relate, scale, sig } from '../conditions.js';
+import { allOf, anyOf } from '../expr.js';
+import { formatValue, numberOf } from '../format.js';
+import { defineRule, type SignalSnapshot } from '../rule.js';
+import { MINUTE_MS } from '../signals.js';
+
+/**
+ * Hot loop: the queue is nearly empty yet keys are added far more often than the world changes,
+ * because each sync causes the next one. Two mechanisms, told apart by the evidence:
+ * - a status write to a watched object on every sync (writes track adds, syncs succeed);
+ * - errors requeued with a plain Add instead of AddRateLimited (errors track adds, no retries counted).
+ * The write rate is per process: with several busy queues in one process it is a hint, so the ratio
+ * must fall in a band that this queue's adds alone explain.
+ */
+export const hotLoop = defineRule({
+  id: 'WorkqueueHotLoop',
+  title: 'Work queue hot loop',
+  severity: 'warning',
+  scope: 'queue',
+  thresholds: {
+    maxDepth: {
+      default: 5,
+      unit: 'items',
+      description: 'Average depth at or below which the queue counts as nearly empty.',
+    },
+    minAddRate: {
+      default: 1,
+      unit: '1/s',
+      description:
+        'Add rate at or above which a self-triggering loop is worth reporting (one object looping at 2–5 syncs/s is above it).',
+    },
+    minWriteRatio: {
+      default: 0.8,
+      unit: 'ratio',
+      description: 'API writes per add at or above which every sync writes and wakes itself again.',
+    },
+    maxWriteRatio: {
+      default: 1.6,
+      unit: 'ratio',
+      description: "API writes per add above which the process's writes come from elsewhere (another queue).",
+    },
+    minErrorRatio: {
+      default: 0.5,
+      unit: 'ratio',
+      description: 'Reconcile errors per add at or above which failing keys drive the adds.',
+    },
+    maxRetryPerError: {
+      default: 0.1,
+      unit: 'ratio',
+      description: 'Retries per reconcile error at or below which errors bypass the rate limiter (plain Add).',
+    },
+  },
+  forMs: 5 * MINUTE_MS,
+  condition: (t) =>
+    allOf(
+      compare('depthAvg', '<=', t.maxDepth),
+      compare('addRate', '>=', t.minAddRate),
+      anyOf(
+        // Writes track adds: the sync writes an object it watches on every pass.
+        allOf(
+          relate(scale('addRate', t.minWriteRatio), '<=', 'writeRate'),
+          relate(scale('addRate', t.maxWriteRatio), '>=', 'writeRate'),
+        ),
+        // Errors track adds but bypass the rate limiter: requeued with a plain Add.
+        allOf(
+          relate(scale('addRate', t.minErrorRatio), '<=', 'reconcileErrorRate'),
+          relate(sig('retryRate'), '<=', 'reconcileErrorRate', t.maxRetryPerError),
+        ),
+      ),
+    ),
+  evidence: [
+    'addRate',
+    'depthAvg',
+    'writeRate',
+    'failedWriteRate',
+    'reconcileErrorRate',
+    'retryRate',
+    'completionRate',
+    'workDurationMean',
+    'busyWorkers',
+  ],
+  derive(signals) {
+    const adds = numberOf(signals.addRate);
+    const writes = numberOf(signals.writeRate);
+    return {
+      writesPerAdd:
+        adds !== undefined && writes !== undefined && adds > 0
+          ? { value: writes / adds, unit: 'ratio' }
+          : { value: null, unit: 'ratio', missing: writes === undefined ? 'metric_absent' : 'insufficient_data' },
+    };
+  },
+  text: {
+    summary: ({ signals }) =>
+      `${formatValue(signals.addRate)} added with an average depth of ${formatValue(signals.depthAvg)}: ${
+        mechanism(signals) === 'status-write'
+          ? `${formatValue(signals.writeRate)} API writes track the adds`
+          : `${formatValue(signals.reconcileErrorRate)} reconcile errors are requeued without backoff`
+      }.`,
+    meaning:
+      'The controller wakes itself: each sync causes the next one, so the same few keys are reconciled over and over while the queue looks empty. It burns CPU and API-server capacity and can starve other work.',
+    cause: ({ signals }) =>
+      mechanism(signals) === 'status-write'
+        ? 'Each sync writes an object the controller watches (usually its status, or an annotation or timestamp that changes every time), and the watch event puts the key straight back into the queue.'
+        : 'Failing syncs are requeued with a plain Add (or Requeue without the rate limiter), so a failing key retries at once instead of backing off.',
+    fix: ({ signals }) =>
+      mechanism(signals) === 'status-write'
+        ? 'Write only when the status actually changed (compare before Update/Patch; no timestamps that change on every pass), and filter self-caused events with predicates such as GenerationChangedPredicate.'
+        : 'Return the error to controller-runtime (or call AddRateLimited) so the key backs off exponentially; use RequeueAfter for "not ready yet".',
+    confirm: [
+      { text: 'Adds are high while the depth stays near zero:', signals: ['addRate', 'depthAvg'] },
+      {
+        text: 'Writes (status loop) or errors (missing backoff) track the adds:',
+        signals: ['writeRate', 'reconcileErrorRate', 'retryRate'],
+      },
+    ],
+  },
+});
+
+/** Which of the two loop mechanisms the evidence points at. */
+function mechanism(signals: SignalSnapshot): 'status-write' | 'no-backoff' {
+  const adds = numberOf(signals.addRate) ?? 0;
+  const errors = numberOf(signals.reconcileErrorRate);
+  const writes = numberOf(signals.writeRate) ?? 0;
+  const failedWrites = numberOf(signals.failedWriteRate) ?? 0;
+  if (errors !== undefined && errors >= 0.5 * adds) return 'no-backoff';
+  if (writes > 0 && failedWrites >= 0.5 * writes) return 'no-backoff';
+  return 'status-write';
+}

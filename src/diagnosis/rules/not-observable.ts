@@ -1,0 +1,57 @@
+import { CLIENT_GO, CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../../metrics/names.js';
+import { aggregateBy, binary, num, selector } from '../expr.js';
+import { defineRule } from '../rule.js';
+import { MINUTE_MS } from '../signals.js';
+
+const TARGET_LABELS = [LABEL.job, LABEL.instance];
+const perTarget = (metric: string) => aggregateBy('count', TARGET_LABELS, selector(metric));
+const onTarget = { on: TARGET_LABELS };
+
+/**
+ * Not observable: a controller whose work queues cannot be seen. The alert form finds controller-runtime
+ * managers that expose their controller metrics but no `workqueue_*` (almost always the client-go metrics
+ * provider claimed by another package); standby replicas (leader election lost, no queues by design) are
+ * excluded. The service also raises it for its own targets that cannot be scraped or expose no work-queue
+ * metrics at all, which a Prometheus alert cannot tell from any other target.
+ */
+export const notObservable = defineRule({
+  id: 'WorkqueueNotObservable',
+  title: 'Work queue not observable',
+  severity: 'warning',
+  scope: 'target',
+  thresholds: {},
+  forMs: 5 * MINUTE_MS,
+  condition: () =>
+    binary(
+      'unless',
+      binary(
+        'unless',
+        binary('unless', perTarget(CONTROLLER_RUNTIME.reconcileTotal), perTarget(WORKQUEUE.adds), onTarget),
+        perTarget(WORKQUEUE.depth),
+        onTarget,
+      ),
+      binary('==', selector(CLIENT_GO.leaderElectionMasterStatus), num(0)),
+      onTarget,
+    ),
+  evidence: ['reconcileRate', 'leaderStatus'],
+  text: {
+    summary: ({ detail }) =>
+      detail === undefined
+        ? 'Controller metrics are exposed but no workqueue_* metrics: the work queues cannot be diagnosed.'
+        : `The work queues cannot be diagnosed: ${detail}.`,
+    meaning:
+      "Nothing can be said about this controller's queues: backlogs, hot loops and stuck workers go unseen, and the alerts built on workqueue_* never fire.",
+    cause: ({ detail }) =>
+      detail === undefined
+        ? "controller_runtime_* metrics are present but workqueue_* are not: the client-go work-queue metrics provider was claimed by another package. client-go accepts only the first workqueue.SetProvider call; importing k8s.io/component-base/metrics/prometheus/workqueue (often indirectly, through a kube-controller-manager or apiserver library) registers it on the legacy registry instead of controller-runtime's."
+        : 'The target cannot be read, or it exposes no work-queue metrics at all: wrong port or path, TLS or authorization refused, the process is down, or it is not a controller.',
+    fix: ({ detail }) =>
+      detail === undefined
+        ? "Find the import that pulls in k8s.io/component-base/metrics/prometheus/workqueue (go mod why, go list -deps) and drop it, or register the legacy registry with controller-runtime's (metrics.Registry.Register(legacyregistry.DefaultGatherer...)) so both sets are served."
+        : 'Check the metrics address and path (controller-runtime serves :8080/metrics, or :8443/metrics over HTTPS with authorization in kubebuilder layouts), the bearer token and RBAC (get on the non-resource URL /metrics), and that the pod is running.',
+    confirm: [
+      { text: 'Controller metrics exist for the target while work-queue metrics do not:', signals: ['reconcileRate'] },
+      { text: 'The replica is the leader (a standby has no queues by design):', signals: ['leaderStatus'] },
+    ],
+  },
+});

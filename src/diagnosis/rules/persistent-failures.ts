@@ -1,0 +1,95 @@
+import { compare, relate, sig, where } from '../conditions.js';
+import { allOf } from '../expr.js';
+import { formatValue, numberOf } from '../format.js';
+import { defineRule, type SignalSnapshot } from '../rule.js';
+import { MINUTE_MS } from '../signals.js';
+
+/**
+ * Persistent failures: reconciles keep failing and the keys are retried with backoff. Read from
+ * controller-runtime's reconcile errors, never from the retry count alone: client-go counts every AddAfter
+ * as a retry, so correct RequeueAfter polling has as many "retries" as a failing controller. Keys deep in
+ * their backoff fail rarely, so the rates use the sustained (long) window. Errors that bypass the rate
+ * limiter (no retries) are a hot loop, not this.
+ */
+export const persistentFailures = defineRule({
+  id: 'WorkqueuePersistentFailures',
+  title: 'Work queue persistent failures',
+  severity: 'warning',
+  scope: 'queue',
+  thresholds: {
+    minErrorRate: {
+      default: 0.002,
+      unit: '1/s',
+      description: 'Reconcile errors per second over the sustained window at or above which failures persist.',
+    },
+    minRetryPerError: {
+      default: 0.5,
+      unit: 'ratio',
+      description: 'Retries per error at or above which the errors go through the rate limiter (backoff works).',
+    },
+  },
+  forMs: 10 * MINUTE_MS,
+  condition: (t) =>
+    allOf(
+      where(sig('sustainedRetryRate'), compare('sustainedErrorRate', '>=', t.minErrorRate), 'controller'),
+      relate(sig('sustainedRetryRate'), '>=', 'sustainedErrorRate', t.minRetryPerError),
+    ),
+  evidence: [
+    'sustainedErrorRate',
+    'reconcileErrorRate',
+    'reconcileRate',
+    'reconcileSuccessRate',
+    'reconcileRequeueAfterRate',
+    'sustainedRetryRate',
+    'retryRate',
+    'addRate',
+  ],
+  derive(signals) {
+    const errors = numberOf(signals.sustainedErrorRate);
+    const reconciles = numberOf(signals.reconcileRate);
+    return {
+      errorRatio:
+        errors !== undefined && reconciles !== undefined && reconciles > 0
+          ? { value: Math.min(1, errors / reconciles), unit: 'ratio' }
+          : { value: null, unit: 'ratio', missing: 'insufficient_data' },
+    };
+  },
+  text: {
+    summary: ({ signals }) =>
+      `Reconciles keep failing: ${formatValue(signals.sustainedErrorRate)} errors (${formatValue(signals.errorRatio)} of reconciles), retried with backoff at ${formatValue(signals.sustainedRetryRate)}.`,
+    meaning:
+      'Some objects fail to reconcile again and again. Backoff keeps the controller from spinning, but those objects are not converging, and each retry waits longer than the last (up to about 16 minutes).',
+    cause: ({ signals }) =>
+      looksNotReady(signals)
+        ? 'The failing objects do succeed later: this looks like "not ready yet" (waiting for another object, a volume, an external condition) returned as an error. That pollutes the error metrics and puts healthy objects on exponential backoff, so they converge late.'
+        : 'A dependency keeps failing for these objects: an API call rejected (validation, RBAC, conflict), an external service down, or invalid user input the controller cannot fix.',
+    fix: ({ signals }) =>
+      looksNotReady(signals)
+        ? 'For "not ready yet", return ctrl.Result{RequeueAfter: interval} with a nil error (or AddAfter), and keep errors for real failures. Surface the waiting state in a status condition.'
+        : 'Read the controller logs for the failing keys, fix the dependency or the permission; for invalid input, record a status condition and an event and stop retrying (return nil) until the object changes.',
+    confirm: [
+      { text: 'Errors persist over the long window:', signals: ['sustainedErrorRate', 'reconcileErrorRate'] },
+      {
+        text: 'Result mix: errors next to successes and requeue-after:',
+        signals: ['reconcileSuccessRate', 'reconcileRequeueAfterRate'],
+      },
+      { text: 'Errors go through the rate limiter (retries follow them):', signals: ['sustainedRetryRate'] },
+    ],
+  },
+});
+
+/**
+ * "Not ready yet" returned as an error: the same objects fail a few times, then succeed, so successes
+ * keep pace with the errors. A dependency that stays broken leaves errors alone at the top of the mix.
+ */
+function looksNotReady(signals: SignalSnapshot): boolean {
+  const errors = numberOf(signals.reconcileErrorRate);
+  const successes = numberOf(signals.reconcileSuccessRate);
+  return (
+    errors !== undefined &&
+    successes !== undefined &&
+    errors > 0 &&
+    successes >= errors * 0.5 &&
+    successes <= errors * 4
+  );
+}

@@ -1,0 +1,59 @@
+import { compare } from '../conditions.js';
+import { anyOf } from '../expr.js';
+import { formatValue } from '../format.js';
+import { defineRule } from '../rule.js';
+import { MINUTE_MS } from '../signals.js';
+
+/**
+ * Slow work: some syncs take long, the signature of a blocking call (an external API, a lock, a sleep)
+ * inside reconcile. Read from the longest-running processor (sharp: seconds, sampled live) and from the
+ * share of syncs above the 10 s bucket, so a small share of blocking syncs is caught even when the
+ * interpolated p99 stays low; a steady 2 s sync (p99 reads about 9.9 s) is not slow work.
+ */
+export const slowWork = defineRule({
+  id: 'WorkqueueSlowWork',
+  title: 'Work queue slow syncs',
+  severity: 'warning',
+  scope: 'queue',
+  thresholds: {
+    minLongestRunning: {
+      default: 10,
+      unit: 's',
+      description: 'Age of the longest-running sync (maximum over the window) at or above which a sync is blocking.',
+    },
+    minSlowShare: {
+      default: 0.002,
+      unit: 'ratio',
+      description: 'Share of finished syncs longer than 10 s at or above which syncs block.',
+    },
+  },
+  forMs: 5 * MINUTE_MS,
+  condition: (t) =>
+    anyOf(compare('longestRunningMax', '>=', t.minLongestRunning), compare('slowSyncShare', '>=', t.minSlowShare)),
+  evidence: [
+    'longestRunningMax',
+    'slowSyncShare',
+    'workDurationMean',
+    'workDurationP99',
+    'unfinishedWork',
+    'busyWorkers',
+    'maxWorkers',
+  ],
+  text: {
+    summary: ({ signals }) =>
+      `Syncs block: the longest-running sync reached ${formatValue(signals.longestRunningMax)} and ${formatValue(signals.slowSyncShare)} of syncs took over 10 s (mean ${formatValue(signals.workDurationMean)}).`,
+    meaning:
+      'Some reconciles take many seconds. Each one holds a worker, so a few of them cut throughput and delay every other key behind them.',
+    cause: () =>
+      'A blocking call inside reconcile: an external API or cloud provider call, a slow webhook, a lock, a sleep, or a client without a timeout.',
+    fix: () =>
+      'Bound every external call with a context timeout; move long work out of reconcile (start it asynchronously and check back with RequeueAfter); raise MaxConcurrentReconciles only as a stopgap.',
+    confirm: [
+      {
+        text: 'The longest-running sync and the share of syncs over 10 s:',
+        signals: ['longestRunningMax', 'slowSyncShare'],
+      },
+      { text: 'The work-duration tail (coarse: decade buckets):', signals: ['workDurationP99', 'workDurationMean'] },
+    ],
+  },
+});

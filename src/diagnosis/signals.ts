@@ -1,0 +1,402 @@
+/**
+ * The signals: every per-queue quantity the diagnoses, the report, the dashboards and Prometheus mode use,
+ * each defined once as an `Expr` (so it is both computed in-process and rendered as PromQL).
+ *
+ * Conventions every definition follows:
+ * - Work-queue series are normalised with `sum without (priority)`, which sums controller-runtime's
+ *   per-priority depth and keeps every identity label, whichever label schema the target uses.
+ * - Gauges go through `*_over_time` or `deriv`, never `rate`.
+ * - Controller-level (`controller_runtime_*`) and process-level (`rest_client_*`, leader election) series
+ *   are joined to queues by the engine (or by `group_left` in rule expressions), see `queue-identity.ts`.
+ */
+import {
+  CLIENT_GO,
+  CONTROLLER_RUNTIME,
+  LABEL,
+  RECONCILE_RESULT,
+  SUFFIX,
+  WORKQUEUE,
+  WRITE_METHODS,
+} from '../metrics/names.js';
+import {
+  binary,
+  type Expr,
+  eq,
+  histogramQuantile,
+  type LabelMatcher,
+  rangeFn,
+  regexMatch,
+  selector,
+  sumWithout,
+} from './expr.js';
+import type { Unit } from './units.js';
+
+/** Which series a signal's samples belong to, and so how they join to a queue. */
+export type SignalScope = 'queue' | 'controller' | 'process';
+
+export type SignalDefinition = {
+  readonly id: string;
+  readonly title: string;
+  readonly unit: Unit;
+  readonly scope: SignalScope;
+  /** How to read it, for dashboards and the rule catalog. */
+  readonly description: string;
+  readonly expr: Expr;
+  /** Set for histogram quantiles: the histogram whose +Inf bucket makes the value a lower bound. */
+  readonly quantileOf?: string;
+  /** Set for quantiles: the quantile. */
+  readonly quantile?: number;
+};
+
+export const MINUTE_MS = 60_000;
+/** The window of rates and quantiles in reports, dashboards and rules. */
+export const SIGNAL_WINDOW_MS = 5 * MINUTE_MS;
+/** Trends (slopes) need a longer window than rates to rise above scrape noise. */
+export const TREND_WINDOW_MS = 10 * MINUTE_MS;
+/** Rare but persistent events (errors of keys far into their backoff) need a longer window still. */
+export const SUSTAINED_WINDOW_MS = 15 * MINUTE_MS;
+
+const W = SIGNAL_WINDOW_MS;
+const WORKQUEUE_NOISE_LABELS = [LABEL.priority];
+
+/** `sum without (priority) (inner)`: one series per queue. */
+export function perQueue(inner: Expr): Expr {
+  return sumWithout(WORKQUEUE_NOISE_LABELS, inner);
+}
+
+function rate(metric: string, windowMs: number = W, matchers: readonly LabelMatcher[] = []): Expr {
+  return rangeFn('rate', metric, windowMs, matchers);
+}
+
+function histogramSeries(histogram: string, suffix: string): string {
+  return histogram + suffix;
+}
+
+function quantileSignal(
+  id: string,
+  title: string,
+  histogram: string,
+  q: number,
+  description: string,
+): SignalDefinition {
+  return {
+    id,
+    title,
+    unit: 's',
+    scope: 'queue',
+    description,
+    expr: histogramQuantile(q, perQueue(rate(histogramSeries(histogram, SUFFIX.bucket)))),
+    quantileOf: histogram,
+    quantile: q,
+  };
+}
+
+function meanSignal(id: string, title: string, histogram: string, description: string): SignalDefinition {
+  return {
+    id,
+    title,
+    unit: 's',
+    scope: 'queue',
+    description,
+    expr: binary(
+      '/',
+      perQueue(rate(histogramSeries(histogram, SUFFIX.sum))),
+      perQueue(rate(histogramSeries(histogram, SUFFIX.count))),
+    ),
+  };
+}
+
+function reconcileResultRate(result: string): Expr {
+  return sumWithout([LABEL.result], rate(CONTROLLER_RUNTIME.reconcileTotal, W, [eq(LABEL.result, result)]));
+}
+
+const signalList = [
+  {
+    id: 'depth',
+    title: 'Depth',
+    unit: 'items',
+    scope: 'queue',
+    description: 'Keys waiting to be picked up by a worker, now. Items waiting for a delayed requeue are not counted.',
+    expr: perQueue(selector(WORKQUEUE.depth)),
+  },
+  {
+    id: 'depthAvg',
+    title: 'Depth (average)',
+    unit: 'items',
+    scope: 'queue',
+    description: 'Average depth over the window: a queue that keeps up stays near zero.',
+    expr: perQueue(rangeFn('avg_over_time', WORKQUEUE.depth, W)),
+  },
+  {
+    id: 'depthSlope',
+    title: 'Depth growth',
+    unit: '1/s',
+    scope: 'queue',
+    description:
+      'Least-squares slope of the depth over the trend window, in items per second: positive and sustained means arrivals outpace the workers.',
+    expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, TREND_WINDOW_MS)),
+  },
+  {
+    id: 'addRate',
+    title: 'Add rate',
+    unit: '1/s',
+    scope: 'queue',
+    description: 'New (deduplicated) adds per second: events, resyncs and requeues that put a key into the queue.',
+    expr: perQueue(rate(WORKQUEUE.adds)),
+  },
+  {
+    id: 'completionRate',
+    title: 'Completion rate',
+    unit: '1/s',
+    scope: 'queue',
+    description: 'Syncs finished per second (the work-duration count rate): the throughput of the workers.',
+    expr: perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.count))),
+  },
+  {
+    id: 'retryRate',
+    title: 'Retry rate',
+    unit: '1/s',
+    scope: 'queue',
+    description:
+      'Delayed requeues per second. client-go counts every AddAfter, so correct RequeueAfter polling shows here as well as rate-limited error retries.',
+    expr: perQueue(rate(WORKQUEUE.retries)),
+  },
+  quantileSignal(
+    'queueLatencyP50',
+    'Queue latency p50',
+    WORKQUEUE.queueDuration,
+    0.5,
+    'Median time a key waited in the queue before a worker took it.',
+  ),
+  quantileSignal(
+    'queueLatencyP90',
+    'Queue latency p90',
+    WORKQUEUE.queueDuration,
+    0.9,
+    'Time within which 90% of keys were picked up. Interpolated within decade buckets: coarse.',
+  ),
+  quantileSignal(
+    'queueLatencyP99',
+    'Queue latency p99',
+    WORKQUEUE.queueDuration,
+    0.99,
+    'Time within which 99% of keys were picked up. Interpolated within decade buckets: coarse.',
+  ),
+  meanSignal(
+    'queueLatencyMean',
+    'Queue latency (mean)',
+    WORKQUEUE.queueDuration,
+    'Mean wait in the queue; sharper than the quantiles of decade buckets.',
+  ),
+  quantileSignal(
+    'workDurationP50',
+    'Work duration p50',
+    WORKQUEUE.workDuration,
+    0.5,
+    'Median sync (reconcile) duration.',
+  ),
+  quantileSignal(
+    'workDurationP90',
+    'Work duration p90',
+    WORKQUEUE.workDuration,
+    0.9,
+    'Sync duration within which 90% of syncs finished. Coarse: decade buckets.',
+  ),
+  quantileSignal(
+    'workDurationP99',
+    'Work duration p99',
+    WORKQUEUE.workDuration,
+    0.99,
+    'Sync duration within which 99% of syncs finished. Coarse: a steady 2 s sync reads as about 9.9 s.',
+  ),
+  meanSignal('workDurationMean', 'Work duration (mean)', WORKQUEUE.workDuration, 'Mean sync duration.'),
+  {
+    id: 'slowSyncShare',
+    title: 'Share of slow syncs',
+    unit: 'ratio',
+    scope: 'queue',
+    description:
+      'Share of finished syncs that took longer than 10 s (the 10 s bucket, present in both bucket layouts). Catches a few blocking syncs that the p99 hides.',
+    expr: binary(
+      '-',
+      { kind: 'number', value: 1 },
+      binary(
+        '/',
+        perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), W, [eq(LABEL.le, '10')])),
+        perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.count))),
+        { ignoring: [LABEL.le] },
+      ),
+    ),
+  },
+  {
+    id: 'busyWorkers',
+    title: 'Busy workers',
+    unit: 'workers',
+    scope: 'queue',
+    description:
+      "Average number of workers busy with finished syncs (rate of the work-duration sum: Little's law). Syncs still running are not in it.",
+    expr: perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.sum))),
+  },
+  {
+    id: 'maxWorkers',
+    title: 'Max workers',
+    unit: 'workers',
+    scope: 'controller',
+    description: "The controller's MaxConcurrentReconciles, when controller-runtime exposes it.",
+    expr: selector(CONTROLLER_RUNTIME.maxConcurrentReconciles),
+  },
+  {
+    id: 'activeWorkers',
+    title: 'Active workers',
+    unit: 'workers',
+    scope: 'controller',
+    description: 'Workers busy right now, when controller-runtime exposes it.',
+    expr: selector(CONTROLLER_RUNTIME.activeWorkers),
+  },
+  {
+    id: 'unfinishedWork',
+    title: 'Unfinished work',
+    unit: 's',
+    scope: 'queue',
+    description: 'Sum of the ages of syncs still running.',
+    expr: perQueue(selector(WORKQUEUE.unfinishedWork)),
+  },
+  {
+    id: 'unfinishedWorkGrowth',
+    title: 'Unfinished work growth',
+    unit: 'workers',
+    scope: 'queue',
+    description:
+      'Slope of the unfinished work in seconds per second: about 1 per worker stuck in a sync that never returns.',
+    expr: perQueue(rangeFn('deriv', WORKQUEUE.unfinishedWork, W)),
+  },
+  {
+    id: 'longestRunning',
+    title: 'Longest-running sync',
+    unit: 's',
+    scope: 'queue',
+    description: 'Age of the oldest sync still running, now.',
+    expr: perQueue(selector(WORKQUEUE.longestRunningProcessor)),
+  },
+  {
+    id: 'longestRunningMax',
+    title: 'Longest-running sync (max)',
+    unit: 's',
+    scope: 'queue',
+    description: 'Highest age of a running sync seen over the window: catches blocking syncs between scrapes.',
+    expr: perQueue(rangeFn('max_over_time', WORKQUEUE.longestRunningProcessor, W)),
+  },
+  {
+    id: 'longestRunningGrowth',
+    title: 'Longest-running sync growth',
+    unit: 'ratio',
+    scope: 'queue',
+    description: 'Slope of the longest-running sync age: 1 when one sync has been running all along.',
+    expr: perQueue(rangeFn('deriv', WORKQUEUE.longestRunningProcessor, W)),
+  },
+  {
+    id: 'reconcileRate',
+    title: 'Reconcile rate',
+    unit: '1/s',
+    scope: 'controller',
+    description: 'Reconciles per second, all results (controller-runtime).',
+    expr: sumWithout([LABEL.result], rate(CONTROLLER_RUNTIME.reconcileTotal)),
+  },
+  {
+    id: 'reconcileErrorRate',
+    title: 'Reconcile error rate',
+    unit: '1/s',
+    scope: 'controller',
+    description: 'Reconciles per second that returned an error (controller-runtime).',
+    expr: rate(CONTROLLER_RUNTIME.reconcileErrors),
+  },
+  {
+    id: 'sustainedErrorRate',
+    title: 'Reconcile error rate (sustained)',
+    unit: '1/s',
+    scope: 'controller',
+    description:
+      'Reconcile errors per second over the long window: keys failing with exponential backoff fail rarely but never stop.',
+    expr: rangeFn('rate', CONTROLLER_RUNTIME.reconcileErrors, SUSTAINED_WINDOW_MS),
+  },
+  {
+    id: 'sustainedRetryRate',
+    title: 'Retry rate (sustained)',
+    unit: '1/s',
+    scope: 'queue',
+    description: 'Delayed requeues per second over the long window.',
+    expr: perQueue(rangeFn('rate', WORKQUEUE.retries, SUSTAINED_WINDOW_MS)),
+  },
+  {
+    id: 'reconcileSuccessRate',
+    title: 'Reconcile success rate',
+    unit: '1/s',
+    scope: 'controller',
+    description: 'Reconciles per second that succeeded without requeue.',
+    expr: reconcileResultRate(RECONCILE_RESULT.success),
+  },
+  {
+    id: 'reconcileRequeueRate',
+    title: 'Reconcile requeue rate',
+    unit: '1/s',
+    scope: 'controller',
+    description: 'Reconciles per second that asked for an immediate, rate-limited requeue.',
+    expr: reconcileResultRate(RECONCILE_RESULT.requeue),
+  },
+  {
+    id: 'reconcileRequeueAfterRate',
+    title: 'Reconcile requeue-after rate',
+    unit: '1/s',
+    scope: 'controller',
+    description: 'Reconciles per second that asked to be requeued after an interval (polling).',
+    expr: reconcileResultRate(RECONCILE_RESULT.requeueAfter),
+  },
+  {
+    id: 'writeRate',
+    title: 'API write rate',
+    unit: '1/s',
+    scope: 'process',
+    description:
+      'PUT, PATCH and POST requests per second from the whole process (client-go REST client). Per process, not per queue: next to the add rate it tells a self-triggering status write.',
+    expr: sumWithout(
+      [LABEL.code, LABEL.method, LABEL.host],
+      rate(CLIENT_GO.restClientRequests, W, [regexMatch(LABEL.method, WRITE_METHODS.join('|'))]),
+    ),
+  },
+  {
+    id: 'failedWriteRate',
+    title: 'API write failures',
+    unit: '1/s',
+    scope: 'process',
+    description:
+      'PUT, PATCH and POST requests per second from the whole process that did not succeed (code not 2xx): conflicts and rejected writes.',
+    expr: sumWithout(
+      [LABEL.code, LABEL.method, LABEL.host],
+      rate(CLIENT_GO.restClientRequests, W, [
+        regexMatch(LABEL.method, WRITE_METHODS.join('|')),
+        { label: LABEL.code, op: '!~', value: '2..' },
+      ]),
+    ),
+  },
+  {
+    id: 'leaderStatus',
+    title: 'Leader',
+    unit: 'ratio',
+    scope: 'process',
+    description: '1 when this replica holds the leader lease, 0 on a standby replica.',
+    expr: sumWithout([LABEL.name], selector(CLIENT_GO.leaderElectionMasterStatus)),
+  },
+] as const satisfies readonly SignalDefinition[];
+
+export type SignalId = (typeof signalList)[number]['id'];
+export const SIGNALS: readonly SignalDefinition[] = signalList;
+export const SIGNAL_BY_ID: ReadonlyMap<string, SignalDefinition> = new Map(SIGNALS.map((s) => [s.id, s]));
+
+export function signal(id: SignalId): SignalDefinition {
+  const found = SIGNAL_BY_ID.get(id);
+  if (found === undefined) throw new Error(`unknown signal ${id}`);
+  return found;
+}
+
+/** Signals reported per queue in the report (all but process-level bookkeeping). */
+export const REPORTED_SIGNALS: readonly SignalDefinition[] = SIGNALS.filter((s) => s.id !== 'leaderStatus');

@@ -1,0 +1,69 @@
+/**
+ * The report as text for people: one block per queue, worst first, evidence with units, the cause, the fix
+ * and the runbook link. Healthy queues get one line each.
+ */
+import { formatValue } from './format.js';
+import type { QueueReport, Report } from './report.js';
+import { SIGNAL_BY_ID } from './signals.js';
+
+const STATUS_MARK: Record<QueueReport['status'], string> = {
+  critical: 'CRITICAL',
+  warning: 'WARNING',
+  unknown: 'UNKNOWN',
+  standby: 'STANDBY',
+  ok: 'OK',
+};
+
+export function renderTextReport(report: Report): string {
+  const lines: string[] = [];
+  const problems = report.queues.filter((q) => q.findings.length > 0).length;
+  lines.push(
+    `workqueue-doctor: ${report.queues.length} queue${report.queues.length === 1 ? '' : 's'}, ${problems} with findings, at ${report.evaluatedAt} (window ${report.window})`,
+  );
+  for (const queue of report.queues) {
+    lines.push('');
+    lines.push(`${STATUS_MARK[queue.status]}  ${queueTitle(queue)}`);
+    if (queue.findings.length === 0) {
+      lines.push(`  ${quietLine(queue)}`);
+      continue;
+    }
+    for (const finding of queue.findings) {
+      lines.push(`  ${finding.rule} (${finding.severity}${finding.since === null ? '' : `, since ${finding.since}`})`);
+      lines.push(`    ${finding.summary}`);
+      lines.push('    evidence:');
+      for (const [id, value] of Object.entries(finding.evidence)) {
+        lines.push(`      ${(SIGNAL_BY_ID.get(id)?.title ?? id).padEnd(32)} ${formatValue(value)}`);
+      }
+      lines.push(`    cause:   ${finding.cause}`);
+      lines.push(`    fix:     ${finding.fix}`);
+      lines.push(`    runbook: ${finding.runbook}`);
+    }
+  }
+  if (report.errors.length > 0) {
+    lines.push('');
+    lines.push('errors:');
+    for (const error of report.errors) lines.push(`  ${error.target}: ${error.code}: ${error.message}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function queueTitle(queue: QueueReport): string {
+  const name = queue.queue.name ?? '(no queue)';
+  const controller =
+    queue.queue.controller !== null && queue.queue.controller !== queue.queue.name
+      ? ` controller=${queue.queue.controller}`
+      : '';
+  return `${name}${controller}  [${queue.queue.target}]`;
+}
+
+function quietLine(queue: QueueReport): string {
+  if (queue.status === 'standby') return 'standby replica (not the leader): no queues by design';
+  const s = queue.signals;
+  const parts = [
+    `depth ${formatValue(s.depth)}`,
+    `adds ${formatValue(s.addRate)}`,
+    `sync mean ${formatValue(s.workDurationMean)}`,
+    `busy ${formatValue(s.busyWorkers)}`,
+  ];
+  return queue.status === 'unknown' ? `not enough data yet: ${parts.join(', ')}` : parts.join(', ');
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { rule } from '../../src/diagnosis/catalog.js';
+import { eq } from '../../src/diagnosis/expr.js';
+import { formatDuration, renderPromQL } from '../../src/diagnosis/promql-render.js';
+import { defaultThresholds } from '../../src/diagnosis/rule.js';
+import { signal } from '../../src/diagnosis/signals.js';
+
+describe('renderPromQL', () => {
+  it('renders signals with priority summed away and gauges never rated', () => {
+    expect(renderPromQL(signal('depth').expr)).toBe('sum without (priority) (workqueue_depth)');
+    expect(renderPromQL(signal('depthSlope').expr)).toBe('sum without (priority) (deriv(workqueue_depth[10m]))');
+    expect(renderPromQL(signal('addRate').expr)).toBe('sum without (priority) (rate(workqueue_adds_total[5m]))');
+    expect(renderPromQL(signal('workDurationP99').expr)).toBe(
+      'histogram_quantile(0.99, sum without (priority) (rate(workqueue_work_duration_seconds_bucket[5m])))',
+    );
+    expect(renderPromQL(signal('queueLatencyMean').expr)).toBe(
+      '(sum without (priority) (rate(workqueue_queue_duration_seconds_sum[5m]))) / (sum without (priority) (rate(workqueue_queue_duration_seconds_count[5m])))',
+    );
+    expect(renderPromQL(signal('writeRate').expr)).toBe(
+      'sum without (code, method, host) (rate(rest_client_requests_total{method=~"PUT|PATCH|POST"}[5m]))',
+    );
+  });
+
+  it('renders joins of controller-level signals onto queues with group_left', () => {
+    const saturated = rule('WorkqueueSaturated');
+    const text = renderPromQL(saturated.condition(defaultThresholds(saturated)));
+    expect(text).toContain(
+      '(sum without (priority) (rate(workqueue_work_duration_seconds_sum[5m]))) >= ignoring (name) group_left (controller_runtime_max_concurrent_reconciles * 0.88)',
+    );
+  });
+
+  it('adds extra matchers to every selector and can replace the window', () => {
+    const text = renderPromQL(signal('queueLatencyMean').expr, {
+      extraMatchers: [eq('job', 'ctrl')],
+      windowOverride: '$__rate_interval',
+    });
+    expect(text).toBe(
+      '(sum without (priority) (rate(workqueue_queue_duration_seconds_sum{job="ctrl"}[$__rate_interval]))) / (sum without (priority) (rate(workqueue_queue_duration_seconds_count{job="ctrl"}[$__rate_interval])))',
+    );
+  });
+
+  it('formats durations as Prometheus does', () => {
+    expect(formatDuration(300_000)).toBe('5m');
+    expect(formatDuration(5_400_000)).toBe('1h30m');
+    expect(formatDuration(90_000)).toBe('1m30s');
+    expect(formatDuration(1_500)).toBe('1s500ms');
+    expect(formatDuration(0)).toBe('0s');
+    expect(() => formatDuration(1.5)).toThrow(RangeError);
+  });
+});
