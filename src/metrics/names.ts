@@ -49,6 +49,7 @@ export const LABEL = {
   instance: 'instance',
   namespace: 'namespace',
   pod: 'pod',
+  container: 'container',
   rule: 'rule',
   severity: 'severity',
   target: 'target',
