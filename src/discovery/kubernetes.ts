@@ -18,7 +18,8 @@
  * - `healthy` means: every namespace has been listed and its watch is connected, with no failure
  *   since. `lastSyncAt` is the last time discovery was known to be in sync (a list, a watch
  *   connected, or an event received), epoch milliseconds.
- * - `stop()` ends all watches and timers; no callback fires afterwards.
+ * - `stop()` ends all watches and timers; no callback fires afterwards. A stopped discovery is not
+ *   restarted by `start()`; create a new one.
  */
 import type * as K8s from '@kubernetes/client-node';
 import { type PodTargetDefaults, podTarget } from './pod-target.js';
