@@ -1,0 +1,187 @@
+/**
+ * Label sets, series keys and label matchers.
+ *
+ * A `Labels` object maps label names to non-empty values (PromQL treats an empty value as an absent
+ * label, so parsers and stores drop them). Objects made here have a null prototype, so a label
+ * called `constructor` or `__proto__` is an ordinary key.
+ *
+ * A series key is the canonical text of a series: `name{a="x",b="y"}`, label values escaped as in
+ * the exposition formats (`\\`, `\"`, `\n`), labels in canonical order: by name, except that `le`
+ * and `quantile` come after every other label. The Go client prints its labels in exactly that
+ * order, so for its pages the key is the sample line's own text and needs no re-encoding.
+ */
+import { LABEL } from './names.js';
+
+export type Labels = Readonly<Record<string, string>>;
+
+/** A PromQL label matcher; regular expressions are fully anchored, as in PromQL. */
+export type LabelMatcher = { readonly label: string; readonly op: '=' | '!=' | '=~' | '!~'; readonly value: string };
+
+/** Orders label names canonically: by name, with `le` and `quantile` after all others. */
+export function compareLabelNames(a: string, b: string): number {
+  const ra = a === LABEL.le || a === LABEL.quantile ? 1 : 0;
+  const rb = b === LABEL.le || b === LABEL.quantile ? 1 : 0;
+  if (ra !== rb) return ra - rb;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A null-prototype label object from name/value pairs; empty values are dropped, names sorted canonically. */
+export function makeLabels(entries: Iterable<readonly [string, string]>): Labels {
+  const pairs = [...entries].filter(([, v]) => v !== '');
+  pairs.sort((x, y) => compareLabelNames(x[0], y[0]));
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of pairs) out[k] = v;
+  return out;
+}
+
+/** `makeLabels` from a plain record. */
+export function labelsOf(record: Readonly<Record<string, string>>): Labels {
+  return makeLabels(Object.entries(record));
+}
+
+const ESCAPE_NEEDED = /[\\"\n]/;
+
+/** Escapes a label value for the exposition formats and series keys. */
+export function escapeLabelValue(value: string): string {
+  if (!ESCAPE_NEEDED.test(value)) return value;
+  return value.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
+}
+
+/** The series key of a metric name and labels (see the module comment). */
+export function seriesKey(name: string, labels: Labels): string {
+  const names = Object.keys(labels).sort(compareLabelNames);
+  let key = name;
+  let first = true;
+  for (const n of names) {
+    const v = labels[n];
+    if (v === undefined || v === '') continue;
+    key += `${first ? '{' : ','}${n}="${escapeLabelValue(v)}"`;
+    first = false;
+  }
+  return first ? key : `${key}}`;
+}
+
+/** The metric name of a series key. */
+export function keyMetricName(key: string): string {
+  const brace = key.indexOf('{');
+  return brace === -1 ? key : key.slice(0, brace);
+}
+
+/**
+ * The labels of a series key. The key must come from `seriesKey` or the parser (well-formed);
+ * anything else gives unspecified labels.
+ */
+export function keyLabels(key: string): Labels {
+  const out: Record<string, string> = Object.create(null);
+  let i = key.indexOf('{');
+  if (i === -1) return out;
+  i++;
+  const end = key.length - 1;
+  while (i < end) {
+    const eq = key.indexOf('=', i);
+    const name = key.slice(i, eq);
+    let j = eq + 2;
+    let value = '';
+    let start = j;
+    for (;;) {
+      const c = key.charCodeAt(j);
+      if (c === 0x22) break;
+      if (c === 0x5c) {
+        value += key.slice(start, j);
+        const e = key.charCodeAt(j + 1);
+        value += e === 0x6e ? '\n' : key[j + 1];
+        j += 2;
+        start = j;
+        continue;
+      }
+      j++;
+    }
+    value += key.slice(start, j);
+    out[name] = value;
+    i = j + 2;
+  }
+  return out;
+}
+
+/** The same labels without the given names. */
+export function withoutLabels(labels: Labels, removed: readonly string[]): Labels {
+  const out: Record<string, string> = Object.create(null);
+  for (const name in labels) {
+    if (!removed.includes(name)) out[name] = labels[name] as string;
+  }
+  return out;
+}
+
+/** Only the given names (those present). */
+export function onlyLabels(labels: Labels, kept: readonly string[]): Labels {
+  const pairs: [string, string][] = [];
+  for (const name of kept) {
+    const v = labels[name];
+    if (v !== undefined && v !== '') pairs.push([name, v]);
+  }
+  return makeLabels(pairs);
+}
+
+/**
+ * Orders label sets as Prometheus's `labels.Compare` does (the order in which its storage returns
+ * series): label by label in byte order of names, then values; a prefix sorts first. `metricName`,
+ * when given, takes part as the `__name__` label.
+ */
+export function compareLabelSets(a: Labels, b: Labels, aName?: string, bName?: string): number {
+  const an = sortedPairs(a, aName);
+  const bn = sortedPairs(b, bName);
+  const l = Math.min(an.length, bn.length);
+  for (let i = 0; i < l; i += 2) {
+    const x = an[i] as string;
+    const y = bn[i] as string;
+    if (x !== y) return x < y ? -1 : 1;
+    const xv = an[i + 1] as string;
+    const yv = bn[i + 1] as string;
+    if (xv !== yv) return xv < yv ? -1 : 1;
+  }
+  return an.length - bn.length;
+}
+
+function sortedPairs(labels: Labels, name: string | undefined): string[] {
+  const names = Object.keys(labels);
+  if (name !== undefined) names.push(LABEL.metricName);
+  names.sort();
+  const out: string[] = [];
+  for (const n of names) out.push(n, n === LABEL.metricName && name !== undefined ? name : (labels[n] as string));
+  return out;
+}
+
+/** A compiled matcher list: call with a metric name's labels (empty value when absent). */
+export type CompiledMatchers = (labels: Labels) => boolean;
+
+/**
+ * Compiles matchers with PromQL semantics: an absent label has the value `""`, so `{a=""}` matches
+ * series without `a`; regular expressions are anchored at both ends. Matchers on `__name__` are
+ * not handled here (the metric name is selected separately). Throws a `SyntaxError` on a bad regex.
+ */
+export function compileMatchers(matchers: readonly LabelMatcher[]): CompiledMatchers {
+  if (matchers.length === 0) return () => true;
+  const tests = matchers.map((m): ((labels: Labels) => boolean) => {
+    const name = m.label;
+    switch (m.op) {
+      case '=':
+        return (l) => (l[name] ?? '') === m.value;
+      case '!=':
+        return (l) => (l[name] ?? '') !== m.value;
+      case '=~': {
+        const re = new RegExp(`^(?:${m.value})$`, 's');
+        return (l) => re.test(l[name] ?? '');
+      }
+      case '!~': {
+        const re = new RegExp(`^(?:${m.value})$`, 's');
+        return (l) => !re.test(l[name] ?? '');
+      }
+      default:
+        throw new SyntaxError(`unknown matcher operator ${JSON.stringify(m.op)}`);
+    }
+  });
+  return (labels) => {
+    for (const t of tests) if (!t(labels)) return false;
+    return true;
+  };
+}

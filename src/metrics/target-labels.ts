@@ -1,0 +1,40 @@
+/**
+ * Attaching a target's labels to scraped series, as Prometheus does with `honor_labels: false`
+ * (scrape.go `mutateSampleLabels` / `resolveConflictingExposedLabels`): target labels always win;
+ * a scraped label they clash with is kept as `exported_<name>` (`exported_exported_<name>` when
+ * that is taken too, and so on), clashes resolved shortest name first.
+ */
+import { type Labels, makeLabels } from './labels.js';
+
+const EXPORTED_PREFIX = 'exported_';
+
+export function applyTargetLabels(scraped: Labels, target: Labels): Labels {
+  const targetNames = Object.keys(target).sort();
+  if (targetNames.length === 0) return scraped;
+  const out = new Map<string, string>(Object.entries(scraped));
+  const conflicting: { name: string; value: string }[] = [];
+  for (const name of targetNames) {
+    const existing = scraped[name];
+    if (existing !== undefined && existing !== '') conflicting.push({ name, value: existing });
+    const value = target[name] as string;
+    if (value === '') out.delete(name);
+    else out.set(name, value);
+  }
+  if (conflicting.length === 0) return makeLabels(out);
+  // Array.prototype.sort is stable, like sort.SliceStable.
+  conflicting.sort((a, b) => a.name.length - b.name.length);
+  for (let i = 0; i < conflicting.length; i++) {
+    const c = conflicting[i] as { name: string; value: string };
+    let newName = c.name;
+    for (;;) {
+      newName = EXPORTED_PREFIX + newName;
+      const taken = newName in scraped || newName in target || conflicting.slice(0, i).some((d) => d.name === newName);
+      if (!taken) {
+        c.name = newName;
+        break;
+      }
+    }
+  }
+  for (const c of conflicting) out.set(c.name, c.value);
+  return makeLabels(out);
+}

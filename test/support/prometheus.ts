@@ -1,0 +1,301 @@
+/**
+ * A real Prometheus and promtool for tests (Debian package `prometheus`, 2.42).
+ *
+ * - `requireTool(name)`: the binary's path, or a clear error saying what to install (tests that
+ *   need it fail; they never skip).
+ * - `importRecording(file)`: a TSDB directory made by `promtool tsdb create-blocks-from openmetrics`.
+ * - `startPrometheus(options)`: a Prometheus on a free 127.0.0.1 port, ready when it returns, with
+ *   `query`/`queryRange` helpers over the HTTP API. `stop()` kills it and removes its temporary
+ *   directories (including a storage directory made by `importRecording`).
+ *   Start one per test file (beforeAll/afterAll), not one per test.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+
+const DEBIAN_PACKAGE: Readonly<Record<string, string>> = {
+  prometheus: 'prometheus',
+  promtool: 'prometheus',
+  'prometheus-alertmanager': 'prometheus-alertmanager',
+  amtool: 'prometheus-alertmanager',
+};
+
+/** Absolute path of `name` on PATH; throws "`name` not found: install Debian package … (apt-get install …)". */
+export function requireTool(name: string): string {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  const pkg = DEBIAN_PACKAGE[name] ?? name;
+  throw new Error(`\`${name}\` not found: install Debian package ${pkg} (apt-get install ${pkg})`);
+}
+
+/** Temporary directories made here, removed by `stop()` / `removeTempDirs()`. */
+const tempDirs = new Set<string>();
+
+function makeTempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  tempDirs.delete(dir);
+}
+
+/** Removes every temporary directory this module made and no running Prometheus uses. */
+export function removeTempDirs(): void {
+  for (const dir of [...tempDirs]) removeTempDir(dir);
+}
+
+interface RunResult {
+  stdout: string;
+  stderr: string;
+}
+
+function run(file: string, args: readonly string[], input?: string): Promise<RunResult & { code: number }> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(file, args, { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
+      if (err !== null && typeof err.code !== 'number') {
+        reject(err);
+        return;
+      }
+      resolve({ stdout, stderr, code });
+    });
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+/** `promtool check metrics` on `text` via stdin: its exit code and output (lint problems on stderr). */
+export async function promtoolCheckMetrics(text: string): Promise<{ code: number; output: string }> {
+  const promtool = requireTool('promtool');
+  const r = await run(promtool, ['check', 'metrics'], text);
+  return { code: r.code, output: `${r.stdout}${r.stderr}` };
+}
+
+/**
+ * Imports an OpenMetrics recording into a new TSDB directory (under the OS temp dir) with
+ * `promtool tsdb create-blocks-from openmetrics FILE DIR`; returns the directory.
+ */
+export async function importRecording(file: string): Promise<string> {
+  const promtool = requireTool('promtool');
+  const dir = makeTempDir('wqd-tsdb-');
+  const r = await run(promtool, ['tsdb', 'create-blocks-from', 'openmetrics', file, dir]);
+  if (r.code !== 0) {
+    removeTempDir(dir);
+    throw new Error(`promtool tsdb create-blocks-from openmetrics ${file} failed (${r.code}): ${r.stderr}${r.stdout}`);
+  }
+  return dir;
+}
+
+/** A free TCP port on 127.0.0.1 (listen on port 0, read it, close). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface PrometheusOptions {
+  /** TSDB directory to serve (e.g. from `importRecording`); default a new empty temp dir. */
+  readonly storagePath?: string;
+  /** prometheus.yml contents; default a config without scrape jobs. */
+  readonly configYaml?: string;
+  readonly extraArgs?: readonly string[];
+  /** How long to wait for `/-/ready`; default 30 s. */
+  readonly readyTimeoutMs?: number;
+}
+
+/** One element of an instant vector from the HTTP API. */
+export interface PromSample {
+  readonly labels: Record<string, string>;
+  readonly value: number;
+  readonly timeSec: number;
+}
+
+export interface PromSeries {
+  readonly labels: Record<string, string>;
+  readonly values: readonly (readonly [timeSec: number, value: number])[];
+}
+
+export type PromQueryData =
+  | {
+      readonly resultType: 'vector';
+      readonly result: readonly { metric: Record<string, string>; value: [number, string] }[];
+    }
+  | {
+      readonly resultType: 'matrix';
+      readonly result: readonly { metric: Record<string, string>; values: [number, string][] }[];
+    }
+  | { readonly resultType: 'scalar' | 'string'; readonly result: [number, string] };
+
+export interface PrometheusHandle {
+  /** `http://127.0.0.1:PORT`. */
+  readonly url: string;
+  readonly storagePath: string;
+  /** `GET /api/v1/query`; `timeSec` is unix seconds (decimals allowed, millisecond precision). */
+  queryRaw(expr: string, timeSec: number): Promise<PromQueryData>;
+  /** An instant query that must return a vector, as samples with numeric values (`NaN`, `±Inf` included). */
+  query(expr: string, timeSec: number): Promise<PromSample[]>;
+  /** `GET /api/v1/query_range`, as series of numeric points. */
+  queryRange(expr: string, startSec: number, endSec: number, stepSec: number): Promise<PromSeries[]>;
+  /** Kills Prometheus and removes its temporary directories. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Formats unix seconds for the HTTP API exactly, with millisecond precision. */
+export function formatTimeSec(timeSec: number): string {
+  const ms = Math.round(timeSec * 1000);
+  const sign = ms < 0 ? '-' : '';
+  const abs = Math.abs(ms);
+  return `${sign}${Math.floor(abs / 1000)}.${String(abs % 1000).padStart(3, '0')}`;
+}
+
+/** Parses a sample value as the HTTP API writes it. */
+export function parsePromValue(text: string): number {
+  if (text === 'NaN') return Number.NaN;
+  if (text === '+Inf') return Number.POSITIVE_INFINITY;
+  if (text === '-Inf') return Number.NEGATIVE_INFINITY;
+  return Number(text);
+}
+
+const DEFAULT_CONFIG = 'global:\n  scrape_interval: 15s\n  evaluation_interval: 15s\nscrape_configs: []\n';
+
+export async function startPrometheus(options: PrometheusOptions = {}): Promise<PrometheusHandle> {
+  const binary = requireTool('prometheus');
+  const ownStorage = options.storagePath === undefined;
+  const storagePath = options.storagePath ?? makeTempDir('wqd-prom-data-');
+  const configDir = makeTempDir('wqd-prom-config-');
+  const configFile = join(configDir, 'prometheus.yml');
+  writeFileSync(configFile, options.configYaml ?? DEFAULT_CONFIG);
+  const cleanup = (): void => {
+    removeTempDir(configDir);
+    if (ownStorage || tempDirs.has(storagePath)) removeTempDir(storagePath);
+  };
+
+  let lastError: Error | undefined;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const child = spawn(
+      binary,
+      [
+        `--config.file=${configFile}`,
+        `--storage.tsdb.path=${storagePath}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--storage.tsdb.retention.time=100y',
+        '--web.enable-lifecycle',
+        '--log.level=warn',
+        ...(options.extraArgs ?? []),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      output = (output + d.toString()).slice(-8192);
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      output = (output + d.toString()).slice(-8192);
+    });
+    try {
+      await waitReady(url, child, options.readyTimeoutMs ?? 30_000, () => output);
+    } catch (err) {
+      await kill(child);
+      lastError = err as Error;
+      if (/address already in use/.test(output)) continue;
+      cleanup();
+      throw err;
+    }
+    return handle(url, storagePath, child, cleanup);
+  }
+  cleanup();
+  throw lastError ?? new Error('prometheus did not start');
+}
+
+async function waitReady(url: string, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited: number | null = null;
+  child.once('exit', (code) => {
+    exited = code ?? -1;
+  });
+  while (Date.now() < deadline) {
+    if (exited !== null) throw new Error(`prometheus exited with code ${exited} before it was ready:\n${output()}`);
+    try {
+      const res = await fetch(`${url}/-/ready`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`prometheus at ${url} not ready after ${timeoutMs} ms:\n${output()}`);
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function handle(url: string, storagePath: string, child: ChildProcess, cleanup: () => void): PrometheusHandle {
+  let stopped = false;
+  const api = async (path: string, params: Record<string, string>): Promise<PromQueryData> => {
+    const res = await fetch(`${url}${path}?${new URLSearchParams(params).toString()}`);
+    const body = (await res.json()) as { status: string; data?: PromQueryData; error?: string; errorType?: string };
+    if (body.status !== 'success' || body.data === undefined) {
+      throw new Error(`${path} ${JSON.stringify(params)}: ${body.errorType ?? res.status}: ${body.error ?? ''}`);
+    }
+    return body.data;
+  };
+  return {
+    url,
+    storagePath,
+    queryRaw: (expr, timeSec) => api('/api/v1/query', { query: expr, time: formatTimeSec(timeSec) }),
+    async query(expr, timeSec) {
+      const data = await api('/api/v1/query', { query: expr, time: formatTimeSec(timeSec) });
+      if (data.resultType !== 'vector') throw new Error(`${expr}: expected a vector, got ${data.resultType}`);
+      return data.result.map((r) => ({ labels: r.metric, value: parsePromValue(r.value[1]), timeSec: r.value[0] }));
+    },
+    async queryRange(expr, startSec, endSec, stepSec) {
+      const data = await api('/api/v1/query_range', {
+        query: expr,
+        start: formatTimeSec(startSec),
+        end: formatTimeSec(endSec),
+        step: String(stepSec),
+      });
+      if (data.resultType !== 'matrix') throw new Error(`${expr}: expected a matrix, got ${data.resultType}`);
+      return data.result.map((r) => ({
+        labels: r.metric,
+        values: r.values.map(([t, v]) => [t, parsePromValue(v)] as const),
+      }));
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await kill(child);
+      cleanup();
+    },
+  };
+}
