@@ -3,7 +3,9 @@
  * registers itself on the program; this file only assembles them and maps failures to exit codes.
  */
 import { Command, CommanderError } from 'commander';
+import { registerDiagnoseCommand } from './diagnose.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { registerSimulateCommand } from './simulate.js';
 import { packageVersion } from './version.js';
 
 export function buildProgram(): Command {
@@ -15,6 +17,8 @@ export function buildProgram(): Command {
     .version(packageVersion(), '-V, --version', 'print the version and exit')
     .showHelpAfterError()
     .exitOverride();
+  registerSimulateCommand(program);
+  registerDiagnoseCommand(program);
   return program;
 }
 

@@ -1,0 +1,178 @@
+/**
+ * `workqueue-doctor simulate`: runs a named scenario on the reference queue.
+ *
+ * - `--list`: the scenarios, one line each, with the diagnoses each must produce.
+ * - `--scenario NAME --out FILE`: virtual time (as fast as the CPU allows); writes the recording to
+ *   FILE and its ground truth to FILE.truth.json.
+ * - `--scenario NAME --realtime [--listen HOST:PORT]`: the real clock; serves live `/metrics` until
+ *   SIGINT or SIGTERM.
+ */
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { type Command, Option } from 'commander';
+import { startLiveSimulation } from '../simulate/live.js';
+import { FLAVORS, type Flavor, type SimulationParams } from '../simulate/model.js';
+import {
+  DEFAULT_JOB,
+  defaultInstance,
+  getScenario,
+  groundTruth,
+  resolveParams,
+  runVirtual,
+  SimulationParamError,
+} from '../simulate/run.js';
+import { SCENARIOS } from '../simulate/scenarios/index.js';
+import { formatDuration, ParseError, parseDuration, parseTime } from '../util/duration.js';
+import { UsageError } from './exit-codes.js';
+
+interface SimulateFlags {
+  list?: boolean;
+  scenario?: string;
+  duration?: string;
+  seed?: string;
+  scrapeInterval?: string;
+  flavor?: string;
+  workers?: string;
+  keys?: string;
+  rate?: string;
+  start?: string;
+  out?: string;
+  realtime?: boolean;
+  listen?: string;
+}
+
+export function registerSimulateCommand(program: Command): void {
+  program
+    .command('simulate')
+    .description(
+      'Run a named controller scenario on the reference work queue: on virtual time into a recording ' +
+        '(OpenMetrics with timestamps, plus FILE.truth.json), or on the real clock serving live /metrics.',
+    )
+    .option('--list', 'list the scenarios and the diagnoses each must produce')
+    .option('--scenario <name>', 'scenario to run (see --list)')
+    .option('--duration <duration>', 'simulated time (Prometheus duration)', '30m')
+    .option('--seed <n>', 'random seed (integer >= 0)', '1')
+    .option('--scrape-interval <duration>', 'time between recorded scrapes', '15s')
+    .addOption(new Option('--flavor <flavor>', 'metrics flavor of the simulated process').default('controller-runtime'))
+    .option('--workers <n>', "override the main controller's workers (max concurrent reconciles)")
+    .option('--keys <n>', "override the main controller's number of objects")
+    .option('--rate <r>', "override the main controller's watch events per second")
+    .option('--start <time>', 'time of the first sample (RFC 3339 or unix seconds)', '2026-01-01T00:00:00Z')
+    .option('--out <file>', 'recording to write (virtual time)')
+    .option('--realtime', 'run on the real clock and serve live /metrics instead of writing a recording')
+    .option('--listen <host:port>', 'address of the live /metrics server (with --realtime)', '127.0.0.1:8080')
+    .action(async (flags: SimulateFlags) => {
+      await runSimulate(flags);
+    });
+}
+
+async function runSimulate(flags: SimulateFlags): Promise<void> {
+  if (flags.list === true) {
+    process.stdout.write(listScenarios());
+    return;
+  }
+  if (flags.scenario === undefined) throw new UsageError('simulate needs --scenario NAME (or --list)');
+  const params = usage(() => parseParams(flags));
+  const scenario = usage(() => getScenario(flags.scenario!));
+  if (flags.realtime === true) {
+    if (flags.out !== undefined)
+      throw new UsageError('--out writes a virtual-time recording; it cannot go with --realtime');
+    const live = await usage(() => startLiveSimulation({ scenario, listen: flags.listen, params }));
+    process.stdout.write(`simulating ${scenario.name} on the real clock; metrics at ${live.url} (Ctrl-C to stop)\n`);
+    await new Promise<void>((resolve) => {
+      const onSignal = (): void => {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        resolve();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+    });
+    await live.stop();
+    return;
+  }
+  if (flags.out === undefined) throw new UsageError('simulate needs --out FILE (or --realtime)');
+  const scrapeIntervalMs = usage(() => parseDuration(flags.scrapeInterval ?? '15s'));
+  const startMs = usage(() => parseTime(flags.start ?? '2026-01-01T00:00:00Z'));
+  const options = { scrapeIntervalMs, startMs, job: DEFAULT_JOB, instance: defaultInstance(scenario.name) };
+  const run = await usage(() => runVirtual(scenario, params, options));
+  const out = flags.out;
+  const fd = openSync(out, 'w');
+  try {
+    run.recording.writeTo((chunk) => {
+      writeSync(fd, chunk);
+    });
+  } finally {
+    closeSync(fd);
+  }
+  writeFileSync(`${out}.truth.json`, `${JSON.stringify(run.truth, null, 2)}\n`);
+  const { stats } = run;
+  process.stdout.write(
+    `${scenario.name}: ${formatDuration(stats.simulatedMs)} simulated, ${stats.scrapes} scrapes, ${stats.series} series, ` +
+      `${stats.samples} samples -> ${out} (+ ${out}.truth.json)\n`,
+  );
+}
+
+/** Turns parameter errors into usage errors (exit code 2). */
+function usage<T>(fn: () => T): T {
+  try {
+    const value = fn();
+    if (value instanceof Promise) return value.catch(rethrowAsUsage) as T;
+    return value;
+  } catch (error) {
+    return rethrowAsUsage(error);
+  }
+}
+
+function rethrowAsUsage(error: unknown): never {
+  if (error instanceof SimulationParamError || error instanceof ParseError) throw new UsageError(error.message);
+  throw error;
+}
+
+function parseParams(flags: SimulateFlags): SimulationParams {
+  const flavor = flags.flavor ?? 'controller-runtime';
+  if (!FLAVORS.includes(flavor as Flavor)) {
+    throw new UsageError(`--flavor must be one of ${FLAVORS.join(', ')}, got "${flavor}"`);
+  }
+  return resolveParams({
+    seed: integer('--seed', flags.seed ?? '1'),
+    durationMs: parseDuration(flags.duration ?? '30m'),
+    flavor: flavor as Flavor,
+    ...(flags.workers === undefined ? {} : { workers: integer('--workers', flags.workers) }),
+    ...(flags.keys === undefined ? {} : { keys: integer('--keys', flags.keys) }),
+    ...(flags.rate === undefined ? {} : { rate: number('--rate', flags.rate) }),
+  });
+}
+
+function integer(flag: string, text: string): number {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag} must be a non-negative integer, got "${text}"`);
+  return Number(text);
+}
+
+function number(flag: string, text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`${flag} must be a number, got "${text}"`);
+  return value;
+}
+
+/** `--list`: name, expected diagnoses at default parameters (allowed in parentheses), summary. */
+export function listScenarios(): string {
+  const params = resolveParams({});
+  const rows = SCENARIOS.map((scenario) => {
+    const truth = groundTruth(scenario, params);
+    const expected = new Set<string>();
+    const allowed = new Set<string>();
+    for (const queue of truth.queues) {
+      for (const id of queue.expected) expected.add(id);
+      for (const id of queue.allowed) allowed.add(id);
+    }
+    for (const id of expected) allowed.delete(id);
+    let diagnoses = expected.size === 0 ? (truth.standby ? 'none (standby)' : 'none') : [...expected].join(', ');
+    if (allowed.size > 0) diagnoses += ` (allowed: ${[...allowed].join(', ')})`;
+    return [scenario.name, diagnoses, scenario.summary] as const;
+  });
+  const nameWidth = Math.max(...rows.map((row) => row[0].length));
+  const diagnosisWidth = Math.max(...rows.map((row) => row[1].length));
+  return rows
+    .map(([name, diagnoses, summary]) => `${name.padEnd(nameWidth)}  ${diagnoses.padEnd(diagnosisWidth)}  ${summary}\n`)
+    .join('');
+}

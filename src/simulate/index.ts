@@ -1,0 +1,35 @@
+/**
+ * The controller simulator: named scenarios driven through the reference work queue, on virtual time
+ * into a recording with its ground truth (`runVirtual`), or on the real clock serving live metrics
+ * (`startLiveSimulation`).
+ */
+export { type LiveOptions, type LiveSimulation, parseListen, startLiveSimulation } from './live.js';
+export {
+  DEFAULT_DURATION_MS,
+  DEFAULT_FLAVOR,
+  DEFAULT_SEED,
+  DIAGNOSIS_IDS,
+  type DiagnosisId,
+  FLAVORS,
+  type Flavor,
+  type GroundTruth,
+  type QueueTruth,
+  type Scenario,
+  type SimulationParams,
+} from './model.js';
+export { formatOpenMetrics, formatValue, RecordingStore, type RecordingTarget } from './recording-writer.js';
+export {
+  DEFAULT_JOB,
+  DEFAULT_SCRAPE_INTERVAL_MS,
+  DEFAULT_START_MS,
+  defaultInstance,
+  getScenario,
+  groundTruth,
+  type RunStats,
+  resolveParams,
+  runVirtual,
+  SimulationParamError,
+  type VirtualOptions,
+  type VirtualRun,
+} from './run.js';
+export { findScenario, SCENARIO_NAMES, SCENARIOS } from './scenarios/index.js';

@@ -1,0 +1,107 @@
+/**
+ * A scenario on the real clock, serving its process's metrics live on `/metrics` (Prometheus text
+ * 0.0.4, or OpenMetrics 1.0 when the Accept header asks for `application/openmetrics-text`), for
+ * demos and for scraping by a real Prometheus or by the service itself.
+ *
+ * The controllers run as they would in a process: each worker is an async loop on the queue's
+ * `get()`, syncs and events are timers. The simulator's timers never hold Node open; `stop()` shuts
+ * the queues down and closes the server with its connections.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { realClock } from '../queue/index.js';
+import type { GroundTruth, Scenario, SimulationParams } from './model.js';
+import { SimProcess } from './process.js';
+import { formatOpenMetrics, OPENMETRICS_CONTENT_TYPE, PROMETHEUS_CONTENT_TYPE } from './recording-writer.js';
+import { getScenario, groundTruth, resolveParams, SimulationParamError } from './run.js';
+
+export interface LiveOptions {
+  readonly scenario: string | Scenario;
+  /** `host:port` (`[::1]:port` for IPv6); port 0 picks a free one. Default `127.0.0.1:0`. */
+  readonly listen?: string | undefined;
+  readonly params?: Partial<SimulationParams> | undefined;
+}
+
+export interface LiveSimulation {
+  /** `http://host:port/metrics` */
+  readonly url: string;
+  readonly truth: GroundTruth;
+  stop(): Promise<void>;
+}
+
+/** Splits `host:port`; throws `SimulationParamError` on anything else. */
+export function parseListen(listen: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(listen.trim());
+  const port = match === null ? Number.NaN : Number(match[3]);
+  if (match === null || !(port >= 0 && port <= 65_535)) {
+    throw new SimulationParamError(`invalid listen address "${listen}": expected host:port, e.g. 127.0.0.1:8080`);
+  }
+  const host = match[1] ?? match[2] ?? '';
+  return { host: host === '' ? '0.0.0.0' : host, port };
+}
+
+/** Starts `scenario` on the real clock and serves its metrics; resolves once the server listens. */
+export async function startLiveSimulation(options: LiveOptions): Promise<LiveSimulation> {
+  const scenario = typeof options.scenario === 'string' ? getScenario(options.scenario) : options.scenario;
+  const params = resolveParams(options.params);
+  const { host, port } = parseListen(options.listen ?? '127.0.0.1:0');
+  const spec = scenario.build(params);
+  const process = new SimProcess(spec, {
+    clock: realClock,
+    seed: params.seed,
+    flavor: params.flavor,
+    durationMs: params.durationMs,
+    realtime: true,
+  });
+
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics') {
+      res.writeHead(path === '/' ? 200 : 404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(
+        path === '/' ? `workqueue-doctor simulate: scenario ${scenario.name}; metrics at /metrics\n` : 'not found\n',
+      );
+      return;
+    }
+    const openMetrics = /application\/openmetrics-text/i.test(req.headers.accept ?? '');
+    const body = openMetrics ? process.registry.getMetricsAsJSON().then(formatOpenMetrics) : process.registry.metrics();
+    body.then(
+      (text) => {
+        res.writeHead(200, { 'content-type': openMetrics ? OPENMETRICS_CONTENT_TYPE : PROMETHEUS_CONTENT_TYPE });
+        res.end(req.method === 'HEAD' ? undefined : text);
+      },
+      (error: unknown) => {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(`${error instanceof Error ? error.message : String(error)}\n`);
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+  process.start();
+  for (const controller of process.controllers) {
+    for (let i = 0; i < controller.workers; i++) void controller.runWorker();
+  }
+
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost}:${address.port}/metrics`,
+    truth: groundTruth(scenario, params, {}, spec),
+    stop: () => {
+      stopping ??= new Promise<void>((resolve) => {
+        process.stop();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return stopping;
+    },
+  };
+}

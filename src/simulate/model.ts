@@ -1,0 +1,214 @@
+/**
+ * The data model of a simulated controller process: what a scenario declares (process, controllers,
+ * event sources, reconcile models, ground truth) and what a run reports.
+ *
+ * Times inside a scenario are milliseconds since the simulated process started (the recording's
+ * first sample). Rates are per second.
+ */
+import type { KeyDistribution } from './distributions.js';
+import type { Random } from './random.js';
+
+/**
+ * Which metrics the process exposes: `controller-runtime` (a controller-runtime manager: work-queue
+ * series labelled `controller` and `name`, plus `controller_runtime_*`) or `component-base` (a
+ * kube-controller-manager-like process: work-queue series labelled `name` only, no `controller_runtime_*`).
+ */
+export type Flavor = 'controller-runtime' | 'component-base';
+export const FLAVORS: readonly Flavor[] = ['controller-runtime', 'component-base'];
+
+/** The diagnoses a scenario's ground truth names (ids as the diagnosis rules spell them). */
+export const DIAGNOSIS_IDS = [
+  'WorkqueueBacklog',
+  'WorkqueueHotLoop',
+  'WorkqueueSlowWork',
+  'WorkqueueStuckWorker',
+  'WorkqueuePersistentFailures',
+  'WorkqueueSaturated',
+  'WorkqueueNotObservable',
+] as const;
+export type DiagnosisId = (typeof DIAGNOSIS_IDS)[number];
+
+/** How a sync ended, as controller-runtime's reconcile result. */
+export type SyncResult =
+  | { readonly kind: 'success' }
+  | { readonly kind: 'error' }
+  /** `Result{Requeue: true}`: rate-limited requeue without an error. */
+  | { readonly kind: 'requeue' }
+  /** `Result{RequeueAfter: afterMs}`: `forget` and `addAfter`. */
+  | { readonly kind: 'requeueAfter'; readonly afterMs: number };
+
+export const SUCCESS: SyncResult = Object.freeze({ kind: 'success' });
+export const ERROR: SyncResult = Object.freeze({ kind: 'error' });
+export const REQUEUE: SyncResult = Object.freeze({ kind: 'requeue' });
+export const requeueAfter = (afterMs: number): SyncResult => ({ kind: 'requeueAfter', afterMs });
+
+/** An API request made during a sync, counted in `rest_client_requests_total{code,method,host}`. */
+export interface ApiRequest {
+  readonly method: string;
+  readonly code: string;
+}
+
+/** What one sync does. */
+export interface SyncPlan {
+  /** How long the sync runs; `Infinity` for a sync that never returns (its worker is lost). */
+  readonly durationMs: number;
+  readonly result: SyncResult;
+  /**
+   * A write to the watched object itself (a status update) at the end of the sync: counted as a
+   * `PUT`/`PATCH` with code 200, and echoed back by the watch as an event for the same key after the
+   * process's watch latency.
+   */
+  readonly write?: 'PUT' | 'PATCH' | undefined;
+  /** Other API requests the sync made (reads, failed calls), counted at its end. */
+  readonly requests?: readonly ApiRequest[] | undefined;
+}
+
+/** What a reconcile model sees when a sync starts. The object is reused: read it, don't keep it. */
+export interface SyncContext {
+  key: number;
+  /** Milliseconds since the process started. */
+  nowMs: number;
+  /** An external watch event (not a resync, not the echo of our own write) arrived since the last sync of this key. */
+  changed: boolean;
+  /** Failures tracked by the rate limiter for this key (`numRequeues`). */
+  failures: number;
+}
+
+export type SyncModel = (ctx: SyncContext) => SyncPlan;
+
+/** Builds a controller's reconcile model; called once per run with the controller's own random stream. */
+export type SyncModelFactory = (env: { rng: Random; keys: number; durationMs: number }) => SyncModel;
+
+/** A burst of watch events on top of the steady stream. */
+export interface BurstSpec {
+  /** Start of the first burst (ms since process start). */
+  readonly firstAtMs: number;
+  /** Repeat period; missing: once. */
+  readonly everyMs?: number | undefined;
+  readonly durationMs: number;
+  /** Events per second during the burst (Poisson). */
+  readonly rate: number;
+  /** `few`: each burst picks `count` random keys and spreads its events over them (a rollout); `distinct`: every event is a key not used by an earlier burst event (a bulk import). */
+  readonly keys: { readonly kind: 'few'; readonly count: number } | { readonly kind: 'distinct' };
+}
+
+/** The informer side: watch events and resyncs. */
+export interface EventSpec {
+  /** Steady watch events per second (Poisson). */
+  readonly rate: number;
+  readonly keys: KeyDistribution;
+  readonly bursts?: readonly BurstSpec[] | undefined;
+  /** Full resync period: every key is re-added. Missing: no resync. */
+  readonly resyncPeriodMs?: number | undefined;
+  /** When the first resync happens (ms since process start). Missing: one period after start. */
+  readonly firstResyncAtMs?: number | undefined;
+  /** Keys added once at start (objects already pending when the process started, e.g. failing ones). */
+  readonly initialKeys?: readonly number[] | undefined;
+}
+
+/** The ground truth for one queue: diagnoses it must produce, and those acceptable beside them. */
+export interface QueueTruthSpec {
+  readonly expected: readonly DiagnosisId[];
+  readonly allowed: readonly DiagnosisId[];
+  /** Why, in one or two sentences, for people reading the truth file. */
+  readonly note?: string | undefined;
+}
+
+/** One controller: a named rate-limiting queue, its workers, its informer and its reconcile model. */
+export interface ControllerSpec {
+  /** The queue name (and, in controller-runtime, the controller name): a lowercase kind or kebab name. */
+  readonly name: string;
+  /** Max concurrent reconciles. */
+  readonly workers: number;
+  /** Number of objects (keys `0 … keys-1`). */
+  readonly keys: number;
+  readonly events: EventSpec;
+  readonly sync: SyncModelFactory;
+  /** `rate-limited` (controller-runtime: `addRateLimited`) or `plain-add` (the no-backoff anti-pattern). Default rate-limited. */
+  readonly onError?: 'rate-limited' | 'plain-add' | undefined;
+  /**
+   * Whether this controller records `controller_runtime_*` metrics (only in the controller-runtime
+   * flavor). Default true; false models a hand-written worker loop over a client-go queue.
+   */
+  readonly reconcileMetrics?: boolean | undefined;
+  /** Whether its queue records `workqueue_*` metrics. Default true; false: the provider was never registered. */
+  readonly workqueueMetrics?: boolean | undefined;
+  readonly truth: QueueTruthSpec;
+  /** Numbers worth writing into the truth file (mean sync time, capacity, utilization …). */
+  readonly facts?: Readonly<Record<string, number | string | boolean>> | undefined;
+}
+
+/** One simulated process (one scrape target). */
+export interface ProcessSpec {
+  /** Whether this replica holds the leader-election lease; a standby starts no controllers. */
+  readonly leader: boolean;
+  /** The lease name (`leader_election_master_status{name}`). */
+  readonly leaseName: string;
+  readonly controllers: readonly ControllerSpec[];
+  /** Truth for a target-level entry (a standby or a process with no observable queue), if any. */
+  readonly targetTruth?:
+    | (QueueTruthSpec & { readonly controller: string | null; readonly status?: 'standby' })
+    | undefined;
+}
+
+/** Parameters every scenario accepts. `workers`, `keys` and `rate` override the scenario's defaults. */
+export interface SimulationParams {
+  readonly seed: number;
+  readonly durationMs: number;
+  readonly flavor: Flavor;
+  readonly workers?: number | undefined;
+  readonly keys?: number | undefined;
+  readonly rate?: number | undefined;
+}
+
+export const DEFAULT_SEED = 1;
+export const DEFAULT_DURATION_MS = 30 * 60_000;
+export const DEFAULT_FLAVOR: Flavor = 'controller-runtime';
+
+/** A named, documented scenario that knows its ground truth. */
+export interface Scenario {
+  readonly name: string;
+  /** One line. */
+  readonly summary: string;
+  /** What is simulated and why it must (or must not) be diagnosed. */
+  readonly description: string;
+  /** Defaults of the main controller's `workers`, `keys`, `rate` (watch events per second). */
+  readonly defaults: { readonly workers: number; readonly keys: number; readonly rate: number };
+  build(params: SimulationParams): ProcessSpec;
+}
+
+/** The truth file written beside a recording (`FILE.truth.json`). */
+export interface GroundTruth {
+  readonly scenario: string;
+  readonly summary: string;
+  readonly job: string;
+  readonly instance: string;
+  readonly flavor: Flavor;
+  /** True for a replica that does not hold the lease (no queues by design). */
+  readonly standby: boolean;
+  readonly parameters: {
+    readonly seed: number;
+    readonly duration: string;
+    readonly scrapeInterval: string;
+    readonly start: string;
+    readonly workers: number;
+    readonly keys: number;
+    readonly rate: number;
+  };
+  /**
+   * One entry per queue. `name` null: an entry for the target as a whole (no work-queue series to
+   * name a queue by: a standby, or the not-observable case); `controller` is the `controller` label
+   * when the metrics carry one.
+   */
+  readonly queues: readonly QueueTruth[];
+}
+
+export interface QueueTruth {
+  readonly name: string | null;
+  readonly controller: string | null;
+  readonly expected: readonly DiagnosisId[];
+  readonly allowed: readonly DiagnosisId[];
+  readonly status?: 'standby' | undefined;
+  readonly note?: string | undefined;
+  readonly facts?: Readonly<Record<string, number | string | boolean>> | undefined;
+}

@@ -1,0 +1,116 @@
+/**
+ * Building blocks shared by the scenarios: parameter resolution, common reconcile models, and the
+ * capacity arithmetic that ground truths are computed from.
+ */
+import { type DurationDist, meanMs, sampler } from '../distributions.js';
+import {
+  type DiagnosisId,
+  type Flavor,
+  type QueueTruthSpec,
+  type SimulationParams,
+  SUCCESS,
+  type SyncModelFactory,
+} from '../model.js';
+
+export interface Sizes {
+  readonly workers: number;
+  readonly keys: number;
+  readonly rate: number;
+}
+
+/** The main controller's sizes: the scenario's defaults, overridden by the parameters. */
+export function sizes(params: SimulationParams, defaults: Sizes): Sizes {
+  return {
+    workers: params.workers ?? defaults.workers,
+    keys: params.keys ?? defaults.keys,
+    rate: params.rate ?? defaults.rate,
+  };
+}
+
+/** The lease a process holds: kube-controller-manager's, or an operator's leader-election id. */
+export function leaseName(flavor: Flavor, processName: string): string {
+  return flavor === 'component-base' ? 'kube-controller-manager' : `${processName}-leader-election`;
+}
+
+/** Syncs per second `workers` workers complete when every sync takes `dist`. */
+export function capacity(workers: number, dist: DurationDist): number {
+  return (workers * 1000) / meanMs(dist);
+}
+
+/**
+ * Ground truth of a queue whose offered load is `utilization` × its capacity (arrivals over
+ * completions a full set of workers could sustain):
+ * ≥ 1.1 a backlog (saturation beside it is fair); 1.0–1.1 too close to call either way; 0.9–1.0
+ * saturated; 0.85–0.9 busy enough that saturation is acceptable; below, nothing.
+ */
+export function capacityTruth(utilization: number): QueueTruthSpec {
+  const u = round(utilization, 3);
+  if (utilization >= 1.1) {
+    return {
+      expected: ['WorkqueueBacklog'],
+      allowed: ['WorkqueueSaturated'],
+      note: `arrivals are ${u}× what the workers can complete: depth grows`,
+    };
+  }
+  if (utilization >= 1.0) {
+    return {
+      expected: [],
+      allowed: ['WorkqueueBacklog', 'WorkqueueSaturated'],
+      note: `arrivals are ${u}× capacity: depth creeps up slowly`,
+    };
+  }
+  if (utilization >= 0.9) {
+    return {
+      expected: ['WorkqueueSaturated'],
+      allowed: ['WorkqueueBacklog'],
+      note: `workers are ${Math.round(u * 100)}% busy: queue latency is high while depth stays bounded`,
+    };
+  }
+  if (utilization >= 0.85) {
+    return {
+      expected: [],
+      allowed: ['WorkqueueSaturated'],
+      note: `workers are ${Math.round(u * 100)}% busy: close to saturation`,
+    };
+  }
+  return { expected: [], allowed: [], note: `workers are ${Math.round(u * 100)}% busy` };
+}
+
+/** Joins truths of several causes in one queue: expected adds up; allowed keeps what is not expected. */
+export function combineTruth(...truths: QueueTruthSpec[]): QueueTruthSpec {
+  const expected = new Set<DiagnosisId>();
+  const allowed = new Set<DiagnosisId>();
+  for (const truth of truths) for (const id of truth.expected) expected.add(id);
+  for (const truth of truths) for (const id of truth.allowed) if (!expected.has(id)) allowed.add(id);
+  const notes = truths.map((truth) => truth.note).filter((note) => note !== undefined && note !== '');
+  return { expected: [...expected], allowed: [...allowed], note: notes.join('; ') };
+}
+
+/**
+ * A sync that always succeeds in `duration`; when an external change is seen, it writes the
+ * object's status with probability `writeOnChange` (the echo of that write triggers one more sync,
+ * which finds nothing new and writes nothing: the correct pattern).
+ */
+export function steadySync(
+  duration: DurationDist,
+  writeOnChange = 0,
+  method: 'PUT' | 'PATCH' = 'PATCH',
+): SyncModelFactory {
+  return ({ rng }) => {
+    const draw = sampler(duration, rng);
+    const write = { durationMs: 0, result: SUCCESS, write: method };
+    return (ctx) => {
+      const durationMs = draw();
+      if (writeOnChange > 0 && ctx.changed && rng.next() < writeOnChange) return { ...write, durationMs };
+      return { durationMs, result: SUCCESS };
+    };
+  };
+}
+
+export function round(value: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+export const SECOND = 1000;
+export const MINUTE = 60_000;

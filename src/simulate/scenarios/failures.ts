@@ -1,0 +1,117 @@
+/**
+ * Failures: keys failing on every sync behind a broken dependency (backoff doing its job), and the
+ * anti-pattern of returning "not ready yet" as an error.
+ */
+import { lognormal, sampler } from '../distributions.js';
+import { type ControllerSpec, ERROR, type Scenario, type SimulationParams, SUCCESS } from '../model.js';
+import { leaseName, MINUTE, round, type Sizes, sizes, steadySync } from './common.js';
+
+// ---------------------------------------------------------------------------------------------
+// persistent-failure
+
+const PERSISTENT: Sizes = { workers: 2, keys: 1_000, rate: 3 };
+const FAILING_SHARE = 0.08;
+const OK_SYNC = lognormal(20, 0.5);
+const FAILING_SYNC = lognormal(50, 0.3);
+
+export function persistentFailureController(params: SimulationParams, name = 'dbuser'): ControllerSpec {
+  const { workers, keys, rate } = sizes(params, PERSISTENT);
+  const failing = Math.max(1, Math.round(keys * FAILING_SHARE));
+  return {
+    name,
+    workers,
+    keys,
+    // The informer's initial list: every object is synced once at start, so the failing ones enter backoff together.
+    events: { rate, keys: { kind: 'uniform' }, initialKeys: Array.from({ length: keys }, (_, k) => k) },
+    sync: (env) => {
+      const ok = steadySync(OK_SYNC, 0.2)(env);
+      const draw = sampler(FAILING_SYNC, env.rng);
+      return (ctx) => (ctx.key < failing ? { durationMs: draw(), result: ERROR } : ok(ctx));
+    },
+    truth: {
+      expected: ['WorkqueuePersistentFailures'],
+      allowed: [],
+      note: `${failing} objects reference a database server that is down: every sync fails and backs off exponentially`,
+    },
+    facts: { failingKeys: failing, failingShare: FAILING_SHARE },
+  };
+}
+
+export const persistentFailure: Scenario = {
+  name: 'persistent-failure',
+  summary: 'some keys fail on every sync and back off exponentially',
+  description:
+    'A database-user controller over 1,000 objects, 3 events per second, 2 workers. 8% of the objects point at a ' +
+    'database server that is down: every sync of them fails (~50 ms connection error) and is requeued with ' +
+    'AddRateLimited (5 ms doubling to 1000 s, 10 qps bucket). Retries come fast at first, then further apart; each ' +
+    'new event for a failing object fails again. Reconcile errors never stop.',
+  defaults: PERSISTENT,
+  build: (params) => ({
+    leader: true,
+    leaseName: leaseName(params.flavor, 'database-operator'),
+    controllers: [persistentFailureController(params)],
+  }),
+};
+
+// ---------------------------------------------------------------------------------------------
+// requeue-as-error
+
+const AS_ERROR: Sizes = { workers: 2, keys: 400, rate: 1 };
+const START_WAIT_SHARE = 0.3;
+const WAIT_MIN_MS = 1 * MINUTE;
+const WAIT_MAX_MS = 5 * MINUTE;
+const CHECK_SYNC = lognormal(30, 0.5);
+
+export const requeueAsError: Scenario = {
+  name: 'requeue-as-error',
+  summary: '"not ready yet" returned as an error instead of RequeueAfter',
+  description:
+    'A certificate-request controller over 400 objects, 1 event per second, 2 workers. 30% of changes start a wait ' +
+    'of 1–5 minutes for an issuer; while waiting the reconciler returns an error ("not ready yet") instead of ' +
+    'RequeueAfter, so a healthy object is put on exponential backoff: ~15 errors and retries per wait, the poll ' +
+    'interval ballooning towards minutes. Errors and retries dominate adds the whole time.',
+  defaults: AS_ERROR,
+  build: (params) => {
+    const { workers, keys, rate } = sizes(params, AS_ERROR);
+    const meanWaitMs = (WAIT_MIN_MS + WAIT_MAX_MS) / 2;
+    const initiallyWaiting = Math.min(keys, Math.round(rate * START_WAIT_SHARE * (meanWaitMs / 1000)));
+    return {
+      leader: true,
+      leaseName: leaseName(params.flavor, 'cert-operator'),
+      controllers: [
+        {
+          name: 'certificaterequest',
+          workers,
+          keys,
+          events: {
+            rate,
+            keys: { kind: 'uniform' },
+            initialKeys: Array.from({ length: initiallyWaiting }, (_, k) => k),
+          },
+          sync: ({ rng, keys: population }) => {
+            const draw = sampler(CHECK_SYNC, rng);
+            const readyAt = new Float64Array(population);
+            for (let k = 0; k < initiallyWaiting; k++) readyAt[k] = rng.uniform(WAIT_MIN_MS / 2, WAIT_MAX_MS);
+            return (ctx) => {
+              const now = ctx.nowMs;
+              if (ctx.changed && readyAt[ctx.key]! <= now && rng.next() < START_WAIT_SHARE) {
+                readyAt[ctx.key] = now + rng.uniform(WAIT_MIN_MS, WAIT_MAX_MS);
+              }
+              return { durationMs: draw(), result: now < readyAt[ctx.key]! ? ERROR : SUCCESS };
+            };
+          },
+          truth: {
+            expected: ['WorkqueuePersistentFailures'],
+            allowed: [],
+            note: 'waiting is reported as an error: healthy objects on exponential backoff',
+          },
+          facts: {
+            waitsPerSecond: round(rate * START_WAIT_SHARE, 3),
+            meanWaitSeconds: meanWaitMs / 1000,
+            initiallyWaiting,
+          },
+        },
+      ],
+    };
+  },
+};

@@ -1,0 +1,128 @@
+/**
+ * Hot loops: keys that wake themselves. Either the controller writes an object it watches on every
+ * sync (status with a timestamp) and the watch echoes each write back, or a hand-written worker loop
+ * re-adds failing keys with a plain `add`, skipping the rate limiter.
+ */
+import { lognormal, meanMs, sampler } from '../distributions.js';
+import {
+  type ControllerSpec,
+  type DiagnosisId,
+  ERROR,
+  type Scenario,
+  type SimulationParams,
+  SUCCESS,
+} from '../model.js';
+import { leaseName, round, type Sizes, sizes, steadySync } from './common.js';
+
+/** Mean delay from a write to its watch event (uniform 2–20 ms in the process model). */
+const MEAN_WATCH_LATENCY_MS = 11;
+
+// ---------------------------------------------------------------------------------------------
+// hot-loop-status-write
+
+const STATUS_WRITE: Sizes = { workers: 2, keys: 300, rate: 1 };
+const STATUS_HOT_KEYS = 3;
+const STATUS_SYNC = lognormal(6, 0.4);
+
+export function statusWriteLoopController(params: SimulationParams, name = 'ingress-status'): ControllerSpec {
+  const { workers, keys, rate } = sizes(params, STATUS_WRITE);
+  const hotKeys = Math.min(STATUS_HOT_KEYS, keys);
+  const sync = meanMs(STATUS_SYNC);
+  const loopBusy = (hotKeys * sync) / (sync + MEAN_WATCH_LATENCY_MS);
+  const busy = (loopBusy + (rate * 1.2 * sync) / 1000) / workers;
+  const allowed: DiagnosisId[] = busy >= 0.8 ? ['WorkqueueSaturated'] : [];
+  return {
+    name,
+    workers,
+    keys,
+    events: { rate, keys: { kind: 'uniform' }, initialKeys: Array.from({ length: hotKeys }, (_, k) => k) },
+    sync: (env) => {
+      const normal = steadySync(STATUS_SYNC, 0.2)(env);
+      const draw = sampler(STATUS_SYNC, env.rng);
+      return (ctx) => (ctx.key < hotKeys ? { durationMs: draw(), result: SUCCESS, write: 'PUT' } : normal(ctx));
+    },
+    truth: {
+      expected: ['WorkqueueHotLoop'],
+      allowed,
+      note: `${hotKeys} keys update their own status on every sync and are woken by the echo of that write`,
+    },
+    facts: {
+      keysInLoop: hotKeys,
+      expectedLoopAddsPerSecond: round((hotKeys * 1000) / (sync + MEAN_WATCH_LATENCY_MS), 1),
+      busyWorkers: round(busy * workers, 2),
+    },
+  };
+}
+
+export const hotLoopStatusWrite: Scenario = {
+  name: 'hot-loop-status-write',
+  summary: 'a few keys write their status on every sync and wake themselves',
+  description:
+    'An ingress-status controller over 300 objects, 1 event per second, 2 workers. Three ingresses get a status ' +
+    'update (with a fresh timestamp) on every sync: each PUT comes back through the watch 2–20 ms later and ' +
+    're-adds the key, so those 3 keys are synced ~60 times per second each. Depth stays tiny while adds and PUTs ' +
+    'run at ~170 per second.',
+  defaults: STATUS_WRITE,
+  build: (params) => ({
+    leader: true,
+    leaseName: leaseName(params.flavor, 'ingress-operator'),
+    controllers: [statusWriteLoopController(params)],
+  }),
+};
+
+// ---------------------------------------------------------------------------------------------
+// hot-loop-no-backoff
+
+const NO_BACKOFF: Sizes = { workers: 4, keys: 500, rate: 2 };
+const FAILING_KEYS = 2;
+const FAILING_SYNC = lognormal(10, 0.4);
+const NORMAL_SYNC = lognormal(8, 0.5);
+
+export function noBackoffLoopController(params: SimulationParams, name = 'secret-mirror'): ControllerSpec {
+  const { workers, keys, rate } = sizes(params, NO_BACKOFF);
+  const failing = Math.min(FAILING_KEYS, keys);
+  const busy = (Math.min(failing, workers) + (rate * meanMs(NORMAL_SYNC)) / 1000) / workers;
+  const allowed: DiagnosisId[] = ['WorkqueuePersistentFailures'];
+  if (busy >= 0.8) allowed.push('WorkqueueSaturated');
+  const notFound = [{ method: 'GET', code: '404' }] as const;
+  return {
+    name,
+    workers,
+    keys,
+    events: { rate, keys: { kind: 'uniform' }, initialKeys: Array.from({ length: failing }, (_, k) => k) },
+    onError: 'plain-add',
+    reconcileMetrics: false,
+    sync: (env) => {
+      const normal = steadySync(NORMAL_SYNC, 0.2)(env);
+      const draw = sampler(FAILING_SYNC, env.rng);
+      return (ctx) => (ctx.key < failing ? { durationMs: draw(), result: ERROR, requests: notFound } : normal(ctx));
+    },
+    truth: {
+      expected: ['WorkqueueHotLoop'],
+      allowed,
+      note: `${failing} keys fail on every sync (their source secret is missing) and are re-added with a plain add, without backoff`,
+    },
+    facts: {
+      keysInLoop: failing,
+      expectedLoopAddsPerSecond: round((failing * 1000) / meanMs(FAILING_SYNC), 1),
+      busyWorkers: round(busy * workers, 2),
+    },
+  };
+}
+
+export const hotLoopNoBackoff: Scenario = {
+  name: 'hot-loop-no-backoff',
+  summary: 'failing keys re-added with a plain add instead of addRateLimited',
+  description:
+    'A hand-written secret-mirror controller (its own client-go queue and worker loop, so no controller_runtime_* ' +
+    'series of its own) over 500 objects, 2 events per second, 4 workers. Two secrets reference a source that does ' +
+    'not exist: every sync gets a 404 and the error handler calls queue.Add instead of AddRateLimited, so each key ' +
+    'is re-queued while it is processed and synced again the moment it is done, ~100 times per second, holding a ' +
+    'worker each. workqueue_retries_total stays flat: nothing goes through the rate limiter.',
+  defaults: NO_BACKOFF,
+  build: (params) => ({
+    leader: true,
+    leaseName: leaseName(params.flavor, 'secret-operator'),
+    controllers: [noBackoffLoopController(params)],
+  }),
+};

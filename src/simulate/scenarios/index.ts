@@ -1,0 +1,48 @@
+/**
+ * The named scenarios, in the order `simulate --list` shows them: near misses first, then one per
+ * diagnosis, then the mix.
+ */
+import type { Scenario } from '../model.js';
+import { backlog, saturation } from './capacity.js';
+import { persistentFailure, requeueAsError } from './failures.js';
+import { hotLoopNoBackoff, hotLoopStatusWrite } from './hot-loops.js';
+import { mixed } from './mixed.js';
+import {
+  busyButFine,
+  healthy,
+  requeueAfterScenario,
+  resyncBurst,
+  rolloutBurst,
+  shortSpike,
+  slowButSteady,
+} from './near-misses.js';
+import { notObservable, standby } from './observability.js';
+import { blockingCall, stuckWorker } from './slow-work.js';
+
+export const SCENARIOS: readonly Scenario[] = [
+  healthy,
+  resyncBurst,
+  rolloutBurst,
+  shortSpike,
+  busyButFine,
+  slowButSteady,
+  requeueAfterScenario,
+  standby,
+  backlog,
+  saturation,
+  hotLoopStatusWrite,
+  hotLoopNoBackoff,
+  blockingCall,
+  stuckWorker,
+  persistentFailure,
+  requeueAsError,
+  notObservable,
+  mixed,
+];
+
+export const SCENARIO_NAMES: readonly string[] = SCENARIOS.map((scenario) => scenario.name);
+
+/** The scenario called `name`, or undefined. */
+export function findScenario(name: string): Scenario | undefined {
+  return SCENARIOS.find((scenario) => scenario.name === name);
+}

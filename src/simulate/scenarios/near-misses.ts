@@ -1,0 +1,357 @@
+/**
+ * Healthy controllers, several of them deliberately close to a problem's signature: none of them
+ * may be diagnosed (their ground truth expects nothing unless overridden parameters push them over).
+ */
+import { lognormal, meanMs, sampler } from '../distributions.js';
+import type { ControllerSpec, Scenario, SimulationParams } from '../model.js';
+import { requeueAfter, SUCCESS } from '../model.js';
+import { capacity, capacityTruth, leaseName, MINUTE, round, SECOND, type Sizes, sizes, steadySync } from './common.js';
+
+// ---------------------------------------------------------------------------------------------
+// healthy
+
+const HEALTHY: Sizes = { workers: 4, keys: 800, rate: 4 };
+const HEALTHY_SYNC = lognormal(8, 0.6);
+const HEALTHY_WRITE_ON_CHANGE = 0.3;
+
+/** A quiet controller: steady events (mildly skewed towards some objects), fast syncs, a 10-minute resync. */
+export function healthyController(params: SimulationParams, name = 'deployment'): ControllerSpec {
+  const { workers, keys, rate } = sizes(params, HEALTHY);
+  const utilization =
+    (rate * (1 + HEALTHY_WRITE_ON_CHANGE)) / capacity(workers, HEALTHY_SYNC) +
+    keys / ((10 * MINUTE) / SECOND) / capacity(workers, HEALTHY_SYNC);
+  return {
+    name,
+    workers,
+    keys,
+    events: { rate, keys: { kind: 'zipf', s: 0.8 }, resyncPeriodMs: 10 * MINUTE, firstResyncAtMs: 7 * MINUTE + 7_300 },
+    sync: steadySync(HEALTHY_SYNC, HEALTHY_WRITE_ON_CHANGE),
+    truth: capacityTruth(utilization),
+    facts: { meanSyncSeconds: round(meanMs(HEALTHY_SYNC) / 1000, 4), utilization: round(utilization, 3) },
+  };
+}
+
+export const healthy: Scenario = {
+  name: 'healthy',
+  summary: 'steady events, fast syncs, a 10-minute resync',
+  description:
+    'One controller over 800 objects: about 4 watch events per second, skewed towards some objects (zipf 0.8), ' +
+    'syncs of ~8 ms (log-normal), a status write on 30% of real changes (whose echo costs one more, quiet sync), ' +
+    'and a full resync every 10 minutes. Nothing to diagnose.',
+  defaults: HEALTHY,
+  build: (params) => ({
+    leader: true,
+    leaseName: leaseName(params.flavor, 'apps-operator'),
+    controllers: [healthyController(params)],
+  }),
+};
+
+// ---------------------------------------------------------------------------------------------
+// resync-burst
+
+const RESYNC: Sizes = { workers: 4, keys: 12_000, rate: 3 };
+const RESYNC_SYNC = lognormal(12, 0.5);
+const RESYNC_PERIOD_MS = 5 * MINUTE;
+
+export const resyncBurst: Scenario = {
+  name: 'resync-burst',
+  summary: 'a large population re-added by a full resync every 5 minutes; each resync drains in under a minute',
+  description:
+    '12,000 objects, 3 watch events per second, syncs of ~12 ms, 4 workers (about 290 syncs/s of capacity). ' +
+    'Every 5 minutes (first at 2m) the informer resyncs: depth jumps to 12,000 and drains in ~40 s, queue ' +
+    'latency peaks at the drain time. Periodic, bounded, and expected: not a backlog.',
+  defaults: RESYNC,
+  build: (params) => {
+    const { workers, keys, rate } = sizes(params, RESYNC);
+    const cap = capacity(workers, RESYNC_SYNC);
+    const drainSeconds = rate >= cap ? Number.POSITIVE_INFINITY : keys / (cap - rate);
+    const steady = (rate + keys / (RESYNC_PERIOD_MS / SECOND)) / cap;
+    let truth = capacityTruth(steady);
+    if (truth.expected.length === 0 && drainSeconds > RESYNC_PERIOD_MS / SECOND) {
+      truth = {
+        expected: ['WorkqueueBacklog'],
+        allowed: ['WorkqueueSaturated'],
+        note: 'a resync does not drain before the next one',
+      };
+    } else if (truth.expected.length === 0 && drainSeconds > 120) {
+      truth = {
+        expected: [],
+        allowed: ['WorkqueueSaturated', 'WorkqueueBacklog'],
+        note: `each resync takes ${Math.round(drainSeconds)} s to drain`,
+      };
+    } else if (truth.expected.length === 0) {
+      truth = { ...truth, note: `each resync drains in ${Math.round(drainSeconds)} s` };
+    }
+    return {
+      leader: true,
+      leaseName: leaseName(params.flavor, 'rbac-operator'),
+      controllers: [
+        {
+          name: 'rolebinding',
+          workers,
+          keys,
+          events: {
+            rate,
+            keys: { kind: 'uniform' },
+            resyncPeriodMs: RESYNC_PERIOD_MS,
+            firstResyncAtMs: 2 * MINUTE + 7_300,
+          },
+          sync: steadySync(RESYNC_SYNC, 0.1),
+          truth,
+          facts: {
+            capacityPerSecond: round(cap, 2),
+            drainSeconds: round(drainSeconds, 1),
+            resyncPeriodSeconds: RESYNC_PERIOD_MS / SECOND,
+          },
+        },
+      ],
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// rollout-burst
+
+const ROLLOUT: Sizes = { workers: 5, keys: 600, rate: 2 };
+const ROLLOUT_SYNC = lognormal(15, 0.4);
+
+export const rolloutBurst: Scenario = {
+  name: 'rollout-burst',
+  summary: 'bursts of many events for a few keys (rollouts), absorbed by deduplication',
+  description:
+    'A deployment controller over 600 objects, 2 events per second. Every 4 minutes (first at 1m) a rollout ' +
+    'sends 600 events per second for 10 s, all about 3 deployments (their pods changing): the queue collapses ' +
+    'them, each of the 3 keys is synced back to back (~15 ms) while events keep coming, and a status write on half ' +
+    'of those syncs echoes back. Short, bounded, deduplicated: no hot loop, no backlog.',
+  defaults: ROLLOUT,
+  build: (params) => {
+    const { workers, keys, rate } = sizes(params, ROLLOUT);
+    const utilization = (rate * 1.5) / capacity(workers, ROLLOUT_SYNC);
+    return {
+      leader: true,
+      leaseName: leaseName(params.flavor, 'apps-operator'),
+      controllers: [
+        {
+          name: 'deployment',
+          workers,
+          keys,
+          events: {
+            rate,
+            keys: { kind: 'zipf', s: 0.6 },
+            bursts: [
+              {
+                firstAtMs: 1 * MINUTE + 4_100,
+                everyMs: 4 * MINUTE,
+                durationMs: 10 * SECOND,
+                rate: 600,
+                keys: { kind: 'few', count: 3 },
+              },
+            ],
+          },
+          sync: steadySync(ROLLOUT_SYNC, 0.5),
+          truth: { ...capacityTruth(utilization), note: 'rollout bursts are absorbed by deduplication' },
+          facts: { burstEventsPerSecond: 600, burstSeconds: 10, burstKeys: 3, burstEverySeconds: 240 },
+        },
+      ],
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// short-spike
+
+const SPIKE: Sizes = { workers: 4, keys: 30_000, rate: 5 };
+const SPIKE_SYNC = lognormal(40, 0.4);
+const SPIKE_FACTOR = 1.6;
+const SPIKE_DURATION_MS = 2 * MINUTE;
+
+export const shortSpike: Scenario = {
+  name: 'short-spike',
+  summary: 'a two-minute burst of distinct keys builds real depth, then drains',
+  description:
+    'A configmap controller, 30,000 objects, 5 events per second, syncs of ~43 ms on 4 workers (~92/s). At 10m ' +
+    '(or a third into shorter runs) a bulk change touches distinct objects at 1.6× capacity for 2 minutes: depth ' +
+    'climbs to several thousand, then drains in about a minute and a half. Transient: not a backlog.',
+  defaults: SPIKE,
+  build: (params) => {
+    const { workers, keys, rate } = sizes(params, SPIKE);
+    const cap = capacity(workers, SPIKE_SYNC);
+    const spikeRate = SPIKE_FACTOR * cap;
+    const startMs = Math.min(10 * MINUTE, Math.floor(params.durationMs / 3));
+    const peak = Math.max(0, (spikeRate + rate - cap) * (SPIKE_DURATION_MS / SECOND));
+    const drainSeconds = rate >= cap ? Number.POSITIVE_INFINITY : peak / (cap - rate);
+    const drainedAtMs = startMs + SPIKE_DURATION_MS + drainSeconds * SECOND;
+    let truth = capacityTruth(rate / cap);
+    if (truth.expected.length === 0 && drainedAtMs > params.durationMs - 2 * MINUTE) {
+      truth = {
+        expected: [],
+        allowed: ['WorkqueueBacklog', 'WorkqueueSaturated'],
+        note: 'the spike has not drained well before the end',
+      };
+    } else if (truth.expected.length === 0) {
+      truth = {
+        expected: [],
+        allowed: [],
+        note: `the spike peaks near ${Math.round(peak)} items and drains ${Math.round(drainSeconds)} s after it ends`,
+      };
+    }
+    return {
+      leader: true,
+      leaseName: leaseName(params.flavor, 'config-operator'),
+      controllers: [
+        {
+          name: 'configmap',
+          workers,
+          keys,
+          events: {
+            rate,
+            keys: { kind: 'uniform' },
+            bursts: [
+              { firstAtMs: startMs, durationMs: SPIKE_DURATION_MS, rate: spikeRate, keys: { kind: 'distinct' } },
+            ],
+          },
+          sync: steadySync(SPIKE_SYNC),
+          truth,
+          facts: {
+            capacityPerSecond: round(cap, 2),
+            spikeEventsPerSecond: round(spikeRate, 2),
+            spikeStartSeconds: startMs / SECOND,
+            spikeSeconds: SPIKE_DURATION_MS / SECOND,
+            expectedPeakDepth: Math.round(peak),
+            drainSeconds: round(drainSeconds, 1),
+          },
+        },
+      ],
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// busy-but-fine
+
+const BUSY_SYNC = lognormal(100, 0.5);
+const BUSY_UTILIZATION = 0.8;
+const BUSY_WORKERS = 4;
+
+export const busyButFine: Scenario = {
+  name: 'busy-but-fine',
+  summary: 'workers ~80% busy, stable depth and latency',
+  description:
+    'An ingress controller over 20,000 objects, syncs of ~113 ms on 4 workers (~35/s), and distinct-object events ' +
+    'at 80% of that capacity (the default rate is derived from --workers). Workers are busy most of the time, a few ' +
+    'items wait, depth and queue latency stay bounded with no trend. Busy is not saturated.',
+  defaults: {
+    workers: BUSY_WORKERS,
+    keys: 20_000,
+    rate: round(BUSY_UTILIZATION * capacity(BUSY_WORKERS, BUSY_SYNC), 2),
+  },
+  build: (params) => {
+    const workers = params.workers ?? BUSY_WORKERS;
+    const cap = capacity(workers, BUSY_SYNC);
+    const rate = params.rate ?? round(BUSY_UTILIZATION * cap, 2);
+    const keys = params.keys ?? 20_000;
+    return {
+      leader: true,
+      leaseName: leaseName(params.flavor, 'ingress-operator'),
+      controllers: [
+        {
+          name: 'ingress',
+          workers,
+          keys,
+          events: { rate, keys: { kind: 'uniform' } },
+          sync: steadySync(BUSY_SYNC),
+          truth: capacityTruth(rate / cap),
+          facts: { capacityPerSecond: round(cap, 2), utilization: round(rate / cap, 3) },
+        },
+      ],
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// slow-but-steady
+
+const SLOW: Sizes = { workers: 8, keys: 2_000, rate: 1.2 };
+const SLOW_SYNC = lognormal(2_000, 0.25);
+const SLOW_WRITE_ON_CHANGE = 0.3;
+
+export const slowButSteady: Scenario = {
+  name: 'slow-but-steady',
+  summary: 'every sync takes ~2 s, enough workers, nothing queues up',
+  description:
+    'A DNS-record controller whose every sync calls a provider API: ~2 s each (log-normal, sigma 0.25, p99 ~3.6 s). ' +
+    '1.2 events per second on 8 workers keeps them ~40% busy; depth stays near 0. Uniformly slow syncs are the ' +
+    'cost of the job, not a blocking call: the longest-running processor never passes a few seconds.',
+  defaults: SLOW,
+  build: (params) => {
+    const { workers, keys, rate } = sizes(params, SLOW);
+    const utilization = (rate * (1 + SLOW_WRITE_ON_CHANGE)) / capacity(workers, SLOW_SYNC);
+    return {
+      leader: true,
+      leaseName: leaseName(params.flavor, 'dns-operator'),
+      controllers: [
+        {
+          name: 'dnsrecord',
+          workers,
+          keys,
+          events: { rate, keys: { kind: 'uniform' } },
+          sync: steadySync(SLOW_SYNC, SLOW_WRITE_ON_CHANGE),
+          truth: capacityTruth(utilization),
+          facts: { meanSyncSeconds: round(meanMs(SLOW_SYNC) / 1000, 3), utilization: round(utilization, 3) },
+        },
+      ],
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// requeue-after
+
+const REQUEUE_AFTER: Sizes = { workers: 2, keys: 400, rate: 1 };
+const POLL_MS = 30 * SECOND;
+const WAITING_SHARE = 0.3;
+const POLL_SYNC = lognormal(30, 0.5);
+
+export function requeueAfterController(params: SimulationParams, name = 'certificate'): ControllerSpec {
+  const { workers, keys, rate } = sizes(params, REQUEUE_AFTER);
+  const waiting = Math.max(1, Math.round(keys * WAITING_SHARE));
+  const polls = waiting / (POLL_MS / SECOND);
+  const utilization = (rate + polls) / capacity(workers, POLL_SYNC);
+  const truth = capacityTruth(utilization);
+  return {
+    name,
+    workers,
+    keys,
+    events: { rate, keys: { kind: 'uniform' }, initialKeys: Array.from({ length: waiting }, (_, k) => k) },
+    sync: ({ rng }) => {
+      const draw = sampler(POLL_SYNC, rng);
+      const poll = requeueAfter(POLL_MS);
+      return (ctx) => ({ durationMs: draw(), result: ctx.key < waiting ? poll : SUCCESS });
+    },
+    truth:
+      params.flavor === 'component-base'
+        ? {
+            expected: truth.expected,
+            allowed: [...truth.allowed, 'WorkqueuePersistentFailures'],
+            note: 'correct RequeueAfter polling; without controller-runtime error metrics its steady retries cannot be told from failures',
+          }
+        : { ...truth, note: 'correct RequeueAfter polling: retries without errors' },
+    facts: { waitingKeys: waiting, pollIntervalSeconds: POLL_MS / SECOND, expectedRetriesPerSecond: round(polls, 3) },
+  };
+}
+
+export const requeueAfterScenario: Scenario = {
+  name: 'requeue-after',
+  summary: 'objects waiting on an external condition, polled correctly with RequeueAfter(30s)',
+  description:
+    'A certificate controller over 400 objects; 30% of them wait on an external condition that does not resolve ' +
+    'during the run (an ACME order, a DNS record) and are polled every 30 s with RequeueAfter. client-go counts ' +
+    'every addAfter as a retry, so workqueue_retries_total rises steadily (~4/s) with no reconcile error: a retry ' +
+    'is not a failure.',
+  defaults: REQUEUE_AFTER,
+  build: (params) => ({
+    leader: true,
+    leaseName: leaseName(params.flavor, 'cert-operator'),
+    controllers: [requeueAfterController(params)],
+  }),
+};
