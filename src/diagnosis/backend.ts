@@ -2,9 +2,10 @@
  * Where the engine gets its numbers. Two implementations: in-process over the scraped or replayed history
  * (`createStoreBackend`), and a Prometheus-compatible HTTP API that evaluates the rendered PromQL on the server.
  */
+import type { History } from '../metrics/history.js';
 import { evaluate, type SeriesStore } from './evaluate.js';
 import type { Expr } from './expr.js';
-import type { InstantVector, Labels } from './vector.js';
+import { type InstantVector, type Labels, METRIC_NAME_LABEL } from './vector.js';
 
 export interface DiagnosisBackend {
   /** The vector of `expr` at each of `timesMs` (ascending, evenly spaced when more than one). */
@@ -25,6 +26,20 @@ export function createStoreBackend(store: ListableSeriesStore): DiagnosisBackend
     },
     async seriesLabels(metric, fromMs, toMs) {
       return store.seriesLabels(metric, fromMs, toMs);
+    },
+  };
+}
+
+/** The in-process history seen as a store the engine can list and evaluate (structural: no copy). */
+export function historyStore(history: History): ListableSeriesStore {
+  return {
+    instant: (metric, matchers, atMs) => history.instant(metric, matchers, atMs),
+    range: (fn, metric, matchers, atMs, windowMs) => history.range(fn, metric, matchers, atMs, windowMs),
+    seriesLabels(metric, fromMs, toMs) {
+      return history
+        .select({ metric }, fromMs, toMs)
+        .filter((view) => view.t.length > 0)
+        .map((view) => ({ ...view.labels, [METRIC_NAME_LABEL]: view.name }));
     },
   };
 }

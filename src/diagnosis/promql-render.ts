@@ -3,7 +3,10 @@
  * so it is deterministic (stable label order, shortest number form) and fully parenthesised where
  * precedence could surprise a reader.
  */
+import { formatDuration } from '../util/duration.js';
 import type { Expr, LabelMatcher, VectorMatching } from './expr.js';
+
+export { formatDuration };
 
 export type RenderOptions = {
   /**
@@ -55,7 +58,8 @@ function renderMatching(matching: VectorMatching | undefined): string {
   let text = '';
   if (matching.on !== undefined) text += ` on (${matching.on.join(', ')})`;
   else if (matching.ignoring !== undefined) text += ` ignoring (${matching.ignoring.join(', ')})`;
-  if (matching.groupLeft === true) text += ' group_left';
+  // The empty label list keeps a parenthesised right-hand side from being read as the labels to copy.
+  if (matching.groupLeft === true) text += ' group_left ()';
   return text;
 }
 
@@ -69,27 +73,4 @@ export function formatNumber(value: number): string {
   if (value === Number.POSITIVE_INFINITY) return '+Inf';
   if (value === Number.NEGATIVE_INFINITY) return '-Inf';
   return String(value);
-}
-
-/** Milliseconds as a Prometheus duration: `5m`, `1h30m`, `90s`, `1500ms`. */
-export function formatDuration(ms: number): string {
-  if (!Number.isInteger(ms) || ms < 0) throw new RangeError(`not a whole non-negative number of milliseconds: ${ms}`);
-  if (ms === 0) return '0s';
-  const units: Array<[string, number]> = [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1_000],
-    ['ms', 1],
-  ];
-  let rest = ms;
-  let text = '';
-  for (const [unit, size] of units) {
-    const count = Math.floor(rest / size);
-    if (count > 0) {
-      text += `${count}${unit}`;
-      rest -= count * size;
-    }
-  }
-  return text;
 }

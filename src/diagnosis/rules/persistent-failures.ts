@@ -1,5 +1,6 @@
-import { compare, relate, sig, where } from '../conditions.js';
-import { allOf } from '../expr.js';
+import { LABEL } from '../../metrics/names.js';
+import { compare, relate, scale, sig, where } from '../conditions.js';
+import { allOf, anyOf, binary } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
@@ -22,6 +23,18 @@ export const persistentFailures = defineRule({
       unit: '1/s',
       description: 'Reconcile errors per second over the sustained window at or above which failures persist.',
     },
+    minRetryRate: {
+      default: 0.02,
+      unit: '1/s',
+      description:
+        'Without reconcile metrics: retries per second over the sustained window at or above which keys keep being retried.',
+    },
+    minRetryShare: {
+      default: 0.02,
+      unit: 'ratio',
+      description:
+        'Without reconcile metrics: retries per add at or above which retries are a steady part of the work.',
+    },
     minRetryPerError: {
       default: 0.5,
       unit: 'ratio',
@@ -30,9 +43,23 @@ export const persistentFailures = defineRule({
   },
   forMs: 10 * MINUTE_MS,
   condition: (t) =>
-    allOf(
-      where(sig('sustainedRetryRate'), compare('sustainedErrorRate', '>=', t.minErrorRate), 'controller'),
-      relate(sig('sustainedRetryRate'), '>=', 'sustainedErrorRate', t.minRetryPerError),
+    anyOf(
+      // With controller-runtime's reconcile errors: errors persist and go through the rate limiter.
+      allOf(
+        where(sig('sustainedRetryRate'), compare('sustainedErrorRate', '>=', t.minErrorRate), 'controller'),
+        relate(sig('sustainedRetryRate'), '>=', 'sustainedErrorRate', t.minRetryPerError),
+      ),
+      // Without them (kube-controller-manager, plain client-go): sustained retries are all there is, and
+      // correct RequeueAfter polling cannot be told from them; the text says so.
+      binary(
+        'unless',
+        allOf(
+          compare('sustainedRetryRate', '>=', t.minRetryRate),
+          binary('>=', sig('retryRate'), scale('addRate', t.minRetryShare)),
+        ),
+        sig('sustainedErrorRate'),
+        { ignoring: [LABEL.name] },
+      ),
     ),
   evidence: [
     'sustainedErrorRate',
@@ -56,13 +83,17 @@ export const persistentFailures = defineRule({
   },
   text: {
     summary: ({ signals }) =>
-      `Reconciles keep failing: ${formatValue(signals.sustainedErrorRate)} errors (${formatValue(signals.errorRatio)} of reconciles), retried with backoff at ${formatValue(signals.sustainedRetryRate)}.`,
+      numberOf(signals.sustainedErrorRate) === undefined
+        ? `Keys keep being retried: ${formatValue(signals.sustainedRetryRate)} retries (${formatValue(signals.addRate)} adds); no reconcile error metric to tell failures from RequeueAfter polling.`
+        : `Reconciles keep failing: ${formatValue(signals.sustainedErrorRate)} errors (${formatValue(signals.errorRatio)} of reconciles), retried with backoff at ${formatValue(signals.sustainedRetryRate)}.`,
     meaning:
       'Some objects fail to reconcile again and again. Backoff keeps the controller from spinning, but those objects are not converging, and each retry waits longer than the last (up to about 16 minutes).',
     cause: ({ signals }) =>
-      looksNotReady(signals)
-        ? 'The failing objects do succeed later: this looks like "not ready yet" (waiting for another object, a volume, an external condition) returned as an error. That pollutes the error metrics and puts healthy objects on exponential backoff, so they converge late.'
-        : 'A dependency keeps failing for these objects: an API call rejected (validation, RBAC, conflict), an external service down, or invalid user input the controller cannot fix.',
+      numberOf(signals.sustainedErrorRate) === undefined
+        ? 'Keys are requeued with a delay again and again. Without reconcile error metrics this is either a dependency that keeps failing (retries with backoff) or correct RequeueAfter/AddAfter polling of objects that are not ready; the controller logs tell which.'
+        : looksNotReady(signals)
+          ? 'The failing objects do succeed later: this looks like "not ready yet" (waiting for another object, a volume, an external condition) returned as an error. That pollutes the error metrics and puts healthy objects on exponential backoff, so they converge late.'
+          : 'A dependency keeps failing for these objects: an API call rejected (validation, RBAC, conflict), an external service down, or invalid user input the controller cannot fix.',
     fix: ({ signals }) =>
       looksNotReady(signals)
         ? 'For "not ready yet", return ctrl.Result{RequeueAfter: interval} with a nil error (or AddAfter), and keep errors for real failures. Surface the waiting state in a status condition.'

@@ -1,0 +1,41 @@
+/** A recording replayed as if scraped: the whole file is loaded into an unbounded history at once. */
+import { createStoreBackend, historyStore } from '../diagnosis/backend.js';
+import { targetName } from '../diagnosis/queue-identity.js';
+import { History } from '../metrics/history.js';
+import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
+import { keepFamilies } from '../metrics/parser.js';
+import { loadRecording, type Recording, readRecording } from '../metrics/recording.js';
+import type { MetricsSource } from './source.js';
+
+export async function openRecordingSource(file: string): Promise<MetricsSource> {
+  return recordingSource(await readRecording(file, recordingOptions()));
+}
+
+/** The same from recording text already in memory (`file` names targets without job/instance labels). */
+export function recordingSourceFromText(text: string, file: string): MetricsSource {
+  return recordingSource(loadRecording(text, file, recordingOptions()));
+}
+
+function recordingOptions() {
+  return {
+    history: new History({ retentionMs: Number.POSITIVE_INFINITY, maxSamplesPerSeries: Number.POSITIVE_INFINITY }),
+    keep: keepFamilies(DIAGNOSTIC_FAMILIES),
+  };
+}
+
+function recordingSource(recording: Recording): MetricsSource {
+  const history = recording.history;
+  return {
+    kind: 'recording',
+    backend: createStoreBackend(historyStore(history)),
+    targets: () =>
+      history
+        .targets()
+        .map((t) => ({ name: targetName(t.labels) === 'unknown' ? t.id : targetName(t.labels), labels: t.labels })),
+    dataRange: () =>
+      recording.startMs === undefined || recording.endMs === undefined
+        ? undefined
+        : { startMs: recording.startMs, endMs: recording.endMs },
+    close: async () => {},
+  };
+}

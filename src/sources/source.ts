@@ -1,0 +1,26 @@
+/**
+ * Where the numbers come from: one interface, three implementations.
+ * - `scrape`: live targets scraped into the in-process history (sidecar default, discovery);
+ * - `recording`: a recording file replayed into the history as if scraped;
+ * - `prometheus`: a Prometheus-compatible HTTP API that evaluates every signal's PromQL itself.
+ * The engine sees only `backend` (evaluation) and `targets()` (what was read, and what failed).
+ */
+import type { DiagnosisBackend } from '../diagnosis/backend.js';
+import type { TargetState } from '../diagnosis/engine.js';
+
+export type SourceKind = 'scrape' | 'recording' | 'prometheus';
+
+export interface MetricsSource {
+  readonly kind: SourceKind;
+  readonly backend: DiagnosisBackend;
+  /** Targets known to the source, each with its scrape error when it could not be read. Empty in Prometheus mode. */
+  targets(): TargetState[];
+  /**
+   * The time span with data: a recording's first and last sample, the scraped history's; undefined where
+   * the source cannot tell (Prometheus). The engine shortens `for` durations to it and `diagnose` defaults
+   * `--at` to its end.
+   */
+  dataRange(): { readonly startMs: number; readonly endMs: number } | undefined;
+  /** Releases timers, sockets and workers. Idempotent. */
+  close(): Promise<void>;
+}
