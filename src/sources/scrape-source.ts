@@ -1,0 +1,488 @@
+/**
+ * The `scrape` source: live targets scraped into the in-process history (the sidecar default).
+ *
+ * Contract:
+ * - Targets come from a `TargetProvider` (a fixed list, or a provider with `targets()` and
+ *   `on('change')` such as the pod discovery). Each target is stored under its own labels with `job`
+ *   and `instance` filled in (`scrapeLabels`); scraped labels never override them (the history keeps
+ *   a clashing scraped label as `exported_<name>`).
+ * - One scrape: fetch the page (`timeoutMs`, `maxBytes`, token, TLS), parse only
+ *   `DIAGNOSTIC_FAMILIES` (other families are skipped without being tokenized), append to the history
+ *   at the scrape's start time (`clock.now()`), record health. Scrapes run at most `concurrency` at
+ *   once and never twice at once for one target; a tick that finds a target still busy skips it and
+ *   counts it in `skippedScrapes`.
+ * - A failed scrape (fetch error, malformed page: `parse_error` naming the line and column) records
+ *   the error in the target's health and puts stale markers on the target's series at the scrape
+ *   time, as Prometheus does; samples already held are kept, so a malformed page loses nothing.
+ *   Scraping never throws.
+ * - A target that leaves the provider is dropped from `health()` and `targets()` at once, its
+ *   in-flight scrape is aborted and its series are marked stale at once. Its data stays queryable
+ *   until `removeAfterMs` (default: the history's retention, when the data has aged out anyway) has
+ *   passed; the target is then removed from the history. A target whose labels change (same key) is
+ *   treated the same way: the old label set retires, the new one starts fresh.
+ * - `targets()` reports a scrape error for a target only when its last scrape failed and it has no
+ *   fresh data: it never scraped successfully, or its last success is at least 1.5 intervals older
+ *   than its last failure (two scheduled scrapes in a row failed). A single failed scrape of a target
+ *   that otherwise answers (flapping) is visible in `health()`, not as a target error.
+ * - `stop()` stops the interval, aborts in-flight scrapes (their results are discarded) and waits for
+ *   them; `start()` may be called again. `close()` also stops following the provider and closes the
+ *   source's HTTP agents; it is final and idempotent.
+ */
+import { performance } from 'node:perf_hooks';
+import { createStoreBackend, historyStore } from '../diagnosis/backend.js';
+import type { TargetState } from '../diagnosis/engine.js';
+import { targetName } from '../diagnosis/queue-identity.js';
+import type { Target } from '../discovery/target.js';
+import { isExpositionError } from '../metrics/exposition-error.js';
+import { History } from '../metrics/history.js';
+import { fetchMetricsPage, isScrapeError } from '../metrics/http-fetch.js';
+import { createHttpAgents } from '../metrics/http-transport.js';
+import { labelsOf } from '../metrics/labels.js';
+import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
+import { parsePage } from '../metrics/parse-off-thread.js';
+import type { ExpositionFormat, ParsedPage } from '../metrics/parsed-page.js';
+import type { ScrapeErrorCode } from '../metrics/scrape-error.js';
+import { redactUrl } from '../metrics/scrape-error.js';
+import { createScrapeScheduler } from '../metrics/scrape-scheduler.js';
+import {
+  newTargetHealth,
+  recordScrapeFailure,
+  recordScrapeSuccess,
+  recordSkippedScrape,
+  type TargetHealth,
+} from '../metrics/target-health.js';
+import type { MetricsSource } from './source.js';
+import { isDynamicProvider, labelSignature, scrapeLabels, type TargetProvider } from './target-provider.js';
+
+export type { DynamicTargetProvider, TargetProvider } from './target-provider.js';
+
+export const DEFAULT_SCRAPE_INTERVAL_MS = 15_000;
+export const MAX_DEFAULT_SCRAPE_TIMEOUT_MS = 10_000;
+export const DEFAULT_SCRAPE_MAX_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_SCRAPE_CONCURRENCY = 8;
+/** A target's last success must be this many intervals older than its last failure to count as down. */
+const ERROR_AFTER_INTERVALS = 1.5;
+/** `History.prune` runs at most this often. */
+const PRUNE_EVERY_MS = 60_000;
+
+/** Failure codes beyond the fetch's own. */
+export type ScrapeSourceErrorCode =
+  | ScrapeErrorCode
+  /** The page is not valid exposition text; the message names the line and column. */
+  | 'parse_error'
+  /** The clock went backwards: the scrape time is not after the target's previous one. */
+  | 'out_of_order'
+  /** Anything else (e.g. the parse worker died, or a history shared with other writers refused the page). */
+  | 'internal';
+
+/** Reported to `onScrape` after every scrape that ran (not after skipped or discarded ones). */
+export interface ScrapeEvent {
+  readonly target: Target;
+  /** Fetch, parse and append, in milliseconds of real time. */
+  readonly durationMs: number;
+  readonly ok: boolean;
+  readonly errorCode?: ScrapeSourceErrorCode;
+  /** Samples kept from the page (diagnostic families only); 0 on failure. */
+  readonly samples: number;
+  /** Uncompressed bytes read (on failure: as far as the fetch got, when known). */
+  readonly bytes: number;
+}
+
+export interface ScrapeSourceOptions {
+  readonly targets: TargetProvider;
+  /** Default 15 s. */
+  readonly intervalMs?: number;
+  /** Bound on one fetch. Default min(10 s, 0.8 × interval); must be below the interval. */
+  readonly timeoutMs?: number;
+  /** Bound on the uncompressed page. Default 32 MiB. */
+  readonly maxBytes?: number;
+  /** Scrapes running at once. Default 8. */
+  readonly concurrency?: number;
+  readonly bearerTokenFile?: string;
+  readonly caFile?: string;
+  readonly insecureSkipVerify?: boolean;
+  /** Default: a new `History` with its default (30 minute) retention. */
+  readonly history?: History;
+  /** Scrape times come from here (default `Date.now`); durations are always real time. */
+  readonly clock?: { now(): number };
+  /** How long a vanished target's data stays before the target is removed. Default: the history's retention. */
+  readonly removeAfterMs?: number;
+  /** Called after every scrape, e.g. for the service's own metrics. Exceptions are ignored. */
+  readonly onScrape?: (event: ScrapeEvent) => void;
+}
+
+export interface ScrapeSource extends MetricsSource {
+  readonly kind: 'scrape';
+  readonly history: History;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  /** Scrapes every current target once and resolves when all are done. Never rejects. */
+  scrapeOnce(): Promise<void>;
+  /** Scrapes at once, then every `intervalMs` (the timer does not keep the process alive). Idempotent. */
+  start(): void;
+  /** Stops the timer, aborts in-flight scrapes and waits for them. */
+  stop(): Promise<void>;
+  /** Scrape health of the current targets, by key. */
+  health(): TargetHealth[];
+}
+
+interface Entry {
+  target: Target;
+  labels: Record<string, string>;
+  labelSig: string;
+  historyId: string;
+  health: TargetHealth;
+  lastSuccessAt: number | undefined;
+  lastFailureAt: number | undefined;
+  lastFailed: boolean;
+  /** Set while a scrape of this entry runs; `done` settles when it has finished with the history. */
+  inFlight: { controller: AbortController; done: Promise<void> } | undefined;
+  retired: boolean;
+}
+
+class ScrapeFailure extends Error {
+  readonly code: ScrapeSourceErrorCode;
+  readonly bytes: number | undefined;
+  constructor(code: ScrapeSourceErrorCode, message: string, options: { cause?: unknown; bytes?: number } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ScrapeFailure';
+    this.code = code;
+    this.bytes = options.bytes;
+  }
+}
+
+export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
+  const intervalMs = options.intervalMs ?? DEFAULT_SCRAPE_INTERVAL_MS;
+  if (!(Number.isFinite(intervalMs) && intervalMs > 0)) {
+    throw new RangeError(`scrape interval must be a positive number of milliseconds, got ${intervalMs}`);
+  }
+  const timeoutMs = options.timeoutMs ?? Math.min(MAX_DEFAULT_SCRAPE_TIMEOUT_MS, 0.8 * intervalMs);
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new RangeError(`scrape timeout must be a positive number of milliseconds, got ${timeoutMs}`);
+  }
+  if (timeoutMs >= intervalMs) {
+    throw new RangeError(`scrape timeout (${timeoutMs} ms) must be below the scrape interval (${intervalMs} ms)`);
+  }
+  const maxBytes = options.maxBytes ?? DEFAULT_SCRAPE_MAX_BYTES;
+  if (!(Number.isInteger(maxBytes) && maxBytes > 0)) {
+    throw new RangeError(`scrape size limit must be a positive integer number of bytes, got ${maxBytes}`);
+  }
+  const concurrency = options.concurrency ?? DEFAULT_SCRAPE_CONCURRENCY;
+  const scheduler = createScrapeScheduler({ concurrency });
+  const history = options.history ?? new History();
+  const clock = options.clock ?? { now: Date.now };
+  const removeAfterMs = options.removeAfterMs ?? history.retentionMs;
+  if (!(removeAfterMs >= 0)) throw new RangeError(`removeAfterMs must not be negative, got ${removeAfterMs}`);
+  const agents = createHttpAgents();
+  const provider = options.targets;
+
+  /** Current targets by key. */
+  const entries = new Map<string, Entry>();
+  /** Label signatures of the history ids this source writes. */
+  const historyIds = new Map<string, string>();
+  /** Newest time written (sample or stale marker) per history id. */
+  const lastWriteMs = new Map<string, number>();
+  /** Retired history ids and when they retired. */
+  const retiredAt = new Map<string, number>();
+  const rounds = new Set<Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  /** Aborted by `stop()`: scrapes started under it (or waiting for a slot) are abandoned. */
+  let lifetime = new AbortController();
+  let lastPruneMs = Number.NEGATIVE_INFINITY;
+  let closed = false;
+
+  const allocateHistoryId = (key: string, sig: string): string => {
+    const inUse = new Set<string>();
+    for (const e of entries.values()) inUse.add(e.historyId);
+    for (let n = 1; ; n++) {
+      const id = n === 1 ? key : `${key}#${n}`;
+      const known = historyIds.get(id);
+      if (known === undefined || (known === sig && !inUse.has(id))) {
+        historyIds.set(id, sig);
+        retiredAt.delete(id);
+        return id;
+      }
+    }
+  };
+
+  const markStale = (historyId: string, atMs: number): void => {
+    const last = lastWriteMs.get(historyId) ?? Number.NEGATIVE_INFINITY;
+    const at = Math.max(atMs, last);
+    history.markStale(historyId, at);
+    lastWriteMs.set(historyId, at);
+  };
+
+  /** Stops scraping an entry's history id: aborts its scrape, then marks its series stale. */
+  const retire = (entry: Entry): void => {
+    entry.retired = true;
+    const id = entry.historyId;
+    const finish = (): void => {
+      // Revived in the meantime (same key and labels came back): nothing to retire.
+      if ([...entries.values()].some((e) => e.historyId === id && !e.retired)) return;
+      const now = clock.now();
+      markStale(id, now);
+      retiredAt.set(id, now);
+    };
+    const inFlight = entry.inFlight;
+    if (inFlight === undefined) {
+      finish();
+    } else {
+      inFlight.controller.abort();
+      void inFlight.done.then(finish);
+    }
+  };
+
+  const syncTargets = (list: readonly Target[]): void => {
+    if (closed) return;
+    const next = new Map<string, Target>();
+    for (const t of list) next.set(t.key, t);
+    for (const [key, entry] of [...entries]) {
+      if (next.has(key)) continue;
+      entries.delete(key);
+      retire(entry);
+    }
+    for (const [key, target] of next) {
+      const labels = scrapeLabels(target);
+      const sig = labelSignature(labels);
+      const entry = entries.get(key);
+      if (entry !== undefined && entry.labelSig === sig) {
+        if (entry.target.url !== target.url) entry.health = { ...entry.health, url: target.url };
+        entry.target = target;
+        continue;
+      }
+      if (entry !== undefined) {
+        entries.delete(key);
+        retire(entry);
+      }
+      entries.set(key, {
+        target,
+        labels,
+        labelSig: sig,
+        historyId: allocateHistoryId(key, sig),
+        health: entry === undefined ? newTargetHealth(key, target.url) : { ...entry.health, url: target.url },
+        lastSuccessAt: undefined,
+        lastFailureAt: undefined,
+        lastFailed: false,
+        inFlight: undefined,
+        retired: false,
+      });
+    }
+  };
+
+  const unsubscribe = isDynamicProvider(provider) ? provider.on('change', (list) => syncTargets(list)) : undefined;
+  const currentTargets = (): readonly Target[] => (isDynamicProvider(provider) ? provider.targets() : provider);
+  syncTargets(currentTargets());
+
+  const report = (event: ScrapeEvent): void => {
+    if (options.onScrape === undefined) return;
+    try {
+      options.onScrape(event);
+    } catch {
+      // the hook must not break scraping
+    }
+  };
+
+  const scrapeEntry = async (entry: Entry): Promise<void> => {
+    const controller = new AbortController();
+    const signal = AbortSignal.any([controller.signal, lifetime.signal]);
+    // Retired while waiting for a slot, or stopped.
+    if (signal.aborted || entry.retired) return;
+    let finished!: () => void;
+    entry.inFlight = { controller, done: new Promise<void>((resolve) => (finished = resolve)) };
+    const { historyId, labels } = entry;
+    const url = entry.target.url;
+    const target: Target = { key: entry.target.key, url, labels: { ...labels } };
+    const atMs = clock.now();
+    const started = performance.now();
+    let bytes = 0;
+    try {
+      const previous = lastWriteMs.get(historyId);
+      if (previous !== undefined && !(atMs > previous)) {
+        throw new ScrapeFailure(
+          'out_of_order',
+          `${redactUrl(url)}: scrape time ${new Date(atMs).toISOString()} is not after the previous one (${new Date(previous).toISOString()}); did the clock go backwards?`,
+        );
+      }
+      const fetched = await fetchMetricsPage(
+        { url },
+        {
+          timeoutMs,
+          maxBytes,
+          signal,
+          agents,
+          ...(options.bearerTokenFile !== undefined ? { bearerTokenFile: options.bearerTokenFile } : {}),
+          ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
+          ...(options.insecureSkipVerify !== undefined ? { insecureSkipVerify: options.insecureSkipVerify } : {}),
+        },
+      );
+      bytes = fetched.bytes;
+      if (signal.aborted) return;
+      const page = await parse(fetched.body, fetched.format, url, maxBytes);
+      if (signal.aborted) return;
+      try {
+        await history.appendInChunks({ id: historyId, labels }, page, atMs);
+      } catch (err) {
+        throw new ScrapeFailure('internal', `${redactUrl(url)}: cannot store the page: ${errorMessage(err)}`, {
+          cause: err,
+        });
+      }
+      lastWriteMs.set(historyId, atMs);
+      const durationMs = performance.now() - started;
+      entry.health = recordScrapeSuccess(entry.health, {
+        at: clock.now(),
+        durationMs,
+        bytes,
+        samples: page.samples.count,
+      });
+      entry.lastSuccessAt = atMs;
+      entry.lastFailed = false;
+      report({ target, durationMs, ok: true, samples: page.samples.count, bytes });
+    } catch (err) {
+      if (signal.aborted) return;
+      const failure = toFailure(err, url);
+      const durationMs = performance.now() - started;
+      entry.health = recordScrapeFailure(entry.health, { at: clock.now(), durationMs, error: failure });
+      entry.lastFailureAt = atMs;
+      entry.lastFailed = true;
+      if (failure.code !== 'out_of_order') markStale(historyId, atMs);
+      report({ target, durationMs, ok: false, errorCode: failure.code, samples: 0, bytes: failure.bytes ?? bytes });
+    } finally {
+      entry.inFlight = undefined;
+      finished();
+    }
+  };
+
+  const housekeeping = (): void => {
+    const now = clock.now();
+    for (const [id, at] of [...retiredAt]) {
+      if (now - at < removeAfterMs) continue;
+      history.removeTarget(id);
+      retiredAt.delete(id);
+      historyIds.delete(id);
+      lastWriteMs.delete(id);
+    }
+    if (Number.isFinite(history.retentionMs) && now - lastPruneMs >= Math.min(PRUNE_EVERY_MS, history.retentionMs)) {
+      history.prune(now);
+      lastPruneMs = now;
+    }
+  };
+
+  const round = async (): Promise<void> => {
+    if (closed) return;
+    syncTargets(currentTargets());
+    await Promise.all(
+      [...entries.values()].map(async (entry) => {
+        try {
+          const run = await scheduler.run(entry.target.key, () => scrapeEntry(entry));
+          if (!run.ran) entry.health = recordSkippedScrape(entry.health);
+        } catch {
+          // scrapeEntry records its own failures
+        }
+      }),
+    );
+    try {
+      housekeeping();
+    } catch {
+      // nothing here may break the next round
+    }
+  };
+
+  const tracked = (): Promise<void> => {
+    const p = round();
+    rounds.add(p);
+    void p.finally(() => rounds.delete(p));
+    return p;
+  };
+
+  const stop = async (): Promise<void> => {
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+    lifetime.abort();
+    await Promise.all([...rounds]);
+    await scheduler.idle();
+    if (!closed) lifetime = new AbortController();
+  };
+
+  const dataRange = (): { startMs: number; endMs: number } | undefined => {
+    let start = Number.POSITIVE_INFINITY;
+    let end = Number.NEGATIVE_INFINITY;
+    for (const t of history.targets()) {
+      if (t.firstMs !== undefined) start = Math.min(start, t.firstMs);
+      if (t.lastMs !== undefined) end = Math.max(end, t.lastMs);
+    }
+    return Number.isFinite(start) && Number.isFinite(end) ? { startMs: start, endMs: end } : undefined;
+  };
+
+  const sortedEntries = (): Entry[] => [...entries.values()].sort((a, b) => compare(a.target.key, b.target.key));
+
+  return {
+    kind: 'scrape',
+    history,
+    intervalMs,
+    timeoutMs,
+    backend: createStoreBackend(historyStore(history)),
+    scrapeOnce: () => tracked(),
+    start() {
+      if (closed) throw new Error('the scrape source is closed');
+      if (timer !== undefined) return;
+      timer = setInterval(() => void tracked(), intervalMs);
+      timer.unref();
+      void tracked();
+    },
+    stop,
+    health: () => sortedEntries().map((e) => e.health),
+    targets: (): TargetState[] =>
+      sortedEntries().map((e) => {
+        const labels = labelsOf(e.labels);
+        const state = { name: targetName(labels), labels };
+        const err = e.health.lastError;
+        return hasNoFreshData(e, intervalMs) && err !== null
+          ? { ...state, error: { code: err.code, message: err.message } }
+          : state;
+      }),
+    dataRange,
+    async close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe?.();
+      await stop();
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+/** The rule for reporting a target error (see the module comment). */
+function hasNoFreshData(entry: Entry, intervalMs: number): boolean {
+  if (!entry.lastFailed || entry.lastFailureAt === undefined) return false;
+  if (entry.lastSuccessAt === undefined) return true;
+  return entry.lastFailureAt - entry.lastSuccessAt >= ERROR_AFTER_INTERVALS * intervalMs;
+}
+
+async function parse(body: string, format: ExpositionFormat, url: string, maxBytes: number): Promise<ParsedPage> {
+  try {
+    return await parsePage(body, { format, keepFamilies: DIAGNOSTIC_FAMILIES, maxBytes, source: redactUrl(url) });
+  } catch (err) {
+    if (isExpositionError(err)) throw new ScrapeFailure('parse_error', err.message, { cause: err });
+    throw new ScrapeFailure('internal', `${redactUrl(url)}: cannot parse the page: ${errorMessage(err)}`, {
+      cause: err,
+    });
+  }
+}
+
+function toFailure(err: unknown, url: string): ScrapeFailure {
+  if (err instanceof ScrapeFailure) return err;
+  if (isScrapeError(err)) {
+    const options = err.bytes === undefined ? { cause: err } : { cause: err, bytes: err.bytes };
+    return new ScrapeFailure(err.code, err.message, options);
+  }
+  return new ScrapeFailure('internal', `${redactUrl(url)}: ${errorMessage(err)}`, { cause: err });
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

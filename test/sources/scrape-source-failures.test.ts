@@ -1,0 +1,312 @@
+import { once } from 'node:events';
+import type http from 'node:http';
+import zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { staticTargets } from '../../src/discovery/static.js';
+import { WORKQUEUE } from '../../src/metrics/names.js';
+import type { ScrapeEvent } from '../../src/sources/scrape-source.js';
+import { unusedPort } from '../support/local-server.js';
+import { ManualClock, queuePage, scrapeSource, serve, serveOnPort, servePage, TEXT_CT } from './scrape-support.js';
+
+const INTERVAL = 15_000;
+
+/** Resolves on 'drain' or 'close'. */
+function drainOrClose(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+function depthValues(src: { history: { select: (s: { metric: string }) => { v: Float64Array }[] } }): number[][] {
+  return src.history.select({ metric: WORKQUEUE.depth }).map((view) => [...view.v]);
+}
+
+describe('scrape source: failing targets', () => {
+  it('times out a slow target with code timeout while the other targets are scraped', async () => {
+    const held: http.ServerResponse[] = [];
+    const slow = await serve((_req, res) => {
+      held.push(res);
+    });
+    const fast = await servePage(() => queuePage({ depth: 4, adds: 9 }));
+    const clock = new ManualClock();
+    const events: ScrapeEvent[] = [];
+    const src = scrapeSource({
+      targets: staticTargets([`${slow.origin}/metrics`, `${fast.origin}/metrics`]),
+      clock,
+      intervalMs: 1_000,
+      timeoutMs: 200,
+      onScrape: (e) => events.push(e),
+    });
+    await src.scrapeOnce();
+    const health = new Map(src.health().map((h) => [h.key, h]));
+    expect(health.get(`${slow.origin}/metrics`)).toMatchObject({
+      up: false,
+      consecutiveFailures: 1,
+      lastError: { code: 'timeout', at: clock.t },
+    });
+    expect(health.get(`${slow.origin}/metrics`)?.lastError?.message).toContain(`GET ${slow.origin}/metrics`);
+    expect(health.get(`${fast.origin}/metrics`)).toMatchObject({ up: true, lastError: null, samples: 2 });
+    expect(src.history.instant(WORKQUEUE.depth, [], clock.t).map((s) => s.value)).toEqual([4]);
+    const byUrl = new Map(events.map((e) => [e.target.url, e]));
+    expect(byUrl.get(`${slow.origin}/metrics`)).toMatchObject({ ok: false, errorCode: 'timeout', samples: 0 });
+    expect(byUrl.get(`${fast.origin}/metrics`)).toMatchObject({ ok: true, samples: 2 });
+    // Never scraped successfully: the engine is told the target could not be read.
+    const slowState = src.targets().find((t) => t.name === `static/127.0.0.1:${slow.port}`);
+    expect(slowState?.error?.code).toBe('timeout');
+  });
+
+  it('fails a page over the size limit with too_large and keeps the data it had', async () => {
+    let huge = false;
+    const lines = [`# TYPE ${WORKQUEUE.depth} gauge`];
+    for (let i = 0; i < 5_000; i++) lines.push(`${WORKQUEUE.depth}{controller="c",name="queue-${i}"} ${i}`);
+    const hugePage = `${lines.join('\n')}\n`;
+    const s = await servePage(() => (huge ? hugePage : queuePage({ depth: 7, adds: 1 })));
+    const clock = new ManualClock();
+    const limit = 64 * 1024;
+    expect(Buffer.byteLength(hugePage)).toBeGreaterThan(2 * limit);
+    const src = scrapeSource({ targets: staticTargets([`${s.origin}/metrics`]), clock, maxBytes: limit });
+    await src.scrapeOnce();
+    const first = clock.t;
+    huge = true;
+    clock.advance(INTERVAL);
+    await src.scrapeOnce();
+    const h = src.health()[0];
+    expect(h).toMatchObject({
+      up: false,
+      lastError: { code: 'too_large' },
+      bytes: queuePage({ depth: 7, adds: 1 }).length,
+    });
+    expect(h?.lastError?.message).toContain(`GET ${s.origin}/metrics`);
+    // Nothing held is lost; the failed scrape hides the series from instant queries from then on.
+    expect(src.history.select({ metric: WORKQUEUE.depth }).map((v) => [[...v.t], [...v.v]])).toEqual([[[first], [7]]]);
+    expect(src.history.instant(WORKQUEUE.depth, [], clock.t)).toEqual([]);
+    expect(src.history.instant(WORKQUEUE.depth, [], clock.t - 1).map((x) => x.value)).toEqual([7]);
+  });
+
+  it('stops reading a gzip bomb at the size limit with too_large', async () => {
+    const mib = Buffer.alloc(1 << 20);
+    // A byte-aligned run of deflate blocks for 1 MiB of zeros; repeated, it makes a valid stream of any length.
+    const block = zlib.deflateRawSync(mib, { level: 9, finishFlush: zlib.constants.Z_FULL_FLUSH });
+    const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
+    const blocks = 64 * 1024; // 64 GiB uncompressed, about 68 MB compressed
+    let compressedSent = 0;
+    let serverDone: Promise<unknown> = Promise.resolve();
+    const bomb = await serve(async (_req, res) => {
+      serverDone = once(res, 'close');
+      res.writeHead(200, { 'content-type': TEXT_CT, 'content-encoding': 'gzip' });
+      res.write(header);
+      const batch = Buffer.concat(Array.from({ length: 64 }, () => block));
+      for (let i = 0; i < blocks / 64 && !res.destroyed; i++) {
+        compressedSent += batch.length;
+        if (!res.write(batch)) await drainOrClose(res);
+      }
+      res.end();
+    });
+    const fine = await servePage(() => queuePage({ depth: 1, adds: 1 }));
+    const clock = new ManualClock();
+    const events: ScrapeEvent[] = [];
+    const limit = 1 << 20;
+    const src = scrapeSource({
+      targets: staticTargets([`${bomb.origin}/metrics`, `${fine.origin}/metrics`]),
+      clock,
+      maxBytes: limit,
+      onScrape: (e) => events.push(e),
+    });
+    await src.scrapeOnce();
+    const health = new Map(src.health().map((h) => [h.key, h]));
+    expect(health.get(`${bomb.origin}/metrics`)).toMatchObject({ up: false, lastError: { code: 'too_large' } });
+    expect(health.get(`${fine.origin}/metrics`)).toMatchObject({ up: true });
+    const event = events.find((e) => e.target.url === `${bomb.origin}/metrics`);
+    expect(event).toMatchObject({ ok: false, errorCode: 'too_large' });
+    expect(event?.bytes).toBeGreaterThan(limit);
+    expect(event?.bytes).toBeLessThanOrEqual(limit + (1 << 20));
+    await serverDone;
+    expect(compressedSent).toBeLessThan((header.length + blocks * block.length) / 4);
+  });
+
+  it('reports a malformed page as parse_error naming line and column, and loses nothing already held', async () => {
+    let malformed = false;
+    const bad = `# TYPE ${WORKQUEUE.depth} gauge\n${WORKQUEUE.depth}{name="a"} 1\n${WORKQUEUE.depth}{name="b" 2\n`;
+    const s = await servePage(() => (malformed ? bad : queuePage({ depth: 3, adds: 30 })));
+    const clock = new ManualClock();
+    const events: ScrapeEvent[] = [];
+    const src = scrapeSource({
+      targets: staticTargets([`${s.origin}/metrics`]),
+      clock,
+      onScrape: (e) => events.push(e),
+    });
+    await src.scrapeOnce();
+    const first = clock.t;
+    malformed = true;
+    clock.advance(INTERVAL);
+    await src.scrapeOnce();
+    const h = src.health()[0];
+    expect(h?.lastError).toEqual({
+      code: 'parse_error',
+      message: `${s.origin}/metrics: line 3, column 26: expected comma or closing brace, got "2"`,
+      at: clock.t,
+    });
+    expect(events.map((e) => [e.ok, e.errorCode])).toEqual([
+      [true, undefined],
+      [false, 'parse_error'],
+    ]);
+    // The valid first line of the malformed page was not stored; the earlier scrape is intact.
+    expect(depthValues(src)).toEqual([[3]]);
+    expect(src.history.select({ metric: WORKQUEUE.adds }).map((v) => [[...v.t], [...v.v]])).toEqual([[[first], [30]]]);
+    expect(src.history.instant(WORKQUEUE.adds, [], clock.t)).toEqual([]);
+    // One failed scrape after a good one is not yet a target error.
+    expect(src.targets()[0]?.error).toBeUndefined();
+    clock.advance(INTERVAL);
+    await src.scrapeOnce();
+    expect(src.targets()[0]?.error).toEqual({
+      code: 'parse_error',
+      message: `${s.origin}/metrics: line 3, column 26: expected comma or closing brace, got "2"`,
+    });
+  });
+
+  it('reports HTTP 500 as http_status', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('boom');
+    });
+    const clock = new ManualClock();
+    const src = scrapeSource({ targets: staticTargets([`${s.origin}/metrics`]), clock });
+    await src.scrapeOnce();
+    const message = `GET ${s.origin}/metrics: HTTP 500 Internal Server Error`;
+    expect(src.health()[0]).toMatchObject({
+      up: false,
+      consecutiveFailures: 1,
+      lastError: { code: 'http_status', message, at: clock.t },
+      samples: null,
+    });
+    expect(src.targets()).toEqual([
+      {
+        name: `static/127.0.0.1:${s.port}`,
+        labels: { instance: `127.0.0.1:${s.port}`, job: 'static' },
+        error: { code: 'http_status', message },
+      },
+    ]);
+    expect(src.dataRange()).toBeUndefined();
+  });
+
+  it('follows a flapping target: health toggles, stale markers hide it after each failure', async () => {
+    let n = 0;
+    const s = await serve((_req, res) => {
+      n++;
+      if (n % 2 === 0) {
+        res.writeHead(500);
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': TEXT_CT });
+      res.end(queuePage({ depth: n, adds: 10 * n }));
+    });
+    const clock = new ManualClock();
+    const src = scrapeSource({ targets: staticTargets([`${s.origin}/metrics`]), clock });
+    const times: number[] = [];
+    const seen: unknown[] = [];
+    for (let i = 0; i < 6; i++) {
+      if (i > 0) clock.advance(INTERVAL);
+      times.push(clock.t);
+      await src.scrapeOnce();
+      const h = src.health()[0];
+      seen.push([
+        h?.up,
+        h?.consecutiveFailures,
+        h?.lastError?.code ?? null,
+        src.history.instant(WORKQUEUE.depth, [], clock.t).map((x) => x.value),
+        src.targets()[0]?.error?.code ?? null,
+      ]);
+    }
+    expect(seen).toEqual([
+      [true, 0, null, [1], null],
+      [false, 1, 'http_status', [], null],
+      [true, 0, null, [3], null],
+      [false, 1, 'http_status', [], null],
+      [true, 0, null, [5], null],
+      [false, 1, 'http_status', [], null],
+    ]);
+    // Only the good scrapes hold samples; range functions read across the gaps.
+    const [view] = src.history.select({ metric: WORKQUEUE.adds });
+    expect([...(view?.t ?? [])]).toEqual([times[0], times[2], times[4]]);
+    expect([...(view?.v ?? [])]).toEqual([10, 30, 50]);
+    // increase over [t0, t4]: (50 - 10), neither end extrapolated (samples at the window's edges).
+    const at = times[4] as number;
+    expect(src.history.range('increase', WORKQUEUE.adds, [], at, at - (times[0] as number))[0]?.value).toBe(40);
+  });
+
+  it('counts a counter reset across a target restart as Prometheus does', async () => {
+    const port = await unusedPort();
+    // Two lives of one process: the adds counter goes 0, 10, 20, 30, then restarts at 0, 10, 20.
+    const life = (values: number[]) => {
+      let i = 0;
+      return (_req: http.IncomingMessage, res: http.ServerResponse) => {
+        const adds = values[Math.min(i++, values.length - 1)] as number;
+        res.writeHead(200, { 'content-type': TEXT_CT });
+        res.end(queuePage({ depth: 0, adds }));
+      };
+    };
+    const clock = new ManualClock();
+    const t0 = clock.t;
+    const src = scrapeSource({ targets: staticTargets([`http://127.0.0.1:${port}/metrics`]), clock });
+    const first = await serveOnPort(port, life([0, 10, 20, 30]));
+    for (let i = 0; i < 4; i++) {
+      clock.t = t0 + i * INTERVAL;
+      await src.scrapeOnce();
+    }
+    await first.close();
+    // Down while restarting: the scrape at 60 s fails and marks the series stale.
+    clock.t = t0 + 4 * INTERVAL;
+    await src.scrapeOnce();
+    expect(src.health()[0]?.lastError?.code).toBe('connection');
+    await serveOnPort(port, life([0, 10, 20]));
+    for (let i = 5; i < 8; i++) {
+      clock.t = t0 + i * INTERVAL;
+      await src.scrapeOnce();
+    }
+    expect(src.health()[0]).toMatchObject({ up: true, consecutiveFailures: 0 });
+    const [view] = src.history.select({ metric: WORKQUEUE.adds });
+    expect([...(view?.v ?? [])]).toEqual([0, 10, 20, 30, 0, 10, 20]);
+    expect([...(view?.t ?? [])].map((t) => (t - t0) / 1000)).toEqual([0, 15, 30, 45, 75, 90, 105]);
+
+    const at = t0 + 105_000;
+    const value = (fn: 'rate' | 'increase', windowS: number): number | undefined =>
+      src.history.range(fn, WORKQUEUE.adds, [], at, windowS * 1000)[0]?.value;
+    // [0 s, 105 s]: 20 - 0, plus 30 lost at the reset = 50 over the 105 s sampled; no extrapolation.
+    expect(value('increase', 105)).toBeCloseTo(50, 12);
+    expect(value('rate', 105)).toBeCloseTo(50 / 105, 15);
+    // [45 s, 105 s]: 30 -> 0 -> 10 -> 20: 20 - 30 + 30 = 20 over 60 s.
+    expect(value('increase', 60)).toBeCloseTo(20, 12);
+    expect(value('rate', 60)).toBeCloseTo(1 / 3, 15);
+    // [35 s, 105 s]: the same samples; the start is 10 s from the first sample, under 1.1 × the 20 s average
+    // spacing, so the increase is extrapolated to it: 20 × 70 / 60. (Extrapolating to zero would need
+    // 60 × 30 / 20 = 90 s, longer than 10 s, so it does not cut in.)
+    expect(value('increase', 70)).toBeCloseTo((20 * 70) / 60, 12);
+    expect(value('rate', 70)).toBeCloseTo((20 * 70) / 60 / 70, 15);
+    // Without the reset correction the increase over [0 s, 105 s] would have been 20.
+    expect(value('increase', 105)).not.toBeCloseTo(20, 3);
+  });
+
+  it('refuses a scrape time that is not after the previous one (clock went backwards) and keeps the data', async () => {
+    const s = await servePage(() => queuePage({ depth: 2, adds: 5 }));
+    const clock = new ManualClock();
+    const src = scrapeSource({ targets: staticTargets([`${s.origin}/metrics`]), clock });
+    await src.scrapeOnce();
+    clock.advance(-1_000);
+    await src.scrapeOnce();
+    expect(src.health()[0]).toMatchObject({ up: false, lastError: { code: 'out_of_order' } });
+    expect(src.health()[0]?.lastError?.message).toContain('did the clock go backwards?');
+    // Not fetched, nothing marked stale.
+    expect(s.requests()).toBe(1);
+    expect(src.history.instant(WORKQUEUE.depth, [], clock.t + 1_000).map((x) => x.value)).toEqual([2]);
+    clock.advance(INTERVAL);
+    await src.scrapeOnce();
+    expect(src.health()[0]).toMatchObject({ up: true, lastError: null });
+  });
+});
