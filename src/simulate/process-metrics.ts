@@ -18,6 +18,15 @@ export const API_HOST = '10.96.0.1:443';
 
 type Labels = Record<string, string>;
 
+/**
+ * One series kept as a plain number on the hot path (a sync touches several), copied into its
+ * prom-client metric by the metric's `collect` when the registry is read.
+ */
+interface Tally {
+  readonly labels: Labels;
+  value: number;
+}
+
 /** One controller's controller-runtime series, labels bound. */
 export interface ReconcileMetrics {
   success(): void;
@@ -30,41 +39,55 @@ export interface ReconcileMetrics {
 }
 
 export class ProcessMetrics {
-  private readonly reconcileTotal: Counter<string> | undefined;
-  private readonly reconcileErrors: Counter<string> | undefined;
-  private readonly reconcilePanics: Counter<string> | undefined;
   private readonly reconcileTime: Histogram<string> | undefined;
-  private readonly activeWorkers: Gauge<string> | undefined;
-  private readonly maxConcurrent: Gauge<string> | undefined;
-  private readonly restRequests: Counter<string>;
-  private readonly leaderStatus: Gauge<string>;
-  /** Bound label objects of `rest_client_requests_total`, by `method code`. */
-  private readonly restLabels = new Map<string, Labels>();
+  private readonly counters = new Map<string, Tally[]>();
+  private readonly gauges = new Map<string, Tally[]>();
+  /** `rest_client_requests_total` series by `method code`. */
+  private readonly rest = new Map<string, Tally>();
 
   constructor(
     registry: Registry,
     readonly flavor: Flavor,
   ) {
     const registers = [registry];
+    const counter = (name: string, help: string, labelNames: string[]): void => {
+      const tallies: Tally[] = [];
+      this.counters.set(name, tallies);
+      new Counter({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          this.reset();
+          for (const tally of tallies) this.inc(tally.labels, tally.value);
+        },
+      });
+    };
+    const gauge = (name: string, help: string, labelNames: string[]): void => {
+      const tallies: Tally[] = [];
+      this.gauges.set(name, tallies);
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          for (const tally of tallies) this.set(tally.labels, tally.value);
+        },
+      });
+    };
     if (flavor === 'controller-runtime') {
-      this.reconcileTotal = new Counter({
-        name: CONTROLLER_RUNTIME.reconcileTotal,
-        help: 'Total number of reconciliations per controller',
-        labelNames: [LABEL.controller, LABEL.result],
-        registers,
-      });
-      this.reconcileErrors = new Counter({
-        name: CONTROLLER_RUNTIME.reconcileErrors,
-        help: 'Total number of reconciliation errors per controller',
-        labelNames: [LABEL.controller],
-        registers,
-      });
-      this.reconcilePanics = new Counter({
-        name: CONTROLLER_RUNTIME.reconcilePanics,
-        help: 'Total number of reconciliation panics per controller',
-        labelNames: [LABEL.controller],
-        registers,
-      });
+      counter(CONTROLLER_RUNTIME.reconcileTotal, 'Total number of reconciliations per controller', [
+        LABEL.controller,
+        LABEL.result,
+      ]);
+      counter(CONTROLLER_RUNTIME.reconcileErrors, 'Total number of reconciliation errors per controller', [
+        LABEL.controller,
+      ]);
+      counter(CONTROLLER_RUNTIME.reconcilePanics, 'Total number of reconciliation panics per controller', [
+        LABEL.controller,
+      ]);
       this.reconcileTime = new Histogram({
         name: CONTROLLER_RUNTIME.reconcileTime,
         help: 'Length of time per reconciliation per controller',
@@ -72,53 +95,46 @@ export class ProcessMetrics {
         buckets: [...RECONCILE_TIME_BUCKETS],
         registers,
       });
-      this.activeWorkers = new Gauge({
-        name: CONTROLLER_RUNTIME.activeWorkers,
-        help: 'Number of currently used workers per controller',
-        labelNames: [LABEL.controller],
-        registers,
-      });
-      this.maxConcurrent = new Gauge({
-        name: CONTROLLER_RUNTIME.maxConcurrentReconciles,
-        help: 'Maximum number of concurrent reconciles per controller',
-        labelNames: [LABEL.controller],
-        registers,
-      });
+      gauge(CONTROLLER_RUNTIME.activeWorkers, 'Number of currently used workers per controller', [LABEL.controller]);
+      gauge(CONTROLLER_RUNTIME.maxConcurrentReconciles, 'Maximum number of concurrent reconciles per controller', [
+        LABEL.controller,
+      ]);
     }
     const alpha = flavor === 'component-base' ? '[ALPHA] ' : '';
-    this.restRequests = new Counter({
-      name: CLIENT_GO.restClientRequests,
-      help: `${alpha}Number of HTTP requests, partitioned by status code, method, and host.`,
-      labelNames: [LABEL.code, LABEL.host, LABEL.method],
-      registers,
-    });
-    this.leaderStatus = new Gauge({
-      name: CLIENT_GO.leaderElectionMasterStatus,
-      help:
-        `${alpha}Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, ` +
+    counter(
+      CLIENT_GO.restClientRequests,
+      `${alpha}Number of HTTP requests, partitioned by status code, method, and host.`,
+      [LABEL.code, LABEL.host, LABEL.method],
+    );
+    gauge(
+      CLIENT_GO.leaderElectionMasterStatus,
+      `${alpha}Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, ` +
         "1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
-      labelNames: [LABEL.name],
-      registers,
-    });
+      [LABEL.name],
+    );
   }
 
   /** Whether `controller_runtime_*` families exist in this process. */
   get hasReconcileMetrics(): boolean {
-    return this.reconcileTotal !== undefined;
+    return this.reconcileTime !== undefined;
   }
 
   setLeader(lease: string, leader: boolean): void {
-    this.leaderStatus.set({ [LABEL.name]: lease }, leader ? 1 : 0);
+    this.series(this.gauges, CLIENT_GO.leaderElectionMasterStatus, { [LABEL.name]: lease }).value = leader ? 1 : 0;
   }
 
   apiRequest(method: string, code: string): void {
     const key = `${method} ${code}`;
-    let labels = this.restLabels.get(key);
-    if (labels === undefined) {
-      labels = { [LABEL.code]: code, [LABEL.host]: API_HOST, [LABEL.method]: method };
-      this.restLabels.set(key, labels);
+    let tally = this.rest.get(key);
+    if (tally === undefined) {
+      tally = this.series(this.counters, CLIENT_GO.restClientRequests, {
+        [LABEL.code]: code,
+        [LABEL.host]: API_HOST,
+        [LABEL.method]: method,
+      });
+      this.rest.set(key, tally);
     }
-    this.restRequests.inc(labels, 1);
+    tally.value++;
   }
 
   /**
@@ -126,34 +142,53 @@ export class ProcessMetrics {
    * starts, and returns its recorder; undefined in the component-base flavor.
    */
   controller(name: string, maxConcurrentReconciles: number): ReconcileMetrics | undefined {
-    const total = this.reconcileTotal;
-    const errors = this.reconcileErrors;
     const time = this.reconcileTime;
-    const active = this.activeWorkers;
-    if (total === undefined || errors === undefined || time === undefined || active === undefined) return undefined;
+    if (time === undefined) return undefined;
     const c = { [LABEL.controller]: name };
-    const result = (value: string): Labels => ({ [LABEL.controller]: name, [LABEL.result]: value });
+    const result = (value: string): Tally =>
+      this.series(this.counters, CONTROLLER_RUNTIME.reconcileTotal, {
+        [LABEL.controller]: name,
+        [LABEL.result]: value,
+      });
     const success = result(RECONCILE_RESULT.success);
     const error = result(RECONCILE_RESULT.error);
     const requeue = result(RECONCILE_RESULT.requeue);
     const requeueAfter = result(RECONCILE_RESULT.requeueAfter);
-    for (const labels of [success, error, requeue, requeueAfter]) total.inc(labels, 0);
-    errors.inc(c, 0);
-    this.reconcilePanics?.inc(c, 0);
+    const errors = this.series(this.counters, CONTROLLER_RUNTIME.reconcileErrors, c);
+    this.series(this.counters, CONTROLLER_RUNTIME.reconcilePanics, c);
+    const active = this.series(this.gauges, CONTROLLER_RUNTIME.activeWorkers, c);
+    this.series(this.gauges, CONTROLLER_RUNTIME.maxConcurrentReconciles, c).value = maxConcurrentReconciles;
     time.zero(c);
-    active.set(c, 0);
-    this.maxConcurrent?.set(c, maxConcurrentReconciles);
+    const observe = time.labels(c).observe;
     return {
-      success: () => total.inc(success, 1),
-      error: () => {
-        total.inc(error, 1);
-        errors.inc(c, 1);
+      success: () => {
+        success.value++;
       },
-      requeue: () => total.inc(requeue, 1),
-      requeueAfter: () => total.inc(requeueAfter, 1),
-      observe: (seconds) => time.observe(c, seconds),
-      workerStarted: () => active.inc(c, 1),
-      workerFinished: () => active.dec(c, 1),
+      error: () => {
+        error.value++;
+        errors.value++;
+      },
+      requeue: () => {
+        requeue.value++;
+      },
+      requeueAfter: () => {
+        requeueAfter.value++;
+      },
+      observe,
+      workerStarted: () => {
+        active.value++;
+      },
+      workerFinished: () => {
+        active.value--;
+      },
     };
+  }
+
+  /** The series of `family` with `labels`, created at zero. */
+  private series(families: Map<string, Tally[]>, family: string, labels: Labels): Tally {
+    const tallies = families.get(family)!;
+    const tally: Tally = { labels, value: 0 };
+    tallies.push(tally);
+    return tally;
   }
 }

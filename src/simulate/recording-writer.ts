@@ -69,7 +69,10 @@ interface FamilyRecord {
   readonly name: string;
   readonly type: FamilyType;
   readonly help: string;
+  /** By sample name and formatted labels. */
   readonly series: Map<string, SeriesRecord>;
+  /** The same series by the registry's label order (a cache; one series may have several keys). */
+  readonly byRawKey: Map<string, SeriesRecord>;
 }
 
 /** OpenMetrics family name: a counter's without `_total`. */
@@ -138,16 +141,23 @@ export class RecordingStore {
       const name = familyName(metric.name, type);
       let family = this.families.get(name);
       if (family === undefined) {
-        family = { name, type, help: metric.help, series: new Map() };
+        family = { name, type, help: metric.help, series: new Map(), byRawKey: new Map() };
         this.families.set(name, family);
       }
       for (const sample of metric.values) {
         const sampleName = (sample as { metricName?: string }).metricName ?? metric.name;
         const labels = sample.labels as Record<string, LabelValue | undefined>;
-        const labelText = formatLabels({ ...labels, ...this.targetLabels });
-        const key = `${sampleName}{${labelText}`;
-        let series = family.series.get(key);
+        // A cheap identity (label order as the registry gives it, stable per series) finds the series
+        // without sorting and escaping its labels on every scrape.
+        let key = sampleName;
+        for (const name in labels) key += `\u0000${name}\u0001${labels[name]}`;
+        let series = family.byRawKey.get(key);
         if (series === undefined) {
+          const labelText = formatLabels({ ...labels, ...this.targetLabels });
+          series = family.series.get(`${sampleName}{${labelText}`);
+        }
+        if (series === undefined) {
+          const labelText = formatLabels({ ...labels, ...this.targetLabels });
           const rank = sampleRank(sampleName, name, type);
           const isBucket = type === 'histogram' && rank === 0;
           series = {
@@ -159,8 +169,9 @@ export class RecordingStore {
             indices: [],
             values: [],
           };
-          family.series.set(key, series);
+          family.series.set(`${sampleName}{${labelText}`, series);
         }
+        family.byRawKey.set(key, series);
         series.indices.push(index);
         series.values.push(sample.value);
         this.samples++;

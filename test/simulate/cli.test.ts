@@ -1,0 +1,157 @@
+/**
+ * `workqueue-doctor simulate`: listing, virtual runs writing a recording and its truth, usage errors
+ * with exit code 2, and the real-time server stopping cleanly on SIGINT.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.js';
+import { main } from '../../src/cli/main.js';
+import { SCENARIO_NAMES } from '../../src/simulate/index.js';
+import { tempDir } from './helpers.js';
+
+const work = tempDir('wqd-sim-cli-');
+afterAll(() => work.remove());
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  try {
+    const code = await main(['node', 'workqueue-doctor', 'simulate', ...args]);
+    return { code, stdout, stderr };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+describe('simulate --list', () => {
+  it('lists every scenario with the diagnoses it must produce', async () => {
+    const { code, stdout } = await cli('--list');
+    expect(code).toBe(EXIT.ok);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.map((line) => line.split(/\s+/)[0])).toEqual([...SCENARIO_NAMES]);
+    expect(lines.find((line) => line.startsWith('backlog '))).toMatch(
+      /WorkqueueBacklog \(allowed: WorkqueueSaturated\)/,
+    );
+    expect(lines.find((line) => line.startsWith('standby '))).toContain('none (standby)');
+    expect(lines.find((line) => line.startsWith('healthy '))).toMatch(/^healthy\s+none\s+steady events/);
+  });
+});
+
+describe('simulate --scenario --out', () => {
+  it('writes the recording and FILE.truth.json', async () => {
+    const out = join(work.path, 'stuck.om');
+    const { code, stdout } = await cli(
+      '--scenario',
+      'stuck-worker',
+      '--duration',
+      '5m',
+      '--seed',
+      '3',
+      '--workers',
+      '2',
+      '--scrape-interval',
+      '30s',
+      '--start',
+      '1767225600',
+      '--flavor',
+      'component-base',
+      '--out',
+      out,
+    );
+    expect(code).toBe(EXIT.ok);
+    expect(stdout).toMatch(/^stuck-worker: 5m simulated, 11 scrapes/);
+    const text = readFileSync(out, 'utf8');
+    expect(text.endsWith('# EOF\n')).toBe(true);
+    expect(text).toMatch(
+      /^workqueue_depth\{instance="stuck-worker:8080",job="workqueue-doctor-sim",name="backup"\} \d+ 1767225600$/m,
+    );
+    expect(text).not.toContain('controller_runtime_');
+    const truth = JSON.parse(readFileSync(`${out}.truth.json`, 'utf8'));
+    expect(truth).toMatchObject({
+      scenario: 'stuck-worker',
+      flavor: 'component-base',
+      parameters: { seed: 3, duration: '5m', scrapeInterval: '30s', start: '2026-01-01T00:00:00Z', workers: 2 },
+      queues: [{ name: 'backup', controller: null, expected: ['WorkqueueStuckWorker'] }],
+    });
+    expect(truth.queues[0].allowed).toContain('WorkqueueBacklog');
+  });
+
+  it.each([
+    [['--scenario', 'nope', '--out', 'x'], /unknown scenario "nope"; known: healthy/],
+    [['--scenario', 'healthy', '--duration', '30x', '--out', 'x'], /invalid duration "30x"/],
+    [['--scenario', 'healthy', '--duration', '0', '--out', 'x'], /duration must be more than 0/],
+    [['--scenario', 'healthy', '--scrape-interval', '1h', '--out', 'x'], /longer than the duration/],
+    [['--scenario', 'healthy', '--seed', '-1', '--out', 'x'], /--seed must be a non-negative integer/],
+    [['--scenario', 'healthy', '--workers', '0', '--out', 'x'], /workers must be an integer from 1/],
+    [['--scenario', 'healthy', '--keys', '2.5', '--out', 'x'], /--keys must be a non-negative integer/],
+    [['--scenario', 'healthy', '--rate', 'fast', '--out', 'x'], /--rate must be a number/],
+    [
+      ['--scenario', 'healthy', '--flavor', 'kcm', '--out', 'x'],
+      /--flavor must be one of controller-runtime, component-base/,
+    ],
+    [['--scenario', 'healthy', '--start', 'yesterday', '--out', 'x'], /invalid time "yesterday"/],
+    [['--scenario', 'healthy'], /needs --out FILE/],
+    [[], /needs --scenario/],
+    [['--scenario', 'healthy', '--realtime', '--out', 'x'], /cannot go with --realtime/],
+    [['--scenario', 'healthy', '--realtime', '--listen', 'nowhere'], /invalid listen address/],
+  ])('%j: exit 2 with a clear message', async (args, message) => {
+    const { code, stderr } = await cli(...args);
+    expect(code).toBe(EXIT.usage);
+    expect(stderr).toMatch(message);
+    expect(existsSync('x')).toBe(false);
+  });
+});
+
+describe('simulate --realtime', () => {
+  it('serves /metrics until SIGINT, then exits 0', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/bin.ts',
+        'simulate',
+        '--scenario',
+        'healthy',
+        '--realtime',
+        '--listen',
+        '127.0.0.1:0',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          const match = /metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(output);
+          if (match !== null) resolve(match[1]!);
+        });
+        child.stderr.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+        });
+        child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+      });
+      const body = await (await fetch(url)).text();
+      expect(body).toContain('workqueue_depth{controller="deployment",name="deployment",priority=""}');
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  }, 30_000);
+});

@@ -1,0 +1,131 @@
+/**
+ * Ground truths: what each scenario must and may be diagnosed with at default parameters, and how
+ * computed truths follow overridden parameters.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type DiagnosisId,
+  getScenario,
+  groundTruth,
+  resolveParams,
+  SCENARIO_NAMES,
+  type SimulationParams,
+} from '../../src/simulate/index.js';
+
+function truthOf(name: string, params: Partial<SimulationParams> = {}) {
+  return groundTruth(getScenario(name), resolveParams(params));
+}
+
+const TABLE: Record<string, { expected: DiagnosisId[]; allowed: DiagnosisId[] }> = {
+  healthy: { expected: [], allowed: [] },
+  'resync-burst': { expected: [], allowed: [] },
+  'rollout-burst': { expected: [], allowed: [] },
+  'short-spike': { expected: [], allowed: [] },
+  'busy-but-fine': { expected: [], allowed: [] },
+  'slow-but-steady': { expected: [], allowed: [] },
+  'requeue-after': { expected: [], allowed: [] },
+  standby: { expected: [], allowed: [] },
+  backlog: { expected: ['WorkqueueBacklog'], allowed: ['WorkqueueSaturated'] },
+  saturation: { expected: ['WorkqueueSaturated'], allowed: ['WorkqueueBacklog'] },
+  'hot-loop-status-write': { expected: ['WorkqueueHotLoop'], allowed: [] },
+  'hot-loop-no-backoff': { expected: ['WorkqueueHotLoop'], allowed: ['WorkqueuePersistentFailures'] },
+  'blocking-call': { expected: ['WorkqueueSlowWork'], allowed: [] },
+  'stuck-worker': { expected: ['WorkqueueStuckWorker'], allowed: ['WorkqueueSlowWork'] },
+  'persistent-failure': { expected: ['WorkqueuePersistentFailures'], allowed: [] },
+  'requeue-as-error': { expected: ['WorkqueuePersistentFailures'], allowed: [] },
+  'not-observable': { expected: ['WorkqueueNotObservable'], allowed: [] },
+};
+
+describe('ground truth at default parameters', () => {
+  it('covers every scenario', () => {
+    expect(Object.keys(TABLE).sort()).toEqual(SCENARIO_NAMES.filter((name) => name !== 'mixed').sort());
+  });
+
+  it.each(Object.entries(TABLE))('%s', (name, want) => {
+    const truth = truthOf(name);
+    expect(truth.queues).toHaveLength(1);
+    expect(truth.queues[0]).toMatchObject(want);
+    expect(truth).toMatchObject({ scenario: name, job: 'workqueue-doctor-sim', instance: `${name}:8080` });
+  });
+
+  it('standby is one target-level entry with status standby', () => {
+    const truth = truthOf('standby');
+    expect(truth.standby).toBe(true);
+    expect(truth.queues).toEqual([expect.objectContaining({ name: null, controller: null, status: 'standby' })]);
+  });
+
+  it('not-observable names no queue, only the controller known from controller_runtime_*', () => {
+    expect(truthOf('not-observable').queues[0]).toMatchObject({ name: null, controller: 'certificate' });
+    expect(truthOf('not-observable', { flavor: 'component-base' }).queues[0]).toMatchObject({
+      name: null,
+      controller: null,
+    });
+  });
+
+  it('mixed: five distinct queues, each with its own truth', () => {
+    const truth = truthOf('mixed');
+    const byName = Object.fromEntries(truth.queues.map((queue) => [queue.name, queue.expected]));
+    expect(byName).toEqual({
+      deployment: [],
+      'ingress-status': ['WorkqueueHotLoop'],
+      pod: ['WorkqueueBacklog'],
+      dbuser: ['WorkqueuePersistentFailures'],
+      volumesnapshot: ['WorkqueueSlowWork'],
+    });
+    for (const queue of truth.queues) expect(queue.controller).toBe(queue.name);
+  });
+
+  it('queue names are lowercase kind or kebab names', () => {
+    for (const name of SCENARIO_NAMES) {
+      for (const queue of truthOf(name).queues) {
+        if (queue.name !== null) expect(queue.name).toMatch(/^[a-z][a-z0-9-]*$/);
+      }
+    }
+  });
+});
+
+describe('computed truth follows the parameters', () => {
+  it('backlog keeps its arrivals at 1.2x capacity whatever the workers', () => {
+    for (const workers of [1, 4, 16]) {
+      const queue = truthOf('backlog', { workers }).queues[0]!;
+      expect(queue.facts?.load).toBe(1.2);
+      expect(queue.expected).toEqual(['WorkqueueBacklog']);
+    }
+  });
+
+  it('backlog with an explicit rate below capacity is no backlog', () => {
+    const queue = truthOf('backlog', { rate: 20 }).queues[0]!;
+    expect(queue.expected).toEqual([]);
+  });
+
+  it('busy-but-fine pushed to 95% is saturated', () => {
+    const capacity = Number(truthOf('busy-but-fine').queues[0]!.facts?.capacityPerSecond);
+    expect(truthOf('busy-but-fine', { rate: 0.95 * capacity }).queues[0]!.expected).toEqual(['WorkqueueSaturated']);
+  });
+
+  it('stuck-worker with few workers allows backlog and saturation', () => {
+    expect(truthOf('stuck-worker', { workers: 2 }).queues[0]!.allowed).toEqual([
+      'WorkqueueSlowWork',
+      'WorkqueueBacklog',
+      'WorkqueueSaturated',
+    ]);
+    expect(truthOf('stuck-worker', { durationMs: 10 * 60_000 }).queues[0]!.facts?.stuckAtSeconds).toBe(120);
+  });
+
+  it('blocking-call with one worker allows saturation and backlog', () => {
+    expect(truthOf('blocking-call', { workers: 1 }).queues[0]!.allowed).toEqual([
+      'WorkqueueSaturated',
+      'WorkqueueBacklog',
+    ]);
+  });
+
+  it('requeue-after without controller-runtime error metrics allows persistent failures', () => {
+    expect(truthOf('requeue-after', { flavor: 'component-base' }).queues[0]!.allowed).toContain(
+      'WorkqueuePersistentFailures',
+    );
+  });
+
+  it('a hot loop on a single worker allows saturation', () => {
+    expect(truthOf('hot-loop-status-write', { workers: 1 }).queues[0]!.allowed).toEqual(['WorkqueueSaturated']);
+  });
+});
