@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerDiagnoseCommand } from './diagnose.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { registerGenerateCommand } from './generate.js';
 import { registerSimulateCommand } from './simulate.js';
 import { packageVersion } from './version.js';
 
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerSimulateCommand(program);
   registerDiagnoseCommand(program);
+  registerGenerateCommand(program);
   return program;
 }
 

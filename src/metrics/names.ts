@@ -89,6 +89,17 @@ export const DOCTOR = {
 } as const;
 export const DOCTOR_FINDING_LABELS = [LABEL.rule, LABEL.severity, LABEL.target, LABEL.name, LABEL.controller] as const;
 
+/**
+ * Prometheus' own series of pending and firing alerts (one per alert instance, value 1, carrying the alert's
+ * labels): dashboards read the generated rules' verdicts from it.
+ */
+export const PROMETHEUS_ALERTS = {
+  series: 'ALERTS',
+  alertNameLabel: 'alertname',
+  alertStateLabel: 'alertstate',
+  firing: 'firing',
+} as const;
+
 /** Every work-queue family: the set whose absence means "not observable". */
 export const WORKQUEUE_FAMILIES: readonly string[] = Object.values(WORKQUEUE);
 /** Families the diagnoses read; a parser may skip everything else. */

@@ -1,0 +1,124 @@
+/**
+ * `workqueue-doctor generate`: writes the dashboards, the alert rules, the runbooks and the monitoring
+ * manifests under `--out` (default: the current directory, the repository root), from the diagnosis
+ * definitions with the overrides of `--config`.
+ *
+ * `--check` writes nothing: it regenerates in memory, compares with the files on disk and exits 1 naming
+ * every stale, missing or leftover file (0 when all are fresh).
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, posix, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { ConfigError } from '../config/config-error.js';
+import { parseRuleOverridesFile } from '../config/rule-overrides.js';
+import type { RuleOverrides } from '../diagnosis/catalog.js';
+import { GENERATED_DIRECTORIES, type GeneratedFile, generateArtifacts } from '../generate/artifacts.js';
+import { DEFAULT_RUNBOOK_BASE_URL } from '../generate/defaults.js';
+import { EXIT, UsageError } from './exit-codes.js';
+
+interface GenerateFlags {
+  out: string;
+  config?: string;
+  check?: boolean;
+  runbookBaseUrl: string;
+}
+
+export function registerGenerateCommand(program: Command): void {
+  program
+    .command('generate')
+    .description(
+      'Write the Grafana dashboards (dashboards/), the Prometheus alert rules and runbooks (alerts/) and the ' +
+        'Kubernetes monitoring manifests (deploy/monitoring/) from the diagnosis definitions.',
+    )
+    .option('--out <dir>', 'directory to write into (the repository root)', '.')
+    .option('--config <file>', 'YAML file with rule overrides (rules: {<RuleId>: {thresholds, for, disabled}})')
+    .option('--check', 'write nothing; exit 1 naming every generated file that is stale, missing or left over')
+    .option(
+      '--runbook-base-url <url>',
+      'base URL of the runbooks linked from alerts and dashboards',
+      DEFAULT_RUNBOOK_BASE_URL,
+    )
+    .action((flags: GenerateFlags) => {
+      process.exitCode = runGenerate(flags);
+    });
+}
+
+function runGenerate(flags: GenerateFlags): number {
+  const overrides = flags.config === undefined ? {} : loadOverrides(flags.config);
+  const files = generateArtifacts({ overrides, runbookBaseUrl: flags.runbookBaseUrl });
+  const out = resolve(flags.out);
+  if (flags.check === true) {
+    const problems = checkFiles(out, files);
+    for (const problem of problems) process.stderr.write(`${problem}\n`);
+    if (problems.length > 0) {
+      process.stderr.write(
+        `${problems.length} generated file(s) out of date in ${out}: run \`workqueue-doctor generate\`${flags.config === undefined ? '' : ` --config ${flags.config}`}\n`,
+      );
+      return EXIT.findings;
+    }
+    process.stdout.write(`${files.length} generated files are up to date in ${out}\n`);
+    return EXIT.ok;
+  }
+  for (const file of files) {
+    const path = join(out, file.path);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, file.content);
+  }
+  for (const leftover of leftovers(out, files)) {
+    rmSync(join(out, leftover));
+    process.stdout.write(`removed ${leftover} (no longer generated)\n`);
+  }
+  process.stdout.write(`wrote ${files.length} files under ${out}\n`);
+  return EXIT.ok;
+}
+
+function loadOverrides(file: string): RuleOverrides {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read --config ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    return parseRuleOverridesFile(text, file);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** One line per file that differs from what would be generated: `stale`, `missing` or `not generated`. */
+function checkFiles(out: string, files: readonly GeneratedFile[]): string[] {
+  const problems: string[] = [];
+  for (const file of files) {
+    let onDisk: string | undefined;
+    try {
+      onDisk = readFileSync(join(out, file.path), 'utf8');
+    } catch {
+      onDisk = undefined;
+    }
+    if (onDisk === undefined) problems.push(`missing: ${file.path}`);
+    else if (onDisk !== file.content) problems.push(`stale: ${file.path}`);
+  }
+  for (const leftover of leftovers(out, files)) problems.push(`not generated (remove it): ${leftover}`);
+  return problems;
+}
+
+/** Files in the wholly generated directories that generation no longer produces. */
+function leftovers(out: string, files: readonly GeneratedFile[]): string[] {
+  const expected = new Set(files.map((f) => f.path));
+  const found: string[] = [];
+  for (const { dir, extension } of GENERATED_DIRECTORIES) {
+    let names: string[];
+    try {
+      names = readdirSync(join(out, dir));
+    } catch {
+      continue;
+    }
+    for (const name of names.sort()) {
+      const path = posix.join(dir, name);
+      if (name.endsWith(extension) && !expected.has(path)) found.push(path);
+    }
+  }
+  return found;
+}

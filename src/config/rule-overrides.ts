@@ -1,0 +1,133 @@
+/**
+ * The `rules:` section of a configuration file: a user's adjustments to the diagnoses.
+ *
+ * ```yaml
+ * rules:
+ *   WorkqueueBacklog:
+ *     thresholds: { minDepth: 50 }
+ *     for: 15m
+ *   WorkqueueSaturated:
+ *     disabled: true
+ * ```
+ *
+ * Validated once here, at the edge: an unknown rule or threshold, a value that is not a number, a `for`
+ * that is not a Prometheus duration, each fails with the dotted path of the bad key. The result is the
+ * catalog's `RuleOverrides`, trusted from then on.
+ */
+import { parseDocument } from 'yaml';
+import { RULE_BY_ID, type RuleOverride, type RuleOverrides } from '../diagnosis/catalog.js';
+import { RULE_IDS, type RuleId } from '../diagnosis/rule.js';
+import { ParseError, parseDuration } from '../util/duration.js';
+import { ConfigError } from './config-error.js';
+
+const RULE_KEYS = ['thresholds', 'for', 'disabled'] as const;
+
+/**
+ * Parses the value of a `rules:` key. `path` is where that value sits, used as the prefix of every error
+ * message (e.g. `workqueue-doctor.yaml: rules`). An absent section (`undefined` or `null`) means no overrides.
+ */
+export function parseRuleOverrides(value: unknown, path: string): RuleOverrides {
+  if (value === undefined || value === null) return {};
+  const rules = expectMapping(value, path);
+  const out: Partial<Record<RuleId, RuleOverride>> = {};
+  for (const [id, body] of Object.entries(rules)) {
+    const at = `${path}.${id}`;
+    if (!isRuleId(id)) throw new ConfigError(`${at}: unknown rule; known rules: ${RULE_IDS.join(', ')}`);
+    out[id] = parseRuleOverride(id, body, at);
+  }
+  return { rules: out };
+}
+
+function parseRuleOverride(id: RuleId, value: unknown, path: string): RuleOverride {
+  if (value === null || value === undefined) return {};
+  const body = expectMapping(value, path);
+  for (const key of Object.keys(body)) {
+    if (!(RULE_KEYS as readonly string[]).includes(key)) {
+      throw new ConfigError(`${path}.${key}: unknown key; expected one of ${RULE_KEYS.join(', ')}`);
+    }
+  }
+  let override: RuleOverride = {};
+  if (body.thresholds !== undefined && body.thresholds !== null) {
+    override = { ...override, thresholds: parseThresholds(id, body.thresholds, `${path}.thresholds`) };
+  }
+  if (body.for !== undefined) {
+    override = { ...override, forMs: parseFor(body.for, `${path}.for`) };
+  }
+  if (body.disabled !== undefined) {
+    if (typeof body.disabled !== 'boolean') {
+      throw new ConfigError(`${path}.disabled: expected true or false, got ${describe(body.disabled)}`);
+    }
+    override = { ...override, disabled: body.disabled };
+  }
+  return override;
+}
+
+function parseThresholds(id: RuleId, value: unknown, path: string): Record<string, number> {
+  const known = Object.keys(RULE_BY_ID.get(id)?.thresholds ?? {});
+  const thresholds = expectMapping(value, path);
+  const out: Record<string, number> = {};
+  for (const [name, raw] of Object.entries(thresholds)) {
+    const at = `${path}.${name}`;
+    if (!known.includes(name)) {
+      throw new ConfigError(
+        known.length === 0
+          ? `${at}: unknown threshold; ${id} has no thresholds`
+          : `${at}: unknown threshold; ${id} has ${known.join(', ')}`,
+      );
+    }
+    if (typeof raw !== 'number' || !Number.isFinite(raw)) {
+      throw new ConfigError(`${at}: expected a finite number, got ${describe(raw)}`);
+    }
+    out[name] = raw;
+  }
+  return out;
+}
+
+function parseFor(value: unknown, path: string): number {
+  if (typeof value !== 'string') {
+    throw new ConfigError(`${path}: expected a Prometheus duration such as 10m, got ${describe(value)}`);
+  }
+  try {
+    return parseDuration(value);
+  } catch (error) {
+    if (error instanceof ParseError) throw new ConfigError(`${path}: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * Parses the text of a YAML configuration file whose only section is `rules:`. `source` names the file in
+ * error messages. Other sections are errors here; a configuration that has more sections parses them itself
+ * and hands the `rules` value to `parseRuleOverrides`.
+ */
+export function parseRuleOverridesFile(text: string, source: string): RuleOverrides {
+  const document = parseDocument(text, { prettyErrors: false });
+  const firstError = document.errors[0];
+  if (firstError !== undefined) throw new ConfigError(`${source}: not valid YAML: ${firstError.message}`);
+  const root: unknown = document.toJS();
+  if (root === null || root === undefined) return {};
+  const top = expectMapping(root, source);
+  for (const key of Object.keys(top)) {
+    if (key !== 'rules') throw new ConfigError(`${source}: ${key}: unknown key; expected rules`);
+  }
+  return parseRuleOverrides(top.rules, `${source}: rules`);
+}
+
+function expectMapping(value: unknown, path: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(`${path}: expected a mapping, got ${describe(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function isRuleId(id: string): id is RuleId {
+  return (RULE_IDS as readonly string[]).includes(id);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return JSON.stringify(value);
+  return String(value);
+}

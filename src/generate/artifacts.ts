@@ -1,0 +1,108 @@
+/**
+ * Every generated file, as path and content: the dashboards, the alert rules, the runbooks and the
+ * monitoring manifests, all from the diagnosis definitions with the user's overrides applied. Pure: the CLI
+ * writes the files or compares them with the ones on disk.
+ *
+ * Output is deterministic: the same definitions and overrides give the same bytes (keys in a fixed order,
+ * a trailing newline).
+ */
+import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
+import { stringify } from 'yaml';
+import { type RuleOverrides, ruleSettings } from '../diagnosis/catalog.js';
+import { EVALUATION_INTERVAL_MS } from '../diagnosis/engine.js';
+import { alertRuleFile } from './alert-rules.js';
+import { alertmanagerExample } from './alertmanager.js';
+import { analyseRule, type RuleAnalysis } from './condition-analysis.js';
+import { detailDashboard } from './dashboards/detail.js';
+import { diagnosesDashboard } from './dashboards/diagnoses.js';
+import { overviewDashboard } from './dashboards/overview.js';
+import {
+  ARTIFACT_NAME,
+  DASHBOARD_UID,
+  type DashboardKey,
+  DEFAULT_RUNBOOK_BASE_URL,
+  GENERATED_NOTICE,
+  OUTPUT,
+} from './defaults.js';
+import { dashboardConfigMap, grafanaProvisioning, kustomization, prometheusRule } from './kubernetes.js';
+import { runbook } from './runbooks.js';
+
+export type GeneratedFile = { readonly path: string; readonly content: string };
+
+export type GenerateOptions = {
+  readonly overrides?: RuleOverrides;
+  /** Base of the runbook links in alerts and dashboards; default `DEFAULT_RUNBOOK_BASE_URL`. */
+  readonly runbookBaseUrl?: string;
+};
+
+/** Directories whose files of the given extension are all generated: anything else there is stale. */
+export const GENERATED_DIRECTORIES: ReadonlyArray<{ readonly dir: string; readonly extension: string }> = [
+  { dir: OUTPUT.dashboardsDir, extension: '.json' },
+  { dir: OUTPUT.runbooksDir, extension: '.md' },
+  { dir: OUTPUT.monitoringDir, extension: '.yaml' },
+];
+
+/** The analyses of the enabled rules, with the overrides applied. */
+export function ruleAnalyses(overrides: RuleOverrides = {}): RuleAnalysis[] {
+  return ruleSettings(overrides)
+    .filter((s) => s.enabled)
+    .map(analyseRule);
+}
+
+export function buildDashboards(
+  analyses: readonly RuleAnalysis[],
+  runbookBaseUrl: string,
+): Record<DashboardKey, Dashboard> {
+  return {
+    overview: overviewDashboard(analyses),
+    detail: detailDashboard(analyses),
+    diagnoses: diagnosesDashboard(analyses, runbookBaseUrl),
+  };
+}
+
+export function generateArtifacts(options: GenerateOptions = {}): GeneratedFile[] {
+  const runbookBaseUrl = options.runbookBaseUrl ?? DEFAULT_RUNBOOK_BASE_URL;
+  const analyses = ruleAnalyses(options.overrides);
+  const files: GeneratedFile[] = [];
+
+  const dashboards = buildDashboards(analyses, runbookBaseUrl);
+  const dashboardKeys = Object.keys(DASHBOARD_UID) as DashboardKey[];
+  const dashboardJson = new Map(dashboardKeys.map((key) => [key, jsonText(dashboards[key])]));
+  for (const key of dashboardKeys) files.push({ path: OUTPUT.dashboard(key), content: dashboardJson.get(key) ?? '' });
+
+  const rules = alertRuleFile(analyses, {
+    groupName: ARTIFACT_NAME,
+    evaluationIntervalMs: EVALUATION_INTERVAL_MS,
+    runbookBaseUrl,
+  });
+  files.push({ path: OUTPUT.alertRules, content: yamlText(rules) });
+
+  // Runbooks for every diagnosis, enabled or not: the service links to them too.
+  const allAnalyses = ruleSettings(options.overrides).map(analyseRule);
+  for (const analysis of allAnalyses) {
+    files.push({ path: OUTPUT.runbook(analysis.settings.rule.id), content: runbook(analysis) });
+  }
+
+  const monitoring: GeneratedFile[] = [{ path: OUTPUT.prometheusRule, content: yamlText(prometheusRule(rules)) }];
+  for (const key of dashboardKeys) {
+    monitoring.push({
+      path: OUTPUT.dashboardConfigMap(key),
+      content: yamlText(dashboardConfigMap(key, dashboardJson.get(key) ?? '')),
+    });
+  }
+  const resources = monitoring.map((f) => f.path.slice(OUTPUT.monitoringDir.length + 1));
+  files.push(...monitoring);
+  files.push({ path: OUTPUT.kustomization, content: yamlText(kustomization(resources)) });
+  files.push({ path: OUTPUT.alertmanagerExample, content: yamlText(alertmanagerExample(analyses)) });
+  files.push({ path: OUTPUT.grafanaProvisioning, content: yamlText(grafanaProvisioning()) });
+
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+function yamlText(value: unknown): string {
+  return `# ${GENERATED_NOTICE}\n${stringify(value, { lineWidth: 0 })}`;
+}

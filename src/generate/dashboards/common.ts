@@ -1,0 +1,248 @@
+/**
+ * What the three dashboards share: the datasource, the queue variables and the selectors they add to every
+ * query (built once here, rendered into each definition's PromQL by `renderPromQL`), panel ids, grid
+ * positions, units, and small presets.
+ */
+import type { DataSourceRef } from '@grafana/grafana-foundation-sdk/common';
+import {
+  DashboardLinkBuilder,
+  DashboardLinkType,
+  DatasourceVariableBuilder,
+  type GridPos,
+  QueryVariableBuilder,
+  VariableRefresh,
+  VariableSort,
+} from '@grafana/grafana-foundation-sdk/dashboard';
+import { DataqueryBuilder, PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
+import { type Expr, type LabelMatcher, selector } from '../../diagnosis/expr.js';
+import { renderPromQL } from '../../diagnosis/promql-render.js';
+import type { SignalScope } from '../../diagnosis/signals.js';
+import type { Unit } from '../../diagnosis/units.js';
+import { LABEL } from '../../metrics/names.js';
+import { DASHBOARD_UID, type DashboardKey } from '../defaults.js';
+import { QUEUE_LABELS } from '../queue-labels.js';
+
+export const DATASOURCE_VARIABLE = 'datasource';
+/** Every panel and every query reads from the dashboard's datasource variable. */
+export const DATASOURCE: DataSourceRef = { type: 'prometheus', uid: grafanaVariable(DATASOURCE_VARIABLE) };
+
+/** The window Grafana substitutes for rates and increases in panels that do not show a signal as defined. */
+export const RATE_INTERVAL = '$__rate_interval';
+
+/** The "All" value of the queue variables: `.*` also matches an absent label (component-base has no `controller`). */
+export const ALL_VALUE = '.*';
+
+/** `label=~"$label"` for each label: the dashboard variable of the same name. */
+export function variableMatchers(labels: readonly string[]): LabelMatcher[] {
+  return labels.map((label) => ({ label, op: '=~', value: `$${label}` }));
+}
+
+/**
+ * `expr` with `matchers` added to each of its selectors, for expressions that join series of different scopes
+ * (each side narrowed by the labels it carries) before they are rendered.
+ */
+export function narrowed(expr: Expr, matchers: readonly LabelMatcher[]): Expr {
+  switch (expr.kind) {
+    case 'selector':
+    case 'range':
+      return { ...expr, matchers: [...expr.matchers, ...matchers] };
+    case 'aggregate':
+    case 'histogram_quantile':
+    case 'clamp_min':
+      return { ...expr, expr: narrowed(expr.expr, matchers) };
+    case 'binary':
+      return { ...expr, lhs: narrowed(expr.lhs, matchers), rhs: narrowed(expr.rhs, matchers) };
+    case 'number':
+      return expr;
+  }
+}
+
+/** A definition's PromQL narrowed to the dashboard's selection. */
+export function dashboardQuery(expr: Expr, labels: readonly string[], windowOverride?: string): string {
+  return renderPromQL(expr, {
+    extraMatchers: variableMatchers(labels),
+    ...(windowOverride === undefined ? {} : { windowOverride }),
+  });
+}
+
+export function prometheusQuery(expr: string, legend: string, refId: string): DataqueryBuilder {
+  return new DataqueryBuilder().expr(expr).legendFormat(legend).refId(refId).datasource(DATASOURCE);
+}
+
+export function instantTableQuery(expr: string, refId: string): DataqueryBuilder {
+  return new DataqueryBuilder()
+    .expr(expr)
+    .refId(refId)
+    .datasource(DATASOURCE)
+    .instant()
+    .format(PromQueryFormat.Table)
+    .legendFormat('__auto');
+}
+
+/** Legends that name the series of each scope. */
+export function legendFor(scope: SignalScope): string {
+  switch (scope) {
+    case 'queue':
+      return `{{${LABEL.name}}} ({{${LABEL.instance}}})`;
+    case 'controller':
+      return `{{${LABEL.controller}}} ({{${LABEL.instance}}})`;
+    case 'process':
+      return `{{${LABEL.job}}}/{{${LABEL.instance}}}`;
+  }
+}
+
+/** Grafana units for the signal units. */
+export function grafanaUnit(unit: Unit): string {
+  switch (unit) {
+    case 's':
+      return 's';
+    case '1/s':
+      return 'suffix:/s';
+    case 'items':
+    case 'workers':
+      return 'short';
+    case 'ratio':
+      return 'percentunit';
+  }
+}
+
+// ---- variables ----
+
+export function datasourceVariable(): DatasourceVariableBuilder {
+  return new DatasourceVariableBuilder(DATASOURCE_VARIABLE).label('Data source').type('prometheus');
+}
+
+/**
+ * A variable over the values of `label` on `metric`, narrowed by the variables before it. With `includeAll`
+ * its All value is `.*`, which matches series without the label as well.
+ */
+export function labelVariable(options: {
+  readonly label: string;
+  readonly title: string;
+  readonly metric: string;
+  readonly narrowedBy: readonly string[];
+  readonly multi: boolean;
+  readonly includeAll: boolean;
+  readonly description: string;
+}): QueryVariableBuilder {
+  const query = `label_values(${renderPromQL(selector(options.metric, variableMatchers(options.narrowedBy)))}, ${options.label})`;
+  let builder = new QueryVariableBuilder(options.label)
+    .label(options.title)
+    .description(options.description)
+    .datasource(DATASOURCE)
+    .query({ query, refId: 'PrometheusVariableQueryEditor-VariableQuery', qryType: 1 })
+    .definition(query)
+    .refresh(VariableRefresh.OnTimeRangeChanged)
+    .sort(VariableSort.AlphabeticalAsc)
+    .multi(options.multi)
+    .includeAll(options.includeAll)
+    // A link may carry a value the current options lack, e.g. an empty controller for a component-base queue.
+    .allowCustomValue(true);
+  if (options.includeAll) builder = builder.allValue(ALL_VALUE);
+  return builder;
+}
+
+/** The job, instance, controller and name variables over a work-queue metric. */
+export function queueVariables(metric: string, nameIsMulti: boolean): QueryVariableBuilder[] {
+  const titles: Record<string, string> = {
+    [LABEL.job]: 'Job',
+    [LABEL.instance]: 'Instance',
+    [LABEL.controller]: 'Controller',
+    [LABEL.name]: 'Queue',
+  };
+  const descriptions: Record<string, string> = {
+    [LABEL.job]: 'The scrape job of the controllers.',
+    [LABEL.instance]: 'The scraped process (pod).',
+    [LABEL.controller]:
+      'The controller-runtime controller. Queues from component-base (kube-controller-manager) have no controller label; All matches them too.',
+    [LABEL.name]: 'The work queue name.',
+  };
+  return QUEUE_LABELS.map((label, index) => {
+    const isName = label === LABEL.name;
+    return labelVariable({
+      label,
+      title: titles[label] ?? label,
+      metric,
+      narrowedBy: QUEUE_LABELS.slice(0, index),
+      multi: isName ? nameIsMulti : true,
+      includeAll: isName ? nameIsMulti : true,
+      description: descriptions[label] ?? label,
+    });
+  });
+}
+
+// ---- links ----
+
+/** A link to another generated dashboard, keeping the time range and the variables. */
+export function dashboardLink(key: DashboardKey, title: string): DashboardLinkBuilder {
+  return new DashboardLinkBuilder(title)
+    .type(DashboardLinkType.Link)
+    .url(`/d/${DASHBOARD_UID[key]}`)
+    .icon('dashboard')
+    .tooltip(title)
+    .includeVars(true)
+    .keepTime(true)
+    .targetBlank(false)
+    .asDropdown(false)
+    .tags([]);
+}
+
+/** Grafana's `${name}` interpolation: variables, formats (`datasource:queryparam`), data link fields. */
+export function grafanaVariable(name: string): string {
+  return `\${${name}}`;
+}
+
+/** The URL of the detail dashboard for the queue of a table row: each label's variable from the row's column. */
+export function detailLinkUrl(labels: readonly string[]): string {
+  const params = [
+    grafanaVariable(`${DATASOURCE_VARIABLE}:queryparam`),
+    ...labels.map((label) => `var-${label}=${grafanaVariable(`__data.fields.${label}`)}`),
+    grafanaVariable('__url_time_range'),
+  ];
+  return `/d/${DASHBOARD_UID.detail}?${params.join('&')}`;
+}
+
+/** A data link: `url` may use Grafana's data link variables (`${__data.fields.name}`, `${__value.raw}`). */
+export function dataLink(title: string, url: string, targetBlank = false): DashboardLinkBuilder {
+  return new DashboardLinkBuilder(title).url(url).targetBlank(targetBlank);
+}
+
+// ---- ids and layout ----
+
+/** Panel ids, unique within a dashboard, in order of appearance. */
+export class PanelIds {
+  private last = 0;
+  next(): number {
+    this.last += 1;
+    return this.last;
+  }
+}
+
+/** Places panels left to right in lines of the 24-column grid; a row header starts a new line. */
+export class GridCursor {
+  private x = 0;
+  private y = 0;
+  private lineHeight = 0;
+
+  row(): GridPos {
+    this.newLine();
+    const pos = { x: 0, y: this.y, w: 24, h: 1 };
+    this.y += 1;
+    return pos;
+  }
+
+  panel(w: number, h: number): GridPos {
+    if (this.x + w > 24) this.newLine();
+    const pos = { x: this.x, y: this.y, w, h };
+    this.x += w;
+    this.lineHeight = Math.max(this.lineHeight, h);
+    return pos;
+  }
+
+  private newLine(): void {
+    if (this.x === 0 && this.lineHeight === 0) return;
+    this.y += this.lineHeight;
+    this.x = 0;
+    this.lineHeight = 0;
+  }
+}

@@ -1,0 +1,325 @@
+/**
+ * The detail dashboard: for a chosen queue, every signal the diagnoses use, one panel each, computed exactly
+ * as the diagnoses compute it (same windows), with the thresholds the rule conditions compare it with drawn as
+ * threshold lines and the rules that read it named in the description. Queue latency and work duration are
+ * also shown as heatmaps; a few panels put related signals side by side (adds next to API writes).
+ */
+import {
+  GraphThresholdsStyleConfigBuilder,
+  GraphThresholdsStyleMode,
+  LegendDisplayMode,
+  LegendPlacement,
+  VizLegendOptionsBuilder,
+} from '@grafana/grafana-foundation-sdk/common';
+import {
+  type Dashboard,
+  DashboardBuilder,
+  RowBuilder,
+  type Threshold,
+  ThresholdsConfigBuilder,
+  ThresholdsMode,
+} from '@grafana/grafana-foundation-sdk/dashboard';
+import {
+  CellValuesBuilder,
+  HeatmapColorMode,
+  HeatmapColorOptionsBuilder,
+  HeatmapColorScale,
+  PanelBuilder as HeatmapPanelBuilder,
+  YAxisConfigBuilder,
+} from '@grafana/grafana-foundation-sdk/heatmap';
+import { PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
+import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
+import { aggregateBy, rangeFn } from '../../diagnosis/expr.js';
+import { formatDuration } from '../../diagnosis/promql-render.js';
+import type { Severity } from '../../diagnosis/rule.js';
+import { SIGNAL_WINDOW_MS, SIGNALS, type SignalDefinition, type SignalId, signal } from '../../diagnosis/signals.js';
+import { LABEL, SUFFIX, WORKQUEUE } from '../../metrics/names.js';
+import { type RuleAnalysis, type SignalUse, type ThresholdLine, usesOfSignal } from '../condition-analysis.js';
+import { DASHBOARD_TAG, DASHBOARD_UID } from '../defaults.js';
+import { QUEUE_LABELS, scopeLabels } from '../queue-labels.js';
+import {
+  DATASOURCE,
+  dashboardLink,
+  dashboardQuery,
+  datasourceVariable,
+  GridCursor,
+  grafanaUnit,
+  legendFor,
+  PanelIds,
+  prometheusQuery,
+  queueVariables,
+  RATE_INTERVAL,
+} from './common.js';
+
+/** Line colour of a threshold by the severity of the rule that compares with it. */
+export const SEVERITY_COLOR: Readonly<Record<Severity, string>> = { warning: 'orange', critical: 'red' };
+
+const PANEL_WIDTH = 8;
+const PANEL_HEIGHT = 8;
+
+/** A panel beside the one-signal panels: several signals together, or a histogram as a heatmap. */
+type ExtraPanel =
+  | { readonly kind: 'together'; readonly title: string; readonly signals: readonly SignalId[]; readonly intro: string }
+  | { readonly kind: 'heatmap'; readonly title: string; readonly histogram: string };
+
+/** Sections of the dashboard; every signal not named here lands in a last section. */
+const SECTIONS: ReadonlyArray<{ title: string; signals: readonly SignalId[]; extras: readonly ExtraPanel[] }> = [
+  {
+    title: 'Arrivals, depth and throughput',
+    signals: ['depth', 'depthAvg', 'depthSlope', 'addRate', 'completionRate', 'retryRate', 'sustainedRetryRate'],
+    extras: [
+      {
+        kind: 'together',
+        title: 'Add rate and API writes',
+        signals: ['addRate', 'writeRate', 'failedWriteRate'],
+        intro:
+          'Adds to the queue next to the API writes of the whole process: writes that track the adds one for one are the signature of a status write that wakes the controller again.',
+      },
+    ],
+  },
+  {
+    title: 'Queue latency and work duration',
+    signals: [
+      'queueLatencyP50',
+      'queueLatencyP90',
+      'queueLatencyP99',
+      'queueLatencyMean',
+      'workDurationP50',
+      'workDurationP90',
+      'workDurationP99',
+      'workDurationMean',
+      'slowSyncShare',
+    ],
+    extras: [
+      { kind: 'heatmap', title: 'Queue latency heatmap', histogram: WORKQUEUE.queueDuration },
+      { kind: 'heatmap', title: 'Work duration heatmap', histogram: WORKQUEUE.workDuration },
+    ],
+  },
+  {
+    title: 'Workers and running syncs',
+    signals: [
+      'busyWorkers',
+      'maxWorkers',
+      'activeWorkers',
+      'unfinishedWork',
+      'unfinishedWorkGrowth',
+      'longestRunning',
+      'longestRunningMax',
+      'longestRunningGrowth',
+    ],
+    extras: [
+      {
+        kind: 'together',
+        title: 'Busy and configured workers',
+        signals: ['busyWorkers', 'activeWorkers', 'maxWorkers'],
+        intro: "Busy workers (Little's law over finished syncs) and active workers next to the configured maximum.",
+      },
+    ],
+  },
+  {
+    title: 'Reconcile results and errors',
+    signals: [
+      'reconcileRate',
+      'reconcileSuccessRate',
+      'reconcileRequeueRate',
+      'reconcileRequeueAfterRate',
+      'reconcileErrorRate',
+      'sustainedErrorRate',
+    ],
+    extras: [
+      {
+        kind: 'together',
+        title: 'Reconcile results',
+        signals: ['reconcileSuccessRate', 'reconcileRequeueRate', 'reconcileRequeueAfterRate', 'reconcileErrorRate'],
+        intro: 'Reconciles per second by result (controller-runtime): errors next to successes and polling requeues.',
+      },
+    ],
+  },
+  {
+    title: 'Process',
+    signals: ['writeRate', 'failedWriteRate', 'leaderStatus'],
+    extras: [],
+  },
+];
+
+/** The sections with every signal placed: signals no section names go into a last one. */
+export function detailSections(): Array<{ title: string; signals: SignalDefinition[]; extras: readonly ExtraPanel[] }> {
+  const named = new Set<string>(SECTIONS.flatMap((s) => s.signals));
+  const rest = SIGNALS.filter((s) => !named.has(s.id));
+  const sections = SECTIONS.map((s) => ({
+    title: s.title,
+    signals: s.signals.map((id) => signal(id)),
+    extras: s.extras,
+  }));
+  if (rest.length > 0) sections.push({ title: 'Other signals', signals: [...rest], extras: [] });
+  return sections;
+}
+
+/** Threshold steps for a panel: an invisible base, then one step per distinct value, coloured by severity. */
+export function thresholdSteps(lines: readonly ThresholdLine[]): Threshold[] {
+  const byValue = new Map<number, Severity>();
+  for (const line of lines) {
+    const seen = byValue.get(line.value);
+    byValue.set(line.value, seen === 'critical' || line.severity === 'critical' ? 'critical' : 'warning');
+  }
+  const steps: Threshold[] = [{ value: null, color: 'transparent' }];
+  for (const value of [...byValue.keys()].sort((a, b) => a - b)) {
+    steps.push({ value, color: SEVERITY_COLOR[byValue.get(value) ?? 'warning'] });
+  }
+  return steps;
+}
+
+/** How to read a signal's panel: what it is, then each rule that reads it, with its clauses and lines. */
+function signalDescription(s: SignalDefinition, uses: readonly SignalUse[], analyses: readonly RuleAnalysis[]): string {
+  const parts = [s.description];
+  if (uses.length > 0) {
+    parts.push('', 'Used by the diagnoses:');
+    for (const use of uses) {
+      const rule = use.analysis.settings.rule;
+      const lineNote =
+        use.lines.length === 0
+          ? ''
+          : ` Dashed ${SEVERITY_COLOR[rule.severity]} line${use.lines.length > 1 ? 's' : ''} at ${use.lines.map((l) => formatLineValue(l)).join(', ')}.`;
+      parts.push(
+        `- **${rule.id}** (${rule.severity}, for ${formatDuration(use.analysis.settings.forMs)}): ${use.clauses.map((c) => c.text).join('; ')}.${lineNote}`,
+      );
+    }
+  }
+  const evidenceOf = analyses.filter((a) => (a.settings.rule.evidence as readonly string[]).includes(s.id));
+  if (evidenceOf.length > 0) {
+    parts.push('', `Reported as evidence by ${evidenceOf.map((a) => a.settings.rule.id).join(', ')}.`);
+  }
+  return parts.join('\n');
+}
+
+function formatLineValue(line: ThresholdLine): string {
+  return line.threshold === undefined ? String(line.value) : `${line.value} (${line.threshold})`;
+}
+
+export function detailDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
+  const ids = new PanelIds();
+  const grid = new GridCursor();
+  const builder = new DashboardBuilder('Workqueue detail')
+    .uid(DASHBOARD_UID.detail)
+    .description(
+      'One work queue in depth: every signal the diagnoses read, with the thresholds of the rules that compare it.',
+    )
+    .tags([DASHBOARD_TAG])
+    .editable()
+    .refresh('30s')
+    .time({ from: 'now-1h', to: 'now' })
+    .timezone('browser')
+    .link(dashboardLink('overview', 'Workqueue overview'))
+    .link(dashboardLink('diagnoses', 'Workqueue diagnoses'))
+    .withVariable(datasourceVariable());
+  for (const variable of queueVariables(WORKQUEUE.adds, false)) builder.withVariable(variable);
+
+  const legend = () =>
+    new VizLegendOptionsBuilder()
+      .showLegend(true)
+      .displayMode(LegendDisplayMode.List)
+      .placement(LegendPlacement.Bottom)
+      .calcs([]);
+
+  const signalPanel = (s: SignalDefinition): TimeseriesPanelBuilder => {
+    const uses = usesOfSignal(s.id, analyses);
+    const lines = uses.flatMap((u) => u.lines);
+    return new TimeseriesPanelBuilder()
+      .id(ids.next())
+      .title(s.title)
+      .description(signalDescription(s, uses, analyses))
+      .datasource(DATASOURCE)
+      .unit(grafanaUnit(s.unit))
+      .gridPos(grid.panel(PANEL_WIDTH, PANEL_HEIGHT))
+      .legend(legend())
+      .thresholds(new ThresholdsConfigBuilder().mode(ThresholdsMode.Absolute).steps(thresholdSteps(lines)))
+      .thresholdsStyle(
+        new GraphThresholdsStyleConfigBuilder().mode(
+          lines.length === 0 ? GraphThresholdsStyleMode.Off : GraphThresholdsStyleMode.Dashed,
+        ),
+      )
+      .withTarget(prometheusQuery(dashboardQuery(s.expr, scopeLabels(s.scope)), legendFor(s.scope), 'A'));
+  };
+
+  const togetherPanel = (extra: Extract<ExtraPanel, { kind: 'together' }>): TimeseriesPanelBuilder => {
+    const members = extra.signals.map((id) => signal(id));
+    const relations = new Map<string, string>();
+    for (const s of members) {
+      for (const use of usesOfSignal(s.id, analyses)) {
+        for (const clause of use.clauses) {
+          // Clauses that relate two of the panel's signals are what this panel is for.
+          if (members.filter((m) => clause.signals.has(m.id)).length >= 2) {
+            relations.set(clause.text, `- **${use.analysis.settings.rule.id}**: ${clause.text}`);
+          }
+        }
+      }
+    }
+    const description = [
+      extra.intro,
+      '',
+      ...members.map((s) => `- **${s.title}**: ${s.description}`),
+      ...(relations.size > 0 ? ['', 'The diagnoses relate them:', ...relations.values()] : []),
+    ].join('\n');
+    let panel = new TimeseriesPanelBuilder()
+      .id(ids.next())
+      .title(extra.title)
+      .description(description)
+      .datasource(DATASOURCE)
+      .unit(grafanaUnit(members[0]?.unit ?? '1/s'))
+      .gridPos(grid.panel(PANEL_WIDTH, PANEL_HEIGHT))
+      .legend(legend());
+    members.forEach((s, index) => {
+      panel = panel.withTarget(
+        prometheusQuery(
+          dashboardQuery(s.expr, scopeLabels(s.scope)),
+          `${s.title} ${legendFor(s.scope)}`,
+          String.fromCharCode(65 + index),
+        ),
+      );
+    });
+    return panel;
+  };
+
+  const heatmapPanel = (extra: Extract<ExtraPanel, { kind: 'heatmap' }>): HeatmapPanelBuilder => {
+    const expr = aggregateBy('sum', [LABEL.le], rangeFn('increase', extra.histogram + SUFFIX.bucket, SIGNAL_WINDOW_MS));
+    const quantiles = SIGNALS.filter((s) => s.quantileOf === extra.histogram).map((s) => s.title);
+    return new HeatmapPanelBuilder()
+      .id(ids.next())
+      .title(extra.title)
+      .description(
+        `How many observations of ${extra.histogram} fell into each bucket per interval, for the selected queue. ` +
+          `The diagnoses read its quantiles (${quantiles.join(', ')}), which are interpolated within these buckets: ` +
+          'with decade buckets a quantile is only as sharp as the bucket it falls in.',
+      )
+      .datasource(DATASOURCE)
+      .gridPos(grid.panel(12, PANEL_HEIGHT))
+      .withTarget(
+        prometheusQuery(dashboardQuery(expr, QUEUE_LABELS, RATE_INTERVAL), `{{${LABEL.le}}}`, 'A').format(
+          PromQueryFormat.Heatmap,
+        ),
+      )
+      .calculate(false)
+      .yAxis(new YAxisConfigBuilder().unit('s'))
+      .cellValues(new CellValuesBuilder().unit('short'))
+      .color(
+        new HeatmapColorOptionsBuilder()
+          .mode(HeatmapColorMode.Scheme)
+          .scheme('Oranges')
+          .scale(HeatmapColorScale.Exponential)
+          .exponent(0.5)
+          .fill('dark-orange')
+          .steps(64)
+          .reverse(false),
+      );
+  };
+
+  for (const section of detailSections()) {
+    builder.withRow(new RowBuilder(section.title).id(ids.next()).gridPos(grid.row()).datasource(DATASOURCE));
+    for (const extra of section.extras) {
+      if (extra.kind === 'heatmap') builder.withPanel(heatmapPanel(extra));
+      else builder.withPanel(togetherPanel(extra));
+    }
+    for (const s of section.signals) builder.withPanel(signalPanel(s));
+  }
+  return builder.build();
+}

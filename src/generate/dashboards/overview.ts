@@ -1,0 +1,220 @@
+/**
+ * The overview dashboard: every queue in one table (status from the generated alerts, then the signals an
+ * on-call engineer scans first), each row linking to the detail dashboard for that queue.
+ */
+import { TableCellDisplayMode, TableSortByFieldStateBuilder } from '@grafana/grafana-foundation-sdk/common';
+import {
+  type Dashboard,
+  DashboardBuilder,
+  type DataTransformerConfig,
+  type DynamicConfigValue,
+  MappingType,
+  RowBuilder,
+  type ValueMapping,
+} from '@grafana/grafana-foundation-sdk/dashboard';
+import { PanelBuilder as TablePanelBuilder } from '@grafana/grafana-foundation-sdk/table';
+import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
+import { joinMatching } from '../../diagnosis/conditions.js';
+import { aggregateWithout, anyOf, binary, type Expr, eq, num, regexMatch, selector } from '../../diagnosis/expr.js';
+import { renderPromQL } from '../../diagnosis/promql-render.js';
+import type { Severity } from '../../diagnosis/rule.js';
+import { type SignalDefinition, type SignalId, signal } from '../../diagnosis/signals.js';
+import { LABEL, PROMETHEUS_ALERTS, WORKQUEUE } from '../../metrics/names.js';
+import type { RuleAnalysis } from '../condition-analysis.js';
+import { DASHBOARD_TAG, DASHBOARD_UID } from '../defaults.js';
+import { QUEUE_LABELS, scopeLabels } from '../queue-labels.js';
+import {
+  DATASOURCE,
+  dashboardLink,
+  dashboardQuery,
+  dataLink,
+  datasourceVariable,
+  detailLinkUrl,
+  GridCursor,
+  grafanaUnit,
+  instantTableQuery,
+  legendFor,
+  narrowed,
+  PanelIds,
+  prometheusQuery,
+  queueVariables,
+  variableMatchers,
+} from './common.js';
+
+/** Severities in rising order; the status column shows the highest firing one (0 = none). */
+const SEVERITY_RANK: Readonly<Record<Severity, number>> = { warning: 1, critical: 2 };
+const STATUS_COLORS: Readonly<Record<Severity | 'ok', string>> = { ok: 'green', warning: 'orange', critical: 'red' };
+
+/** The table's columns after the status, in order. */
+const COLUMNS: readonly SignalId[] = [
+  'depth',
+  'addRate',
+  'retryRate',
+  'queueLatencyP99',
+  'workDurationP99',
+  'longestRunning',
+  'busyWorkers',
+  'maxWorkers',
+];
+
+type Column = { readonly title: string; readonly promql: string; readonly unit: string; readonly description: string };
+
+/**
+ * The queue's status: the highest severity among the generated alerts firing for it (Prometheus' `ALERTS`
+ * series carry the alert's labels, which are the queue's identity), 0 for a queue with none firing.
+ */
+function statusExpr(analyses: readonly RuleAnalysis[]): Expr {
+  const queueRules = analyses.filter((a) => a.settings.rule.scope === 'queue').map((a) => a.settings.rule);
+  const severities = (Object.keys(SEVERITY_RANK) as Severity[]).filter((s) => queueRules.some((r) => r.severity === s));
+  const ranked = severities.map((severity) =>
+    binary(
+      '*',
+      selector(PROMETHEUS_ALERTS.series, [
+        eq(PROMETHEUS_ALERTS.alertStateLabel, PROMETHEUS_ALERTS.firing),
+        eq(LABEL.severity, severity),
+        regexMatch(
+          PROMETHEUS_ALERTS.alertNameLabel,
+          queueRules
+            .filter((r) => r.severity === severity)
+            .map((r) => r.id)
+            .join('|'),
+        ),
+      ]),
+      num(SEVERITY_RANK[severity]),
+    ),
+  );
+  const none = binary('*', signal('depth').expr, num(0));
+  const [first, ...rest] = ranked;
+  if (first === undefined) return none;
+  const highest = aggregateWithout(
+    'max',
+    [PROMETHEUS_ALERTS.alertNameLabel, PROMETHEUS_ALERTS.alertStateLabel, LABEL.severity],
+    anyOf(first, ...rest),
+  );
+  return binary('or', highest, none);
+}
+
+/**
+ * A signal of any scope as a queue-level series, narrowed to the selection: controller- and process-level
+ * values are joined onto each queue, each side narrowed by the labels its series carry.
+ */
+function perQueueColumn(s: SignalDefinition): string {
+  if (s.scope === 'queue') return dashboardQuery(s.expr, QUEUE_LABELS);
+  const queues = narrowed(binary('*', signal('depth').expr, num(0)), variableMatchers(QUEUE_LABELS));
+  return renderPromQL(
+    binary('+', queues, narrowed(s.expr, variableMatchers(scopeLabels(s.scope))), joinMatching(s.scope)),
+  );
+}
+
+function statusMappings(): ValueMapping[] {
+  const options: Record<string, { text: string; color: string; index: number }> = {
+    '0': { text: 'ok', color: STATUS_COLORS.ok, index: 0 },
+  };
+  for (const [severity, rank] of Object.entries(SEVERITY_RANK) as Array<[Severity, number]>) {
+    options[String(rank)] = { text: severity, color: STATUS_COLORS[severity], index: rank };
+  }
+  return [{ type: MappingType.ValueToText, options }];
+}
+
+/** `Value #A` is how Grafana names the value column of query A in a merged table. */
+function valueField(refId: string): string {
+  return `Value #${refId}`;
+}
+
+function refIdAt(index: number): string {
+  return String.fromCharCode('A'.charCodeAt(0) + index);
+}
+
+export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
+  const ids = new PanelIds();
+  const grid = new GridCursor();
+  const status: Column = {
+    title: 'Status',
+    promql: dashboardQuery(statusExpr(analyses), QUEUE_LABELS),
+    unit: 'none',
+    description:
+      'The highest severity among the generated alerts (alerts/workqueue-doctor.rules.yaml) firing for the queue; ok when none fires. Needs the rules loaded in this Prometheus.',
+  };
+  const columns: Column[] = [
+    status,
+    ...COLUMNS.map((id) => {
+      const s = signal(id);
+      return { title: s.title, promql: perQueueColumn(s), unit: grafanaUnit(s.unit), description: s.description };
+    }),
+  ];
+
+  const transformations: DataTransformerConfig[] = [
+    { id: 'merge', options: {} },
+    {
+      id: 'organize',
+      options: {
+        excludeByName: { Time: true },
+        indexByName: Object.fromEntries(
+          [...QUEUE_LABELS, ...columns.map((_, i) => valueField(refIdAt(i)))].map((field, index) => [field, index]),
+        ),
+        renameByName: {},
+      },
+    },
+  ];
+
+  let table = new TablePanelBuilder()
+    .id(ids.next())
+    .title('Work queues')
+    .description(
+      [
+        'Every work queue in the selection, one row each. Click a row to open the detail dashboard for that queue.',
+        '',
+        ...columns.map((c) => `- **${c.title}**: ${c.description}`),
+      ].join('\n'),
+    )
+    .datasource(DATASOURCE)
+    .gridPos(grid.panel(24, 14))
+    .transformations(transformations)
+    .sortBy([new TableSortByFieldStateBuilder().displayName(status.title).desc(true)])
+    .dataLinks([dataLink('Queue detail', detailLinkUrl(QUEUE_LABELS))]);
+  columns.forEach((column, index) => {
+    const refId = refIdAt(index);
+    table = table.withTarget(instantTableQuery(column.promql, refId));
+    const properties: DynamicConfigValue[] = [
+      { id: 'displayName', value: column.title },
+      { id: 'unit', value: column.unit },
+    ];
+    if (column === status) {
+      properties.push(
+        { id: 'mappings', value: statusMappings() },
+        { id: 'custom.cellOptions', value: { type: TableCellDisplayMode.ColorBackground } },
+      );
+    }
+    table = table.overrideByName(valueField(refId), properties);
+  });
+
+  const trend = (id: SignalId): TimeseriesPanelBuilder => {
+    const s = signal(id);
+    return new TimeseriesPanelBuilder()
+      .id(ids.next())
+      .title(`${s.title} by queue`)
+      .description(s.description)
+      .datasource(DATASOURCE)
+      .unit(grafanaUnit(s.unit))
+      .gridPos(grid.panel(12, 8))
+      .withTarget(prometheusQuery(dashboardQuery(s.expr, scopeLabels(s.scope)), legendFor(s.scope), 'A'));
+  };
+
+  const builder = new DashboardBuilder('Workqueue overview')
+    .uid(DASHBOARD_UID.overview)
+    .description('Every Kubernetes controller work queue at a glance, with the status of the generated alerts.')
+    .tags([DASHBOARD_TAG])
+    .editable()
+    .refresh('30s')
+    .time({ from: 'now-1h', to: 'now' })
+    .timezone('browser')
+    .link(dashboardLink('diagnoses', 'Workqueue diagnoses'))
+    .link(dashboardLink('detail', 'Workqueue detail'))
+    .withVariable(datasourceVariable());
+  for (const variable of queueVariables(WORKQUEUE.adds, true)) builder.withVariable(variable);
+  builder.withPanel(table);
+  builder.withRow(new RowBuilder('Trends').id(ids.next()).gridPos(grid.row()).datasource(DATASOURCE));
+  builder.withPanel(trend('depth'));
+  builder.withPanel(trend('addRate'));
+  return builder.build();
+}

@@ -1,0 +1,81 @@
+/**
+ * The monitoring resources for a cluster with the Prometheus Operator and Grafana's dashboard sidecar: the
+ * alert rules as a PrometheusRule, each dashboard as a ConfigMap the sidecar picks up, a Grafana file
+ * provisioning example, and a kustomization listing the resources.
+ */
+import type { RuleFile } from './alert-rules.js';
+import { ARTIFACT_NAME, DASHBOARD_UID, type DashboardKey, GRAFANA_FOLDER } from './defaults.js';
+
+const NAME_LABEL = 'app.kubernetes.io/name';
+const COMPONENT_LABEL = 'app.kubernetes.io/component';
+
+/**
+ * The PrometheusRule. The `prometheus` and `role` labels are the ones kube-prometheus' rule selector
+ * matches; other installations (kube-prometheus-stack: `release: <name>`) add theirs in an overlay.
+ */
+export function prometheusRule(rules: RuleFile): Record<string, unknown> {
+  return {
+    apiVersion: 'monitoring.coreos.com/v1',
+    kind: 'PrometheusRule',
+    metadata: {
+      name: ARTIFACT_NAME,
+      labels: {
+        [NAME_LABEL]: ARTIFACT_NAME,
+        [COMPONENT_LABEL]: 'alert-rules',
+        prometheus: 'k8s',
+        role: 'alert-rules',
+      },
+    },
+    spec: rules,
+  };
+}
+
+/** The file name a dashboard has inside its ConfigMap and in a provisioning directory. */
+export function dashboardFileName(key: DashboardKey): string {
+  return `${DASHBOARD_UID[key]}.json`;
+}
+
+/** A dashboard as a ConfigMap for Grafana's sidecar (label `grafana_dashboard: "1"`, folder annotation). */
+export function dashboardConfigMap(key: DashboardKey, dashboardJson: string): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: `${DASHBOARD_UID[key]}-dashboard`,
+      labels: {
+        [NAME_LABEL]: ARTIFACT_NAME,
+        [COMPONENT_LABEL]: 'dashboards',
+        grafana_dashboard: '1',
+      },
+      annotations: { grafana_folder: GRAFANA_FOLDER },
+    },
+    data: { [dashboardFileName(key)]: dashboardJson },
+  };
+}
+
+/** Grafana file provisioning: a dashboards provider reading the JSON files from one directory. */
+export function grafanaProvisioning(): Record<string, unknown> {
+  return {
+    apiVersion: 1,
+    providers: [
+      {
+        name: ARTIFACT_NAME,
+        orgId: 1,
+        folder: GRAFANA_FOLDER,
+        type: 'file',
+        disableDeletion: false,
+        allowUiUpdates: false,
+        updateIntervalSeconds: 60,
+        options: { path: `/var/lib/grafana/dashboards/${ARTIFACT_NAME}`, foldersFromFilesStructure: false },
+      },
+    ],
+  };
+}
+
+export function kustomization(resources: readonly string[]): Record<string, unknown> {
+  return {
+    apiVersion: 'kustomize.config.k8s.io/v1beta1',
+    kind: 'Kustomization',
+    resources: [...resources],
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * One runbook per diagnosis, in Markdown: what fired (severity, duration, the condition and its thresholds
+ * in force), what it means, how to confirm (the PromQL of each confirming signal and the alert expression),
+ * the likely cause and the fix. Everything comes from the rule definition.
+ *
+ * The rule's cause and fix texts adapt to measured values; a runbook has none, so it renders them with every
+ * signal missing and says "measured per queue" where a value would go.
+ */
+import { stringify } from 'yaml';
+import { formatValue } from '../diagnosis/format.js';
+import { formatDuration, renderPromQL } from '../diagnosis/promql-render.js';
+import type { TextContext } from '../diagnosis/rule.js';
+import { signal } from '../diagnosis/signals.js';
+import type { Unit } from '../diagnosis/units.js';
+import type { RuleAnalysis } from './condition-analysis.js';
+import { formatThreshold } from './condition-analysis.js';
+import { DASHBOARD_UID } from './defaults.js';
+import { ruleScopeLabels, scopeLabels } from './queue-labels.js';
+
+const UNITS: readonly Unit[] = ['s', '1/s', 'items', 'workers', 'ratio'];
+
+/** What the rule texts print for a value a runbook cannot know. */
+const MISSING_TEXTS: readonly string[] = UNITS.map((unit) =>
+  formatValue({ value: null, unit, missing: 'insufficient_data' }),
+);
+const MEASURED = '*(measured per queue)*';
+
+function withoutValues(text: string): string {
+  let out = text;
+  for (const missing of MISSING_TEXTS) out = out.split(missing).join(MEASURED);
+  return out;
+}
+
+/** The alert's label values, as placeholders a reader replaces. */
+function placeholder(label: string): string {
+  return `<${label}>`;
+}
+
+function promqlBlock(promql: string): string[] {
+  return ['```promql', promql, '```'];
+}
+
+function tableCell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+export function runbook(analysis: RuleAnalysis): string {
+  const { rule, thresholds, forMs } = analysis.settings;
+  const context: TextContext = { signals: {}, thresholds };
+  const alertLabels = ruleScopeLabels(rule.scope);
+  const subject = rule.scope === 'queue' ? 'queue' : 'target';
+  const narrowed = (id: Parameters<typeof signal>[0]): string => {
+    const s = signal(id);
+    const labels = scopeLabels(s.scope).filter((l) => alertLabels.includes(l));
+    return renderPromQL(s.expr, {
+      extraMatchers: labels.map((label) => ({ label, op: '=', value: placeholder(label) })),
+    });
+  };
+
+  const lines: string[] = [
+    `# ${rule.id}: ${rule.title}`,
+    '',
+    `- **Severity:** ${rule.severity}`,
+    ...(analysis.settings.enabled ? [] : ['- **Disabled** by the configuration: no alert is generated for it.']),
+    `- **Fires when** the condition below has held for **${formatDuration(forMs)}** (checked at every rule evaluation).`,
+    `- **One alert per** ${rule.scope === 'queue' ? 'work queue' : 'scraped target'}, labelled ${alertLabels.map((l) => `\`${l}\``).join(', ')}${rule.scope === 'queue' ? ' (`controller` only with controller-runtime)' : ''}.`,
+    '',
+    '## What fired',
+    '',
+    'The condition, every part of which must hold:',
+    '',
+    ...analysis.clauses.map((c) => `- ${c.text}`),
+    '',
+  ];
+
+  const specs = Object.entries(rule.thresholds);
+  if (specs.length > 0) {
+    lines.push('| threshold | value | meaning |', '|---|---|---|');
+    for (const [name, spec] of specs) {
+      const value = thresholds[name] ?? spec.default;
+      lines.push(`| \`${name}\` | ${tableCell(formatThreshold(value, spec))} | ${tableCell(spec.description)} |`);
+    }
+    lines.push('');
+  }
+
+  lines.push('## What it means', '', rule.text.meaning, '', '## How to confirm', '');
+  lines.push(
+    `Open the *Workqueue detail* dashboard (uid \`${DASHBOARD_UID.detail}\`) for the ${subject}, or run these queries in Prometheus with ${alertLabels.map((l) => `\`${placeholder(l)}\``).join(', ')} replaced by the alert's labels (an absent label is the empty string).`,
+    '',
+  );
+  rule.text.confirm.forEach((step, index) => {
+    lines.push(`${index + 1}. ${step.text}`, '');
+    for (const id of step.signals) {
+      const s = signal(id);
+      lines.push(`   **${s.title}**: ${s.description}`, '');
+      lines.push(...promqlBlock(narrowed(id)).map((l) => `   ${l}`), '');
+    }
+  });
+  lines.push(`The alert expression (all ${subject}s):`, '', ...promqlBlock(renderPromQL(analysis.condition)), '');
+
+  lines.push('## Likely cause', '', withoutValues(rule.text.cause(context)), '');
+  lines.push('## How to fix', '', withoutValues(rule.text.fix(context)), '');
+
+  const example = {
+    rules: {
+      [rule.id]: {
+        ...(specs.length > 0
+          ? { thresholds: Object.fromEntries(specs.map(([name]) => [name, thresholds[name]])) }
+          : {}),
+        for: formatDuration(forMs),
+      },
+    },
+  };
+  lines.push(
+    '## Tuning',
+    '',
+    'Thresholds and the duration come from the diagnosis definition. To change them for your fleet, put the new values in a configuration file and regenerate the alerts, dashboards and runbooks with `workqueue-doctor generate --config FILE` (`disabled: true` drops the alert). The values in force here:',
+    '',
+    '```yaml',
+    stringify(example, { lineWidth: 0 }).trimEnd(),
+    '```',
+    '',
+  );
+  return `${lines.join('\n').trimEnd()}\n`;
+}

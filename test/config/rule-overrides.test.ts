@@ -1,0 +1,85 @@
+/** The `rules:` configuration: what it accepts, and that every error names the bad key. */
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/config-error.js';
+import { parseRuleOverrides, parseRuleOverridesFile } from '../../src/config/rule-overrides.js';
+import { ruleSettings } from '../../src/diagnosis/catalog.js';
+
+describe('parseRuleOverrides', () => {
+  it('reads thresholds, for and disabled into the catalog overrides', () => {
+    const overrides = parseRuleOverrides(
+      {
+        WorkqueueBacklog: { thresholds: { minDepth: 50, minGrowth: 0.5 }, for: '15m' },
+        WorkqueueSaturated: { disabled: true },
+        WorkqueueHotLoop: null,
+      },
+      'rules',
+    );
+    expect(overrides).toEqual({
+      rules: {
+        WorkqueueBacklog: { thresholds: { minDepth: 50, minGrowth: 0.5 }, forMs: 900_000 },
+        WorkqueueSaturated: { disabled: true },
+        WorkqueueHotLoop: {},
+      },
+    });
+    const settings = ruleSettings(overrides);
+    const backlog = settings.find((s) => s.rule.id === 'WorkqueueBacklog');
+    expect(backlog?.thresholds.minDepth).toBe(50);
+    expect(backlog?.thresholds.arrivalRatio).toBe(1.02);
+    expect(backlog?.forMs).toBe(900_000);
+    expect(settings.find((s) => s.rule.id === 'WorkqueueSaturated')?.enabled).toBe(false);
+  });
+
+  it('treats an absent section as no overrides', () => {
+    expect(parseRuleOverrides(undefined, 'rules')).toEqual({});
+    expect(parseRuleOverrides(null, 'rules')).toEqual({});
+  });
+
+  it.each([
+    [{ WorkqueueBaclog: {} }, 'cfg: rules.WorkqueueBaclog: unknown rule; known rules: WorkqueueBacklog,'],
+    [{ WorkqueueBacklog: { threshold: {} } }, 'cfg: rules.WorkqueueBacklog.threshold: unknown key; expected one of'],
+    [
+      { WorkqueueBacklog: { thresholds: { minDepht: 3 } } },
+      'cfg: rules.WorkqueueBacklog.thresholds.minDepht: unknown threshold; WorkqueueBacklog has minDepth, minGrowth',
+    ],
+    [
+      { WorkqueueBacklog: { thresholds: { minDepth: '3' } } },
+      'cfg: rules.WorkqueueBacklog.thresholds.minDepth: expected a finite number, got "3"',
+    ],
+    [
+      { WorkqueueNotObservable: { thresholds: { x: 1 } } },
+      'cfg: rules.WorkqueueNotObservable.thresholds.x: unknown threshold; WorkqueueNotObservable has no thresholds',
+    ],
+    [{ WorkqueueBacklog: { for: '10 minutes' } }, 'cfg: rules.WorkqueueBacklog.for: invalid duration "10 minutes"'],
+    [{ WorkqueueBacklog: { for: 600 } }, 'cfg: rules.WorkqueueBacklog.for: expected a Prometheus duration'],
+    [
+      { WorkqueueBacklog: { disabled: 'yes' } },
+      'cfg: rules.WorkqueueBacklog.disabled: expected true or false, got "yes"',
+    ],
+    [{ WorkqueueBacklog: [] }, 'cfg: rules.WorkqueueBacklog: expected a mapping, got a list'],
+    [['WorkqueueBacklog'], 'cfg: rules: expected a mapping, got a list'],
+  ])('rejects %j naming the key', (value, message) => {
+    expect(() => parseRuleOverrides(value, 'cfg: rules')).toThrow(ConfigError);
+    expect(() => parseRuleOverrides(value, 'cfg: rules')).toThrow(message);
+  });
+});
+
+describe('parseRuleOverridesFile', () => {
+  it('parses YAML with a rules section', () => {
+    const text = 'rules:\n  WorkqueueStuckWorker:\n    thresholds:\n      minAge: 600\n';
+    expect(parseRuleOverridesFile(text, 'f.yaml')).toEqual({
+      rules: { WorkqueueStuckWorker: { thresholds: { minAge: 600 } } },
+    });
+    expect(parseRuleOverridesFile('', 'f.yaml')).toEqual({});
+  });
+
+  it('names the file and the key on errors', () => {
+    expect(() => parseRuleOverridesFile('rule:\n  WorkqueueBacklog: {}\n', 'f.yaml')).toThrow(
+      'f.yaml: rule: unknown key; expected rules',
+    );
+    expect(() => parseRuleOverridesFile('rules: [\n', 'f.yaml')).toThrow(/^f\.yaml: not valid YAML/);
+    expect(() => parseRuleOverridesFile('- a\n', 'f.yaml')).toThrow('f.yaml: expected a mapping, got a list');
+    expect(() =>
+      parseRuleOverridesFile('rules:\n  WorkqueueBacklog:\n    thresholds:\n      minDepth: .inf\n', 'f.yaml'),
+    ).toThrow('f.yaml: rules.WorkqueueBacklog.thresholds.minDepth: expected a finite number, got Infinity');
+  });
+});

@@ -1,0 +1,216 @@
+/**
+ * The generated alert rules and Alertmanager example: accepted by the real promtool and amtool, one alert
+ * per diagnosis carrying the definition's condition, duration and severity, annotations that measure the
+ * alert's own series, and runbooks derived from the definitions.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { ruleSettings } from '../../src/diagnosis/catalog.js';
+import { EVALUATION_INTERVAL_MS, runbookUrl } from '../../src/diagnosis/engine.js';
+import { formatDuration, renderPromQL } from '../../src/diagnosis/promql-render.js';
+import { signal } from '../../src/diagnosis/signals.js';
+import { INHIBITIONS } from '../../src/generate/alertmanager.js';
+import { analyseRule } from '../../src/generate/condition-analysis.js';
+import { DEFAULT_RUNBOOK_BASE_URL, OUTPUT } from '../../src/generate/defaults.js';
+import { requireTool } from '../support/prometheus.js';
+import { annotationQueries, filesByPath, ruleFileOf } from './helpers.js';
+
+const files = filesByPath();
+const work = mkdtempSync(join(tmpdir(), 'wqd-generate-rules-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function run(file: string, args: readonly string[]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, (error, stdout, stderr) => {
+      if (error !== null && typeof error.code !== 'number') {
+        reject(error);
+        return;
+      }
+      resolve({ code: error === null ? 0 : Number(error.code), output: `${stdout}${stderr}` });
+    });
+  });
+}
+
+function writeGenerated(path: string): string {
+  const file = join(work, path.replace(/\//g, '_'));
+  writeFileSync(file, files.get(path) ?? '');
+  return file;
+}
+
+describe('alert rules', () => {
+  it('pass `promtool check rules` (the generated file and the committed one)', async () => {
+    const promtool = requireTool('promtool');
+    const generated = await run(promtool, ['check', 'rules', writeGenerated(OUTPUT.alertRules)]);
+    expect(generated.output).toContain(`SUCCESS: ${ruleSettings().length} rules found`);
+    expect(generated.code).toBe(0);
+    const committed = await run(promtool, ['check', 'rules', OUTPUT.alertRules]);
+    expect(committed.output).toContain('SUCCESS');
+    expect(committed.code).toBe(0);
+  });
+
+  it('hold one alert per diagnosis with its condition, duration, severity and runbook', () => {
+    const file = ruleFileOf(files);
+    expect(file.groups).toHaveLength(1);
+    const group = file.groups[0]!;
+    expect(group.name).toBe('workqueue-doctor');
+    expect(group.interval).toBe(formatDuration(EVALUATION_INTERVAL_MS));
+    const settings = ruleSettings();
+    expect(group.rules.map((r) => r.alert)).toEqual(settings.map((s) => s.rule.id));
+    for (const s of settings) {
+      const alert = group.rules.find((r) => r.alert === s.rule.id)!;
+      expect(alert.expr).toBe(renderPromQL(s.rule.condition(s.thresholds)));
+      expect(alert.for).toBe(formatDuration(s.forMs));
+      expect(alert.labels).toEqual({ severity: s.rule.severity });
+      expect(alert.annotations.runbook_url).toBe(runbookUrl(DEFAULT_RUNBOOK_BASE_URL, s.rule.id));
+      expect(Object.keys(alert.annotations)).toEqual(['summary', 'description', 'runbook_url']);
+      expect(alert.annotations.description).toContain(s.rule.text.meaning);
+    }
+  });
+
+  it('describe each alert with queries of its evidence narrowed to the alert series', () => {
+    const backlog = ruleFileOf(files).groups[0]!.rules.find((r) => r.alert === 'WorkqueueBacklog')!;
+    expect(backlog.annotations.summary).toContain('{{ $labels.name }}');
+    expect(backlog.annotations.summary).toContain('{{ $value | humanize }} items');
+    const queries = annotationQueries(backlog.annotations.description ?? '', (i) => ['j', 'i', 'c', 'n'][i % 4] ?? '');
+    expect(queries).toHaveLength(signalCount('WorkqueueBacklog'));
+    expect(queries[0]).toBe(
+      renderPromQL(signal('depth').expr, {
+        extraMatchers: [
+          { label: 'job', op: '=', value: 'j' },
+          { label: 'instance', op: '=', value: 'i' },
+          { label: 'controller', op: '=', value: 'c' },
+          { label: 'name', op: '=', value: 'n' },
+        ],
+      }),
+    );
+    // Controller-level evidence is narrowed by the labels controller-level series carry (no `name`).
+    expect(backlog.annotations.description).toContain(
+      'printf `controller_runtime_max_concurrent_reconciles{job=%q, instance=%q, controller=%q}` $labels.job $labels.instance $labels.controller | query',
+    );
+  });
+
+  it('keep the Alertmanager example valid for `amtool check-config`, routing on severity and inhibiting', async () => {
+    const amtool = requireTool('amtool');
+    const file = writeGenerated(OUTPUT.alertmanagerExample);
+    const result = await run(amtool, ['check-config', file]);
+    expect(result.output).toContain('SUCCESS');
+    expect(result.code).toBe(0);
+    const config = parse(files.get(OUTPUT.alertmanagerExample) ?? '') as {
+      route: { routes: Array<{ matchers: string[] }> };
+      inhibit_rules: Array<{ source_matchers: string[]; target_matchers: string[]; equal: string[] }>;
+    };
+    expect(config.route.routes.map((r) => r.matchers)).toEqual([['severity="critical"'], ['severity="warning"']]);
+    expect(config.inhibit_rules).toEqual(
+      INHIBITIONS.map((i) => ({
+        source_matchers: [`alertname="${i.source}"`],
+        target_matchers: [`alertname="${i.target}"`],
+        equal: ['job', 'instance', 'controller', 'name'],
+      })),
+    );
+    expect(INHIBITIONS.map((i) => [i.source, i.target])).toEqual([
+      ['WorkqueueStuckWorker', 'WorkqueueSlowWork'],
+      ['WorkqueueBacklog', 'WorkqueueSaturated'],
+    ]);
+  });
+});
+
+describe('alert annotations, rendered by `promtool test rules`', () => {
+  it('measure the alert series of either label schema with the query function', async () => {
+    const promtool = requireTool('promtool');
+    const stuck = ruleSettings().find((s) => s.rule.id === 'WorkqueueStuckWorker')!;
+    const analysis = analyseRule(stuck);
+    const rulesFile = writeGenerated(OUTPUT.alertRules);
+    // A sync that never returns: both ages grow one second per second.
+    const runtime = 'job="j", instance="i", controller="c", name="n"';
+    const componentBase = 'job="j", instance="k", name="m"';
+    const series = [
+      { series: `workqueue_longest_running_processor_seconds{${runtime}}`, values: '0+60x30' },
+      { series: `workqueue_unfinished_work_seconds{${runtime}}`, values: '0+60x30' },
+      { series: 'controller_runtime_max_concurrent_reconciles{job="j", instance="i", controller="c"}', values: '4x30' },
+      { series: `workqueue_longest_running_processor_seconds{${componentBase}}`, values: '0+60x30' },
+      { series: `workqueue_unfinished_work_seconds{${componentBase}}`, values: '0+120x30' },
+    ];
+    const description = (unfinished: string, growth: string, maxWorkers: string): string =>
+      [
+        stuck.rule.text.meaning,
+        '',
+        `Held for ${formatDuration(stuck.forMs)}: ${analysis.clauses.map((c) => c.text).join('; ')}.`,
+        '',
+        'Measured now:',
+        '- Longest-running sync: 20m 0s',
+        '- Longest-running sync growth: 100%',
+        `- Unfinished work: ${unfinished}`,
+        `- Unfinished work growth: ${growth} workers`,
+        `- Max workers: ${maxWorkers}`,
+        '- Completion rate: no data',
+      ].join('\n');
+    const runbook = runbookUrl(DEFAULT_RUNBOOK_BASE_URL, stuck.rule.id);
+    const test = {
+      rule_files: [rulesFile],
+      evaluation_interval: formatDuration(EVALUATION_INTERVAL_MS),
+      tests: [
+        {
+          interval: '1m',
+          input_series: series,
+          alert_rule_test: [
+            {
+              eval_time: '20m',
+              alertname: stuck.rule.id,
+              exp_alerts: [
+                {
+                  exp_labels: { severity: 'critical', job: 'j', instance: 'i', controller: 'c', name: 'n' },
+                  exp_annotations: {
+                    summary: 'Work queue stuck worker for queue n (controller c) on j/i: longest-running sync 20m 0s.',
+                    description: description('20m 0s', '1', '4 workers'),
+                    runbook_url: runbook,
+                  },
+                },
+                {
+                  exp_labels: { severity: 'critical', job: 'j', instance: 'k', name: 'm' },
+                  exp_annotations: {
+                    summary: 'Work queue stuck worker for queue m on j/k: longest-running sync 20m 0s.',
+                    description: description('40m 0s', '2', 'no data'),
+                    runbook_url: runbook,
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const testFile = join(work, 'stuck-worker.test.yaml');
+    writeFileSync(testFile, stringify(test));
+    const result = await run(promtool, ['test', 'rules', testFile]);
+    expect(result.output).toContain('SUCCESS');
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('runbooks', () => {
+  it('exist for every diagnosis and carry its thresholds, confirm queries, alert expression and texts', () => {
+    for (const s of ruleSettings()) {
+      const text = files.get(OUTPUT.runbook(s.rule.id)) ?? '';
+      expect(text.startsWith(`# ${s.rule.id}: ${s.rule.title}\n`)).toBe(true);
+      expect(text).toContain(`**Severity:** ${s.rule.severity}`);
+      expect(text).toContain(`**${formatDuration(s.forMs)}**`);
+      for (const name of Object.keys(s.rule.thresholds)) expect(text).toContain(`| \`${name}\` |`);
+      expect(text).toContain(s.rule.text.meaning);
+      expect(text).toContain(`\`\`\`promql\n${renderPromQL(s.rule.condition(s.thresholds))}\n\`\`\``);
+      for (const step of s.rule.text.confirm) {
+        expect(text).toContain(step.text);
+        for (const id of step.signals) expect(text).toContain(`**${signal(id).title}**`);
+      }
+      expect(text).not.toContain('n/a (');
+      expect(text.endsWith('\n')).toBe(true);
+    }
+  });
+});
+
+function signalCount(id: string): number {
+  return ruleSettings().find((s) => s.rule.id === id)?.rule.evidence.length ?? 0;
+}

@@ -1,0 +1,210 @@
+/**
+ * Lint of the generated dashboards: stable uids, the SDK's schema version, unique panel ids, grid positions
+ * that do not overlap, the datasource variable and a description on every panel, threshold lines equal to
+ * the rule definitions' values (recomputed here by perturbing each threshold), both label schemas matched
+ * by the variables, no rate over a gauge, and the committed files equal to what generation produces.
+ */
+import { readFileSync } from 'node:fs';
+import { defaultDashboard } from '@grafana/grafana-foundation-sdk/dashboard';
+import { describe, expect, it } from 'vitest';
+import { ruleSettings } from '../../src/diagnosis/catalog.js';
+import type { Expr } from '../../src/diagnosis/expr.js';
+import { SIGNALS } from '../../src/diagnosis/signals.js';
+import { GENERATED_DIRECTORIES } from '../../src/generate/artifacts.js';
+import { DASHBOARD_UID, type DashboardKey, OUTPUT } from '../../src/generate/defaults.js';
+import { CLIENT_GO, CONTROLLER_RUNTIME, WORKQUEUE } from '../../src/metrics/names.js';
+import { dashboardExpressions, dashboardsOf, filesByPath, type PanelJson, panelsOf } from './helpers.js';
+
+const files = filesByPath();
+const dashboards = dashboardsOf(files);
+const KEYS = Object.keys(DASHBOARD_UID) as DashboardKey[];
+/** How Grafana spells a reference to the datasource variable. */
+const DATASOURCE_REF = ['$', '{datasource}'].join('');
+
+/**
+ * Threshold lines as the definitions imply them, found independently of the generator: change one threshold
+ * at a time and see which `signal op number` comparisons change; each such signal gets a line at the value
+ * in force.
+ */
+function expectedLines(overrides = {}): Map<string, Set<number>> {
+  const lines = new Map<string, Set<number>>();
+  const signalByJson = new Map(SIGNALS.map((s) => [JSON.stringify(s.expr), s.id]));
+  for (const settings of ruleSettings(overrides)) {
+    if (!settings.enabled) continue;
+    for (const name of Object.keys(settings.thresholds)) {
+      const base = settings.rule.condition(settings.thresholds);
+      const moved = settings.rule.condition({
+        ...settings.thresholds,
+        [name]: (settings.thresholds[name] ?? 0) * 1.37 + 0.123,
+      });
+      const walk = (a: Expr, b: Expr): void => {
+        if (a.kind !== 'binary' || b.kind !== 'binary') return;
+        const id = signalByJson.get(JSON.stringify(a.lhs));
+        if (['>', '<', '>=', '<=', '==', '!='].includes(a.op) && id !== undefined && a.rhs.kind === 'number') {
+          if (b.rhs.kind === 'number' && b.rhs.value !== a.rhs.value) {
+            const set = lines.get(id) ?? new Set<number>();
+            set.add(a.rhs.value);
+            lines.set(id, set);
+          }
+          return;
+        }
+        walk(a.lhs, b.lhs);
+        walk(a.rhs, b.rhs);
+      };
+      walk(base, moved);
+    }
+  }
+  return lines;
+}
+
+function overlaps(a: NonNullable<PanelJson['gridPos']>, b: NonNullable<PanelJson['gridPos']>): boolean {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+describe('generated dashboards', () => {
+  it('have stable uids and the schema version of the SDK', () => {
+    for (const key of KEYS) {
+      expect(dashboards[key].uid).toBe(DASHBOARD_UID[key]);
+      expect(dashboards[key].schemaVersion).toBe(defaultDashboard().schemaVersion);
+      // No numeric id: importable through the UI and by file provisioning alike.
+      expect(dashboards[key].id ?? null).toBeNull();
+    }
+    expect(Object.values(DASHBOARD_UID)).toEqual([
+      'workqueue-doctor-overview',
+      'workqueue-doctor-detail',
+      'workqueue-doctor-diagnoses',
+    ]);
+  });
+
+  it.each(KEYS)('%s: unique panel ids and grid positions inside the grid that do not overlap', (key) => {
+    const panels = panelsOf(dashboards[key]);
+    expect(panels.length).toBeGreaterThan(1);
+    const ids = panels.map((p) => p.id);
+    for (const id of ids) expect(typeof id === 'number' && id > 0).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [i, a] of panels.entries()) {
+      const pos = a.gridPos;
+      expect(pos, `${a.title} has a grid position`).toBeDefined();
+      if (pos === undefined) continue;
+      expect(pos.x >= 0 && pos.w > 0 && pos.x + pos.w <= 24 && pos.h > 0 && pos.y >= 0).toBe(true);
+      for (const b of panels.slice(i + 1)) {
+        if (b.gridPos !== undefined) expect(overlaps(pos, b.gridPos), `${a.title} overlaps ${b.title}`).toBe(false);
+      }
+    }
+  });
+
+  it.each(KEYS)('%s: every panel and query reads the datasource variable; every panel has a description', (key) => {
+    const dashboard = dashboards[key];
+    const datasource = dashboard.templating.list?.find((v) => v.type === 'datasource');
+    expect(datasource?.name).toBe('datasource');
+    expect(datasource?.query).toBe('prometheus');
+    for (const panel of panelsOf(dashboard)) {
+      expect(panel.datasource?.uid, `${panel.title}`).toBe(DATASOURCE_REF);
+      if (panel.type === 'row') continue;
+      expect(panel.description?.trim().length ?? 0, `${panel.title} has a description`).toBeGreaterThan(20);
+      expect(panel.targets?.length ?? 0, `${panel.title} has queries`).toBeGreaterThan(0);
+      for (const target of panel.targets ?? []) expect(target.datasource?.uid).toBe(DATASOURCE_REF);
+    }
+  });
+
+  it('detail: one panel per signal, with threshold lines equal to the definitions', () => {
+    const panels = panelsOf(dashboards.detail);
+    const expected = expectedLines();
+    expect(expected.size).toBeGreaterThan(5);
+    for (const s of SIGNALS) {
+      const matching = panels.filter((p) => p.title === s.title);
+      expect(matching, `one panel titled ${s.title}`).toHaveLength(1);
+      const panel = matching[0]!;
+      const steps = panel.fieldConfig?.defaults?.thresholds?.steps ?? [];
+      expect(steps[0]).toEqual({ value: null, color: 'transparent' });
+      const values = steps.slice(1).map((step) => step.value);
+      const want = [...(expected.get(s.id) ?? [])].sort((a, b) => a - b);
+      expect(values, `threshold lines on ${s.title}`).toEqual(want);
+      expect(panel.fieldConfig?.defaults?.custom?.thresholdsStyle?.mode).toBe(want.length > 0 ? 'dashed' : 'off');
+    }
+    // Spot checks against the definitions' defaults.
+    const depthAvg = panels.find((p) => p.title === 'Depth (average)');
+    expect(depthAvg?.description).toContain('WorkqueueBacklog');
+    expect(depthAvg?.description).toMatch(/≥ 20 items \(minDepth\)/);
+    const longest = panels.find((p) => p.title === 'Longest-running sync');
+    expect(longest?.fieldConfig?.defaults?.thresholds?.steps.slice(1)).toEqual([{ value: 300, color: 'red' }]);
+  });
+
+  it('detail: queue latency and work duration heatmaps over bucket increases', () => {
+    const heatmaps = panelsOf(dashboards.detail).filter((p) => p.type === 'heatmap');
+    expect(heatmaps.map((p) => p.targets?.[0]?.expr)).toEqual([
+      `sum by (le) (increase(${WORKQUEUE.queueDuration}_bucket{job=~"$job", instance=~"$instance", controller=~"$controller", name=~"$name"}[$__rate_interval]))`,
+      `sum by (le) (increase(${WORKQUEUE.workDuration}_bucket{job=~"$job", instance=~"$instance", controller=~"$controller", name=~"$name"}[$__rate_interval]))`,
+    ]);
+    for (const p of heatmaps) expect(p.targets?.[0]?.format).toBe('heatmap');
+  });
+
+  it('selects queues of both label schemas: All is .* (which matches an absent controller label)', () => {
+    for (const key of ['overview', 'detail'] as const) {
+      const variables = dashboards[key].templating.list ?? [];
+      expect(variables.map((v) => v.name)).toEqual(['datasource', 'job', 'instance', 'controller', 'name']);
+      const controller = variables.find((v) => v.name === 'controller');
+      expect(controller?.includeAll).toBe(true);
+      expect(controller?.allValue).toBe('.*');
+      expect(controller?.definition).toBe(
+        `label_values(${WORKQUEUE.adds}{job=~"$job", instance=~"$instance"}, controller)`,
+      );
+    }
+    const queueLevel = panelsOf(dashboards.detail).find((p) => p.title === 'Add rate');
+    expect(queueLevel?.targets?.[0]?.expr).toBe(
+      `sum without (priority) (rate(${WORKQUEUE.adds}{job=~"$job", instance=~"$instance", controller=~"$controller", name=~"$name"}[5m]))`,
+    );
+    // Controller-level series have no `name`, process-level ones no `controller`: not narrowed by them.
+    const controllerLevel = panelsOf(dashboards.detail).find((p) => p.title === 'Max workers');
+    expect(controllerLevel?.targets?.[0]?.expr).toBe(
+      `${CONTROLLER_RUNTIME.maxConcurrentReconciles}{job=~"$job", instance=~"$instance", controller=~"$controller"}`,
+    );
+    const processLevel = panelsOf(dashboards.detail).find((p) => p.title === 'Leader');
+    expect(processLevel?.targets?.[0]?.expr).toBe(
+      `sum without (name) (${CLIENT_GO.leaderElectionMasterStatus}{job=~"$job", instance=~"$instance"})`,
+    );
+  });
+
+  it('overview: one table of every queue linking to the detail dashboard with the queue variables', () => {
+    const table = panelsOf(dashboards.overview).find((p) => p.type === 'table');
+    const url = table?.fieldConfig?.defaults?.links?.[0]?.url ?? '';
+    expect(url.startsWith(`/d/${DASHBOARD_UID.detail}?`)).toBe(true);
+    for (const label of ['job', 'instance', 'controller', 'name']) {
+      expect(url).toContain(`var-${label}=\${__data.fields.${label}}`);
+    }
+    expect(table?.targets?.map((t) => t.format)).toEqual(new Array(9).fill('table'));
+    expect(table?.targets?.[0]?.expr).toContain('ALERTS{alertstate="firing"');
+  });
+
+  it('diagnoses: findings from workqueue_doctor_finding, with runbook links', () => {
+    const panels = panelsOf(dashboards.diagnoses);
+    expect(panels.map((p) => p.type)).toEqual(['row', 'table', 'state-timeline', 'timeseries']);
+    for (const p of panels.slice(1)) expect(p.targets?.[0]?.expr).toContain('workqueue_doctor_finding{');
+    const json = JSON.stringify(dashboards.diagnoses);
+    for (const s of ruleSettings()) expect(json).toContain(`/alerts/runbooks/${s.rule.id}.md`);
+  });
+
+  it('never takes rate or increase of a gauge', () => {
+    const gauges = [
+      WORKQUEUE.depth,
+      WORKQUEUE.unfinishedWork,
+      WORKQUEUE.longestRunningProcessor,
+      CONTROLLER_RUNTIME.activeWorkers,
+      CONTROLLER_RUNTIME.maxConcurrentReconciles,
+      CLIENT_GO.leaderElectionMasterStatus,
+    ];
+    for (const key of KEYS) {
+      for (const expr of dashboardExpressions(dashboards[key])) {
+        for (const gauge of gauges) expect(expr).not.toMatch(new RegExp(`(rate|increase)\\(${gauge}[{\\[]`));
+      }
+    }
+  });
+
+  it('are committed as generated (run `workqueue-doctor generate` after changing a definition)', () => {
+    for (const key of KEYS) {
+      const path = OUTPUT.dashboard(key);
+      expect(readFileSync(path, 'utf8'), path).toBe(files.get(path));
+    }
+    expect(GENERATED_DIRECTORIES.map((d) => d.dir)).toContain('dashboards');
+  });
+});
