@@ -46,7 +46,7 @@ export async function startLiveSimulation(options: LiveOptions): Promise<LiveSim
   const params = resolveParams(options.params);
   const { host, port } = parseListen(options.listen ?? '127.0.0.1:0');
   const spec = scenario.build(params);
-  const process = new SimProcess(spec, {
+  const sim = new SimProcess(spec, {
     clock: realClock,
     seed: params.seed,
     flavor: params.flavor,
@@ -64,7 +64,7 @@ export async function startLiveSimulation(options: LiveOptions): Promise<LiveSim
       return;
     }
     const openMetrics = /application\/openmetrics-text/i.test(req.headers.accept ?? '');
-    const body = openMetrics ? process.registry.getMetricsAsJSON().then(formatOpenMetrics) : process.registry.metrics();
+    const body = openMetrics ? sim.registry.getMetricsAsJSON().then(formatOpenMetrics) : sim.registry.metrics();
     body.then(
       (text) => {
         res.writeHead(200, { 'content-type': openMetrics ? OPENMETRICS_CONTENT_TYPE : PROMETHEUS_CONTENT_TYPE });
@@ -84,8 +84,8 @@ export async function startLiveSimulation(options: LiveOptions): Promise<LiveSim
     });
   });
 
-  process.start();
-  for (const controller of process.controllers) {
+  sim.start();
+  for (const controller of sim.controllers) {
     for (let i = 0; i < controller.workers; i++) void controller.runWorker();
   }
 
@@ -97,7 +97,7 @@ export async function startLiveSimulation(options: LiveOptions): Promise<LiveSim
     truth: groundTruth(scenario, params, {}, spec),
     stop: () => {
       stopping ??= new Promise<void>((resolve) => {
-        process.stop();
+        sim.stop();
         server.close(() => resolve());
         server.closeAllConnections();
       });

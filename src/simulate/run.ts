@@ -197,10 +197,10 @@ export function groundTruth(
  * Advances virtual time to `timeMs` one event instant at a time, handing queued keys to idle workers
  * after each (so a key that becomes ready is picked up at the instant it does).
  */
-export function advanceTo(clock: FakeClock, process: SimProcess, timeMs: number): void {
+export function advanceTo(clock: FakeClock, sim: SimProcess, timeMs: number): void {
   for (let next = clock.nextTimerAt(); next !== undefined && next <= timeMs; next = clock.nextTimerAt()) {
     clock.stepTo(next);
-    process.pump();
+    sim.pump();
   }
   clock.stepTo(timeMs);
 }
@@ -235,7 +235,7 @@ export async function runVirtual(
   const truth = groundTruth(definition, resolvedParams, options, spec);
 
   const clock = new FakeClock(resolved.startMs);
-  const process = new SimProcess(spec, {
+  const sim = new SimProcess(spec, {
     clock,
     seed: resolvedParams.seed,
     flavor: resolvedParams.flavor,
@@ -244,19 +244,19 @@ export async function runVirtual(
   const store = new RecordingStore({ job: resolved.job, instance: resolved.instance });
   const scrapes = Math.floor(resolvedParams.durationMs / resolved.scrapeIntervalMs);
 
-  process.start();
-  process.pump();
+  sim.start();
+  sim.pump();
   for (let k = 0; k <= scrapes; k++) {
     const scrapeAt = resolved.startMs + k * resolved.scrapeIntervalMs;
-    advanceTo(clock, process, scrapeAt);
-    store.add(scrapeAt, await process.registry.getMetricsAsJSON());
+    advanceTo(clock, sim, scrapeAt);
+    store.add(scrapeAt, await sim.registry.getMetricsAsJSON());
   }
-  process.stop();
+  sim.stop();
 
   let events = 0;
   let syncs = 0;
   let writes = 0;
-  for (const controller of process.controllers) {
+  for (const controller of sim.controllers) {
     events += controller.stats.events;
     syncs += controller.stats.syncs;
     writes += controller.stats.writes;

@@ -129,3 +129,19 @@ describe('computed truth follows the parameters', () => {
     expect(truthOf('hot-loop-status-write', { workers: 1 }).queues[0]!.allowed).toEqual(['WorkqueueSaturated']);
   });
 });
+
+describe('computed truth at the edges', () => {
+  it('a backlog over too few keys levels off: saturated, backlog allowed', () => {
+    const queue = truthOf('backlog', { keys: 800 }).queues[0]!;
+    expect(queue.expected).toEqual(['WorkqueueSaturated']);
+    expect(queue.allowed).toEqual(['WorkqueueBacklog']);
+    expect(truthOf('mixed', { keys: 800 }).queues.find((q) => q.name === 'pod')?.expected).toEqual([
+      'WorkqueueSaturated',
+    ]);
+  });
+
+  it('no events: nothing blocks and nothing gets stuck', () => {
+    expect(truthOf('blocking-call', { rate: 0 }).queues[0]!.expected).toEqual([]);
+    expect(truthOf('stuck-worker', { rate: 0 }).queues[0]!.expected).toEqual([]);
+  });
+});
