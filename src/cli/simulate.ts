@@ -36,6 +36,8 @@ interface SimulateFlags {
   rate?: string;
   start?: string;
   out?: string;
+  job?: string;
+  instance?: string;
   realtime?: boolean;
   listen?: string;
 }
@@ -57,7 +59,9 @@ export function registerSimulateCommand(program: Command): void {
     .option('--keys <n>', "override the main controller's number of objects")
     .option('--rate <r>', "override the main controller's watch events per second")
     .option('--start <time>', 'time of the first sample (RFC 3339 or unix seconds)', '2026-01-01T00:00:00Z')
-    .option('--out <file>', 'recording to write (virtual time)')
+    .option('--out <file>', 'recording to write (virtual time); FILE.truth.json gets the ground truth')
+    .option('--job <job>', 'job label of every recorded sample', DEFAULT_JOB)
+    .option('--instance <instance>', 'instance label of every recorded sample (default: <scenario>:8080)')
     .option('--realtime', 'run on the real clock and serve live /metrics instead of writing a recording')
     .option('--listen <host:port>', 'address of the live /metrics server (with --realtime)', '127.0.0.1:8080')
     .action(async (flags: SimulateFlags) => {
@@ -93,7 +97,15 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   if (flags.out === undefined) throw new UsageError('simulate needs --out FILE (or --realtime)');
   const scrapeIntervalMs = usage(() => parseDuration(flags.scrapeInterval ?? '15s'));
   const startMs = usage(() => parseTime(flags.start ?? '2026-01-01T00:00:00Z'));
-  const options = { scrapeIntervalMs, startMs, job: DEFAULT_JOB, instance: defaultInstance(scenario.name) };
+  const job = flags.job ?? DEFAULT_JOB;
+  const instance = flags.instance ?? defaultInstance(scenario.name);
+  for (const [flag, value] of [
+    ['--job', job],
+    ['--instance', instance],
+  ] as const) {
+    if (value.trim() === '') throw new UsageError(`${flag} must not be empty`);
+  }
+  const options = { scrapeIntervalMs, startMs, job, instance };
   const run = await usage(() => runVirtual(scenario, params, options));
   const out = flags.out;
   const fd = openSync(out, 'w');

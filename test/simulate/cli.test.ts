@@ -68,6 +68,8 @@ describe('simulate --scenario --out', () => {
       '1767225600',
       '--flavor',
       'component-base',
+      '--instance',
+      'backup-operator-0:8080',
       '--out',
       out,
     );
@@ -76,13 +78,14 @@ describe('simulate --scenario --out', () => {
     const text = readFileSync(out, 'utf8');
     expect(text.endsWith('# EOF\n')).toBe(true);
     expect(text).toMatch(
-      /^workqueue_depth\{instance="stuck-worker:8080",job="workqueue-doctor-sim",name="backup"\} \d+ 1767225600$/m,
+      /^workqueue_depth\{instance="backup-operator-0:8080",job="workqueue-doctor-sim",name="backup"\} \d+ 1767225600$/m,
     );
     expect(text).not.toContain('controller_runtime_');
     const truth = JSON.parse(readFileSync(`${out}.truth.json`, 'utf8'));
     expect(truth).toMatchObject({
       scenario: 'stuck-worker',
       flavor: 'component-base',
+      instance: 'backup-operator-0:8080',
       parameters: { seed: 3, duration: '5m', scrapeInterval: '30s', start: '2026-01-01T00:00:00Z', workers: 2 },
       queues: [{ name: 'backup', controller: null, expected: ['WorkqueueStuckWorker'] }],
     });
@@ -104,6 +107,7 @@ describe('simulate --scenario --out', () => {
     ],
     [['--scenario', 'healthy', '--start', 'yesterday', '--out', 'x'], /invalid time "yesterday"/],
     [['--scenario', 'healthy'], /needs --out FILE/],
+    [['--scenario', 'healthy', '--instance', ' ', '--out', 'x'], /--instance must not be empty/],
     [[], /needs --scenario/],
     [['--scenario', 'healthy', '--realtime', '--out', 'x'], /cannot go with --realtime/],
     [['--scenario', 'healthy', '--realtime', '--listen', 'nowhere'], /invalid listen address/],
