@@ -128,6 +128,15 @@ const signalList = [
     expr: perQueue(rangeFn('avg_over_time', WORKQUEUE.depth, W)),
   },
   {
+    id: 'depthMin',
+    title: 'Depth (minimum)',
+    unit: 'items',
+    scope: 'queue',
+    description:
+      'Lowest depth over the window: a queue that keeps up, even one with periodic bursts, drains to zero; a backlog never does.',
+    expr: perQueue(rangeFn('min_over_time', WORKQUEUE.depth, W)),
+  },
+  {
     id: 'depthSlope',
     title: 'Depth growth',
     unit: '1/s',

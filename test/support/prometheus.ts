@@ -10,7 +10,7 @@
  *   Start one per test file (beforeAll/afterAll), not one per test.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -298,4 +298,22 @@ function handle(url: string, storagePath: string, child: ChildProcess, cleanup: 
       cleanup();
     },
   };
+}
+
+/**
+ * Imports several recordings into one TSDB directory (one `promtool` import each, blocks moved together),
+ * so one Prometheus serves them all; returns the directory.
+ */
+export async function importRecordings(files: readonly string[]): Promise<string> {
+  let storage: string | undefined;
+  for (const file of files) {
+    const dir = await importRecording(file);
+    if (storage === undefined) {
+      storage = dir;
+      continue;
+    }
+    for (const block of readdirSync(dir)) renameSync(join(dir, block), join(storage, block));
+  }
+  if (storage === undefined) throw new Error('importRecordings needs at least one file');
+  return storage;
 }

@@ -1,12 +1,14 @@
 import { compare, scale, sig } from '../conditions.js';
-import { allOf, binary } from '../expr.js';
+import { allOf, anyOf, binary } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
- * Backlog: the depth keeps growing because keys arrive faster than the workers finish them.
- * A burst that drains (resync, rollout, a short spike) does not hold for `forMs`; a real backlog does.
+ * Backlog: keys arrive faster than the workers finish them, so the queue never drains. Either the depth
+ * keeps growing, or (once deduplication caps it) it stands high with keys waiting far longer than a sync
+ * takes. A burst that drains (resync, rollout, a short spike) reaches zero within the window; a backlog
+ * does not, for the whole `forMs`.
  */
 export const backlog = defineRule({
   id: 'WorkqueueBacklog',
@@ -30,6 +32,12 @@ export const backlog = defineRule({
       unit: 'ratio',
       description: 'Adds per completed sync at or above which arrivals outpace the workers.',
     },
+    minWaitRatio: {
+      default: 10,
+      unit: 'ratio',
+      description:
+        'Mean queue wait per mean sync at or above which keys wait on the backlog (when deduplication hides the excess arrivals).',
+    },
     targetUtilization: {
       default: 0.7,
       unit: 'ratio',
@@ -39,9 +47,17 @@ export const backlog = defineRule({
   forMs: 10 * MINUTE_MS,
   condition: (t) =>
     allOf(
-      compare('depthAvg', '>=', t.minDepth),
-      compare('depthSlope', '>=', t.minGrowth),
-      binary('>=', sig('addRate'), scale('completionRate', t.arrivalRatio)),
+      compare('depthMin', '>=', t.minDepth),
+      anyOf(
+        // Growing: arrivals outpace completions.
+        allOf(
+          compare('depthSlope', '>=', t.minGrowth),
+          binary('>=', sig('addRate'), scale('completionRate', t.arrivalRatio)),
+        ),
+        // Standing: once many keys wait, deduplication absorbs new events, adds fall to the completion
+        // rate and the depth levels off; keys then wait far longer than a sync takes.
+        binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
+      ),
     ),
   evidence: [
     'depth',

@@ -1,4 +1,5 @@
 import { compare, relate, scale, sig } from '../conditions.js';
+import { LABEL } from '../../metrics/names.js';
 import { allOf, anyOf, binary } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule, type SignalSnapshot } from '../rule.js';
@@ -12,7 +13,8 @@ import { MINUTE_MS } from '../signals.js';
  * The write rate is per process: with several busy queues in one process it is a hint, so the ratio
  * must fall in a band that this queue's adds alone explain. Without either metric (a client-go controller
  * without controller-runtime's metrics, failing on a non-API dependency), a very high add rate through busy
- * workers with no retries at all is the remaining sign: keys re-added the moment their sync ends.
+ * workers, with no retries and no wait in the queue, is the remaining sign: keys re-added the moment their
+ * sync ends. Reconcile metrics, where present, explain a high add rate of successful syncs instead.
  */
 export const hotLoop = defineRule({
   id: 'WorkqueueHotLoop',
@@ -62,6 +64,11 @@ export const hotLoop = defineRule({
       unit: 'ratio',
       description: 'Retries per add at or below which no requeue goes through the rate limiter.',
     },
+    maxSpinWaitRatio: {
+      default: 0.001,
+      unit: 'ratio',
+      description: 'Mean queue wait per mean sync at or below which keys never wait: re-added as their own sync ends.',
+    },
     maxRetryPerError: {
       default: 0.1,
       unit: 'ratio',
@@ -84,11 +91,18 @@ export const hotLoop = defineRule({
           relate(scale('addRate', t.minErrorRatio), '<=', 'reconcileErrorRate'),
           relate(sig('retryRate'), '<=', 'reconcileErrorRate', t.maxRetryPerError),
         ),
-        // Neither explains it, but keys cycle through busy workers far faster than events arrive, with no backoff.
-        allOf(
-          compare('addRate', '>=', t.minSpinAddRate),
-          compare('busyWorkers', '>=', t.minSpinBusyWorkers),
-          binary('<=', sig('retryRate'), scale('addRate', t.maxSpinRetryShare)),
+        // Without reconcile metrics to say otherwise: keys cycle through busy workers far faster than events
+        // arrive, never wait in the queue (re-added as their sync ends) and never back off.
+        binary(
+          'unless',
+          allOf(
+            compare('addRate', '>=', t.minSpinAddRate),
+            compare('busyWorkers', '>=', t.minSpinBusyWorkers),
+            binary('<=', sig('retryRate'), scale('addRate', t.maxSpinRetryShare)),
+            binary('<=', sig('queueLatencyMean'), scale('workDurationMean', t.maxSpinWaitRatio)),
+          ),
+          sig('reconcileRate'),
+          { ignoring: [LABEL.name] },
         ),
       ),
     ),

@@ -1,0 +1,121 @@
+/**
+ * Parity: the same recording diagnosed in-process (`diagnose --recording`) and by a real Prometheus holding
+ * it (`diagnose --prometheus-url`, every signal and condition evaluated by the server from its PromQL) gives
+ * the same queues, the same findings with the same `since`, and the same signal values.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diagnose } from '../../src/diagnosis/engine.js';
+import type { QueueReport, Report } from '../../src/diagnosis/report.js';
+import { runVirtual, SCENARIO_NAMES, type SimulationParams } from '../../src/simulate/index.js';
+import { createPrometheusSource } from '../../src/sources/prometheus-source.js';
+import { openRecordingSource } from '../../src/sources/recording-source.js';
+import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
+
+type Run = { scenario: string; instance: string; params: Partial<SimulationParams> };
+const RUNS: Run[] = [
+  ...SCENARIO_NAMES.map((scenario) => ({ scenario, instance: `${scenario}:8080`, params: { seed: 11 } })),
+  ...['backlog', 'persistent-failure', 'hot-loop-no-backoff', 'stuck-worker'].map((scenario) => ({
+    scenario,
+    instance: `${scenario}-component-base:8080`,
+    params: { seed: 12, flavor: 'component-base' as const },
+  })),
+];
+const RUNBOOKS = 'https://runbooks.example/workqueue';
+
+let prom: PrometheusHandle;
+const work = mkdtempSync(join(tmpdir(), 'wqd-parity-'));
+const files = new Map<string, string>();
+let endMs = 0;
+
+beforeAll(async () => {
+  for (const run of RUNS) {
+    const result = await runVirtual(run.scenario, run.params, { instance: run.instance });
+    const file = join(work, `${run.instance.replace(':', '_')}.om`);
+    writeFileSync(file, result.recording.text());
+    files.set(run.instance, file);
+    endMs = Date.parse(result.truth.parameters.start) + (run.params.durationMs ?? 30 * 60_000);
+  }
+  prom = await startPrometheus({ storagePath: await importRecordings([...files.values()]) });
+}, 240_000);
+
+afterAll(async () => {
+  await prom?.stop();
+  removeTempDirs();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function inProcess(instance: string, atMs: number): Promise<Report> {
+  const source = await openRecordingSource(files.get(instance)!);
+  return diagnose(source.backend, { atMs, runbookBaseUrl: RUNBOOKS, targets: source.targets() });
+}
+
+/** Findings compared, so the suite cannot pass by comparing empty reports. */
+let comparedFindings = 0;
+let comparedValues = 0;
+
+let prometheusReports = new Map<number, Promise<Report>>();
+function viaPrometheus(atMs: number): Promise<Report> {
+  let report = prometheusReports.get(atMs);
+  if (report === undefined) {
+    const source = createPrometheusSource({ url: prom.url, timeoutMs: 60_000 });
+    report = diagnose(source.backend, { atMs, runbookBaseUrl: RUNBOOKS });
+    prometheusReports.set(atMs, report);
+  }
+  return report;
+}
+
+function byQueue(queues: readonly QueueReport[]): Map<string, QueueReport> {
+  return new Map(queues.map((q) => [`${q.queue.target}|${q.queue.name}|${q.queue.controller}`, q]));
+}
+
+function expectSameValue(a: number | null, b: number | null, where: string): void {
+  if (a === null || b === null) {
+    expect(a, where).toBe(b);
+    return;
+  }
+  const scale = Math.max(Math.abs(a), Math.abs(b), 1e-12);
+  expect(Math.abs(a - b) / scale, `${where}: ${a} vs ${b}`).toBeLessThanOrEqual(1e-9);
+}
+
+describe('diagnose --recording and --prometheus-url agree', () => {
+  // The end of the recordings, and a time off the scrape grid seven minutes earlier.
+  const times = () => [endMs, endMs - 7 * 60_000 + 3_500];
+
+  it.each(RUNS.map((r) => [r.instance]))('%s', { timeout: 180_000 }, async (instance) => {
+    prometheusReports = prometheusReports.size > 4 ? new Map() : prometheusReports;
+    for (const atMs of times()) {
+      const local = await inProcess(instance, atMs);
+      const remote = await viaPrometheus(atMs);
+      const target = `workqueue-doctor-sim/${instance}`;
+      const localQueues = byQueue(local.queues.filter((q) => q.queue.target === target));
+      const remoteQueues = byQueue(remote.queues.filter((q) => q.queue.target === target));
+      expect([...remoteQueues.keys()].sort(), `queues at ${atMs}`).toEqual([...localQueues.keys()].sort());
+      expect(localQueues.size).toBeGreaterThan(0);
+      for (const [key, mine] of localQueues) {
+        const theirs = remoteQueues.get(key)!;
+        expect(theirs.status, `${key} status`).toBe(mine.status);
+        expect(
+          theirs.findings.map((f) => [f.rule, f.since]),
+          `${key} findings`,
+        ).toEqual(mine.findings.map((f) => [f.rule, f.since]));
+        comparedFindings += mine.findings.length;
+        expect(Object.keys(theirs.signals).sort()).toEqual(Object.keys(mine.signals).sort());
+        for (const [id, value] of Object.entries(mine.signals)) {
+          const other = theirs.signals[id]!;
+          expectSameValue(value.value, other.value, `${key} ${id}`);
+          if (value.value !== null) comparedValues++;
+          expect(other.bound, `${key} ${id} bound`).toBe(value.bound);
+          expect(other.missing, `${key} ${id} missing`).toBe(value.missing);
+        }
+      }
+    }
+  });
+
+  it('compared real findings and values', () => {
+    expect(comparedFindings).toBeGreaterThanOrEqual(20);
+    expect(comparedValues).toBeGreaterThanOrEqual(500);
+  });
+});
