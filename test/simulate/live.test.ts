@@ -20,7 +20,7 @@ async function addsOf(url: string, name: string): Promise<number> {
 }
 
 async function eventually(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     if (await check()) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

@@ -13,18 +13,24 @@ import { capacity, capacityTruth, leaseName, MINUTE, round, SECOND, type Sizes, 
 const HEALTHY: Sizes = { workers: 4, keys: 800, rate: 4 };
 const HEALTHY_SYNC = lognormal(8, 0.6);
 const HEALTHY_WRITE_ON_CHANGE = 0.3;
+const HEALTHY_RESYNC_MS = 10 * MINUTE;
 
 /** A quiet controller: steady events (mildly skewed towards some objects), fast syncs, a 10-minute resync. */
 export function healthyController(params: SimulationParams, name = 'deployment'): ControllerSpec {
   const { workers, keys, rate } = sizes(params, HEALTHY);
-  const utilization =
-    (rate * (1 + HEALTHY_WRITE_ON_CHANGE)) / capacity(workers, HEALTHY_SYNC) +
-    keys / ((10 * MINUTE) / SECOND) / capacity(workers, HEALTHY_SYNC);
+  // Syncs per second: events, the echoes of the writes they cause, and the resync spread over its period.
+  const syncsPerSecond = rate * (1 + HEALTHY_WRITE_ON_CHANGE) + keys / (HEALTHY_RESYNC_MS / SECOND);
+  const utilization = syncsPerSecond / capacity(workers, HEALTHY_SYNC);
   return {
     name,
     workers,
     keys,
-    events: { rate, keys: { kind: 'zipf', s: 0.8 }, resyncPeriodMs: 10 * MINUTE, firstResyncAtMs: 7 * MINUTE + 7_300 },
+    events: {
+      rate,
+      keys: { kind: 'zipf', s: 0.8 },
+      resyncPeriodMs: HEALTHY_RESYNC_MS,
+      firstResyncAtMs: 7 * MINUTE + 7_300,
+    },
     sync: steadySync(HEALTHY_SYNC, HEALTHY_WRITE_ON_CHANGE),
     truth: capacityTruth(utilization),
     facts: { meanSyncSeconds: round(meanMs(HEALTHY_SYNC) / 1000, 4), utilization: round(utilization, 3) },
