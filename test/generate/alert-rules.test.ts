@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { ruleSettings } from '../../src/diagnosis/catalog.js';
 import { EVALUATION_INTERVAL_MS, runbookUrl } from '../../src/diagnosis/engine.js';
+import { metricsOf } from '../../src/diagnosis/expr.js';
 import { formatDuration, renderPromQL } from '../../src/diagnosis/promql-render.js';
 import { signal } from '../../src/diagnosis/signals.js';
 import { INHIBITIONS } from '../../src/generate/alertmanager.js';
@@ -134,20 +135,31 @@ describe('alert annotations, rendered by `promtool test rules`', () => {
       { series: `workqueue_longest_running_processor_seconds{${componentBase}}`, values: '0+60x30' },
       { series: `workqueue_unfinished_work_seconds{${componentBase}}`, values: '0+120x30' },
     ];
-    const description = (unfinished: string, growth: string, maxWorkers: string): string =>
+    // What the annotation must print for each evidence signal, per queue, given these series.
+    const measured = (schema: 'runtime' | 'componentBase'): Record<string, string> => ({
+      longestRunning: '20m 0s',
+      longestRunningGrowth: '100%',
+      unfinishedWork: schema === 'runtime' ? '20m 0s' : '40m 0s',
+      unfinishedWorkGrowth: schema === 'runtime' ? '1 workers' : '2 workers',
+      maxWorkers: schema === 'runtime' ? '4 workers' : 'no data',
+    });
+    const present = new Set(series.map((s) => s.series.slice(0, s.series.indexOf('{'))));
+    const description = (schema: 'runtime' | 'componentBase'): string =>
       [
         stuck.rule.text.meaning,
         '',
         `Held for ${formatDuration(stuck.forMs)}: ${analysis.clauses.map((c) => c.text).join('; ')}.`,
         '',
         'Measured now:',
-        '- Longest-running sync: 20m 0s',
-        '- Longest-running sync growth: 100%',
-        `- Unfinished work: ${unfinished}`,
-        `- Unfinished work growth: ${growth} workers`,
-        `- Max workers: ${maxWorkers}`,
-        '- Completion rate: no data',
+        ...stuck.rule.evidence.map((id) => {
+          const value = measured(schema)[id];
+          if (value === undefined && metricsOf(signal(id).expr).every((m) => present.has(m))) {
+            throw new Error(`evidence ${id} has input series: add its expected value`);
+          }
+          return `- ${signal(id).title}: ${value ?? 'no data'}`;
+        }),
       ].join('\n');
+    const valueText = `${analysis.valueSignal?.title.toLowerCase()} ${measured('runtime')[analysis.valueSignal?.id ?? '']}`;
     const runbook = runbookUrl(DEFAULT_RUNBOOK_BASE_URL, stuck.rule.id);
     const test = {
       rule_files: [rulesFile],
@@ -164,16 +176,16 @@ describe('alert annotations, rendered by `promtool test rules`', () => {
                 {
                   exp_labels: { severity: 'critical', job: 'j', instance: 'i', controller: 'c', name: 'n' },
                   exp_annotations: {
-                    summary: 'Work queue stuck worker for queue n (controller c) on j/i: longest-running sync 20m 0s.',
-                    description: description('20m 0s', '1', '4 workers'),
+                    summary: `${stuck.rule.title} for queue n (controller c) on j/i: ${valueText}.`,
+                    description: description('runtime'),
                     runbook_url: runbook,
                   },
                 },
                 {
                   exp_labels: { severity: 'critical', job: 'j', instance: 'k', name: 'm' },
                   exp_annotations: {
-                    summary: 'Work queue stuck worker for queue m on j/k: longest-running sync 20m 0s.',
-                    description: description('40m 0s', '2', 'no data'),
+                    summary: `${stuck.rule.title} for queue m on j/k: ${valueText}.`,
+                    description: description('componentBase'),
                     runbook_url: runbook,
                   },
                 },

@@ -8,54 +8,18 @@ import { readFileSync } from 'node:fs';
 import { defaultDashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { describe, expect, it } from 'vitest';
 import { ruleSettings } from '../../src/diagnosis/catalog.js';
-import type { Expr } from '../../src/diagnosis/expr.js';
 import { SIGNALS } from '../../src/diagnosis/signals.js';
 import { GENERATED_DIRECTORIES } from '../../src/generate/artifacts.js';
 import { DASHBOARD_UID, type DashboardKey, OUTPUT } from '../../src/generate/defaults.js';
 import { CLIENT_GO, CONTROLLER_RUNTIME, WORKQUEUE } from '../../src/metrics/names.js';
-import { dashboardExpressions, dashboardsOf, filesByPath, type PanelJson, panelsOf } from './helpers.js';
+import { dashboardExpressions, dashboardsOf, expectedLines, filesByPath, type PanelJson, panelsOf } from './helpers.js';
 
 const files = filesByPath();
 const dashboards = dashboardsOf(files);
 const KEYS = Object.keys(DASHBOARD_UID) as DashboardKey[];
+const severityOf = (id: string) => ruleSettings().find((s) => s.rule.id === id)?.rule.severity;
 /** How Grafana spells a reference to the datasource variable. */
 const DATASOURCE_REF = ['$', '{datasource}'].join('');
-
-/**
- * Threshold lines as the definitions imply them, found independently of the generator: change one threshold
- * at a time and see which `signal op number` comparisons change; each such signal gets a line at the value
- * in force.
- */
-function expectedLines(overrides = {}): Map<string, Set<number>> {
-  const lines = new Map<string, Set<number>>();
-  const signalByJson = new Map(SIGNALS.map((s) => [JSON.stringify(s.expr), s.id]));
-  for (const settings of ruleSettings(overrides)) {
-    if (!settings.enabled) continue;
-    for (const name of Object.keys(settings.thresholds)) {
-      const base = settings.rule.condition(settings.thresholds);
-      const moved = settings.rule.condition({
-        ...settings.thresholds,
-        [name]: (settings.thresholds[name] ?? 0) * 1.37 + 0.123,
-      });
-      const walk = (a: Expr, b: Expr): void => {
-        if (a.kind !== 'binary' || b.kind !== 'binary') return;
-        const id = signalByJson.get(JSON.stringify(a.lhs));
-        if (['>', '<', '>=', '<=', '==', '!='].includes(a.op) && id !== undefined && a.rhs.kind === 'number') {
-          if (b.rhs.kind === 'number' && b.rhs.value !== a.rhs.value) {
-            const set = lines.get(id) ?? new Set<number>();
-            set.add(a.rhs.value);
-            lines.set(id, set);
-          }
-          return;
-        }
-        walk(a.lhs, b.lhs);
-        walk(a.rhs, b.rhs);
-      };
-      walk(base, moved);
-    }
-  }
-  return lines;
-}
 
 function overlaps(a: NonNullable<PanelJson['gridPos']>, b: NonNullable<PanelJson['gridPos']>): boolean {
   return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
@@ -117,17 +81,17 @@ describe('generated dashboards', () => {
       const panel = matching[0]!;
       const steps = panel.fieldConfig?.defaults?.thresholds?.steps ?? [];
       expect(steps[0]).toEqual({ value: null, color: 'transparent' });
-      const values = steps.slice(1).map((step) => step.value);
-      const want = [...(expected.get(s.id) ?? [])].sort((a, b) => a - b);
-      expect(values, `threshold lines on ${s.title}`).toEqual(want);
+      const want = [...(expected.get(s.id) ?? new Map<number, Set<string>>())].sort(([a], [b]) => a - b);
+      expect(steps.slice(1), `threshold lines on ${s.title}`).toEqual(
+        want.map(([value, rules]) => ({
+          value,
+          color: [...rules].some((id) => severityOf(id) === 'critical') ? 'red' : 'orange',
+        })),
+      );
       expect(panel.fieldConfig?.defaults?.custom?.thresholdsStyle?.mode).toBe(want.length > 0 ? 'dashed' : 'off');
+      // The description names every rule that draws a line, with the threshold's name.
+      for (const [, rules] of want) for (const id of rules) expect(panel.description).toContain(`**${id}**`);
     }
-    // Spot checks against the definitions' defaults.
-    const depthAvg = panels.find((p) => p.title === 'Depth (average)');
-    expect(depthAvg?.description).toContain('WorkqueueBacklog');
-    expect(depthAvg?.description).toMatch(/≥ 20 items \(minDepth\)/);
-    const longest = panels.find((p) => p.title === 'Longest-running sync');
-    expect(longest?.fieldConfig?.defaults?.thresholds?.steps.slice(1)).toEqual([{ value: 300, color: 'red' }]);
   });
 
   it('detail: queue latency and work duration heatmaps over bucket increases', () => {

@@ -9,9 +9,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { main } from '../../src/cli/main.js';
+import { ruleSettings } from '../../src/diagnosis/catalog.js';
+import { renderPromQL } from '../../src/diagnosis/promql-render.js';
+import { SIGNALS } from '../../src/diagnosis/signals.js';
 import { generateArtifacts } from '../../src/generate/artifacts.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
-import { type PanelJson, ruleFileOf } from './helpers.js';
+import { expectedLines, filesByPath, type PanelJson, ruleFileOf } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'wqd-generate-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -103,19 +106,42 @@ describe('generate --config', () => {
     const dir = join(work, 'overridden');
     expect((await generate('--out', dir, '--config', config)).code).toBe(EXIT.ok);
 
+    const overrides = {
+      rules: {
+        WorkqueueBacklog: { thresholds: { minDepth: 50 }, forMs: 900_000 },
+        WorkqueueSaturated: { disabled: true },
+      },
+    };
     const files = new Map([[OUTPUT.alertRules, readOut(dir, OUTPUT.alertRules)]]);
     const rules = ruleFileOf(files).groups[0]!.rules;
     const backlog = rules.find((r) => r.alert === 'WorkqueueBacklog')!;
-    expect(backlog.expr).toContain('(sum without (priority) (avg_over_time(workqueue_depth[5m]))) >= 50)');
-    expect(backlog.expr).not.toContain('>= 20)');
+    const backlogSettings = ruleSettings(overrides).find((s) => s.rule.id === 'WorkqueueBacklog')!;
+    expect(backlogSettings.thresholds.minDepth).toBe(50);
+    expect(backlog.expr).toBe(renderPromQL(backlogSettings.rule.condition(backlogSettings.thresholds)));
+    expect(backlog.expr).not.toBe(
+      ruleFileOf(filesByPath()).groups[0]!.rules.find((r) => r.alert === 'WorkqueueBacklog')!.expr,
+    );
     expect(backlog.for).toBe('15m');
     expect(rules.map((r) => r.alert)).not.toContain('WorkqueueSaturated');
 
+    // Every threshold line follows the overrides: the moved value, and none from the disabled rule.
     const detail = JSON.parse(readOut(dir, OUTPUT.dashboard('detail'))) as { panels: PanelJson[] };
-    const depthAvg = detail.panels.find((p) => p.title === 'Depth (average)');
-    // Backlog's minDepth moved to 50; hot loop's 5 stays; saturation's 1 is gone with the rule.
-    expect(depthAvg?.fieldConfig?.defaults?.thresholds?.steps.map((s) => s.value)).toEqual([null, 5, 50]);
-    expect(depthAvg?.description).toContain('≥ 50 items (minDepth)');
+    const expected = expectedLines(overrides);
+    const linesAt = (title: string) =>
+      detail.panels
+        .find((p) => p.title === title)
+        ?.fieldConfig?.defaults?.thresholds?.steps.slice(1)
+        .map((step) => step.value);
+    for (const s of SIGNALS) {
+      expect(linesAt(s.title), s.title).toEqual([...(expected.get(s.id)?.keys() ?? [])].sort((x, y) => x - y));
+    }
+    const moved = [...expected].filter(([, byValue]) => byValue.get(50)?.has('WorkqueueBacklog'));
+    expect(moved).toHaveLength(1);
+    const movedSignal = SIGNALS.find((s) => s.id === moved[0]![0])!;
+    expect(detail.panels.find((p) => p.title === movedSignal.title)?.description).toContain('50 items (minDepth)');
+    for (const byValue of expected.values()) {
+      for (const rulesAtValue of byValue.values()) expect(rulesAtValue.has('WorkqueueSaturated')).toBe(false);
+    }
     expect(readOut(dir, OUTPUT.runbook('WorkqueueBacklog'))).toContain('| `minDepth` | 50 items |');
 
     // The same config passes --check against its own output, and the defaults do not.

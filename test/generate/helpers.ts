@@ -1,7 +1,9 @@
 /** Shared by the generator tests: the generated files, dashboards walked as plain JSON, expressions collected. */
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { parse } from 'yaml';
-import type { RuleOverrides } from '../../src/diagnosis/catalog.js';
+import { type RuleOverrides, ruleSettings } from '../../src/diagnosis/catalog.js';
+import type { Expr } from '../../src/diagnosis/expr.js';
+import { SIGNALS } from '../../src/diagnosis/signals.js';
 import { type GeneratedFile, generateArtifacts } from '../../src/generate/artifacts.js';
 import { type DashboardKey, OUTPUT } from '../../src/generate/defaults.js';
 
@@ -92,4 +94,42 @@ export function annotationQueries(annotation: string, values: (index: number) =>
     );
   }
   return out;
+}
+
+/**
+ * Threshold lines as the definitions imply them, found independently of the generator: change one threshold
+ * at a time and see which `signal op number` comparisons change; each such signal gets a line at the value
+ * in force. By signal id, then value, the ids of the rules that draw it.
+ */
+export function expectedLines(overrides: RuleOverrides = {}): Map<string, Map<number, Set<string>>> {
+  const lines = new Map<string, Map<number, Set<string>>>();
+  const signalByJson = new Map(SIGNALS.map((s) => [JSON.stringify(s.expr), s.id]));
+  for (const settings of ruleSettings(overrides)) {
+    if (!settings.enabled) continue;
+    const base = settings.rule.condition(settings.thresholds);
+    for (const name of Object.keys(settings.thresholds)) {
+      const moved = settings.rule.condition({
+        ...settings.thresholds,
+        [name]: (settings.thresholds[name] ?? 0) * 1.37 + 0.123,
+      });
+      const walk = (a: Expr, b: Expr): void => {
+        if (a.kind !== 'binary' || b.kind !== 'binary') return;
+        const id = signalByJson.get(JSON.stringify(a.lhs));
+        if (['>', '<', '>=', '<=', '==', '!='].includes(a.op) && id !== undefined && a.rhs.kind === 'number') {
+          if (b.rhs.kind === 'number' && b.rhs.value !== a.rhs.value) {
+            const byValue = lines.get(id) ?? new Map<number, Set<string>>();
+            const rules = byValue.get(a.rhs.value) ?? new Set<string>();
+            rules.add(settings.rule.id);
+            byValue.set(a.rhs.value, rules);
+            lines.set(id, byValue);
+          }
+          return;
+        }
+        walk(a.lhs, b.lhs);
+        walk(a.rhs, b.rhs);
+      };
+      walk(base, moved);
+    }
+  }
+  return lines;
 }
