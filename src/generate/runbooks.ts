@@ -98,7 +98,14 @@ export function runbook(analysis: RuleAnalysis): string {
   });
   lines.push(`The alert expression (all ${subject}s):`, '', ...promqlBlock(renderPromQL(analysis.condition)), '');
 
-  lines.push('## Likely cause', '', withoutValues(rule.text.cause(context)), '');
+  lines.push(
+    '## Likely cause',
+    '',
+    "*The service and `workqueue-doctor diagnose` adapt the cause and the fix to the queue's measured values; this is what they say without them.*",
+    '',
+    withoutValues(rule.text.cause(context)),
+    '',
+  );
   lines.push('## How to fix', '', withoutValues(rule.text.fix(context)), '');
 
   const example = {

@@ -16,6 +16,7 @@ import {
 import { DataqueryBuilder, PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import { type Expr, type LabelMatcher, selector } from '../../diagnosis/expr.js';
 import { renderPromQL } from '../../diagnosis/promql-render.js';
+import type { Severity } from '../../diagnosis/rule.js';
 import type { SignalScope } from '../../diagnosis/signals.js';
 import type { Unit } from '../../diagnosis/units.js';
 import { LABEL } from '../../metrics/names.js';
@@ -28,6 +29,9 @@ export const DATASOURCE: DataSourceRef = { type: 'prometheus', uid: grafanaVaria
 
 /** The window Grafana substitutes for rates and increases in panels that do not show a signal as defined. */
 export const RATE_INTERVAL = '$__rate_interval';
+
+/** Colour of a severity: threshold lines, status cells, finding rows. */
+export const SEVERITY_COLOR: Readonly<Record<Severity, string>> = { warning: 'orange', critical: 'red' };
 
 /** The "All" value of the queue variables: `.*` also matches an absent label (component-base has no `controller`). */
 export const ALL_VALUE = '.*';

@@ -49,10 +49,8 @@ import {
   prometheusQuery,
   queueVariables,
   RATE_INTERVAL,
+  SEVERITY_COLOR,
 } from './common.js';
-
-/** Line colour of a threshold by the severity of the rule that compares with it. */
-export const SEVERITY_COLOR: Readonly<Record<Severity, string>> = { warning: 'orange', critical: 'red' };
 
 const PANEL_WIDTH = 8;
 const PANEL_HEIGHT = 8;

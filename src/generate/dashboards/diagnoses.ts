@@ -33,8 +33,8 @@ import {
   labelVariable,
   PanelIds,
   prometheusQuery,
+  SEVERITY_COLOR,
 } from './common.js';
-import { SEVERITY_COLOR } from './detail.js';
 
 /** The finding labels the dashboard's variables select on. */
 const SELECTED_LABELS: readonly string[] = [LABEL.target, LABEL.controller, LABEL.name];

@@ -38,12 +38,13 @@ import {
   PanelIds,
   prometheusQuery,
   queueVariables,
+  SEVERITY_COLOR,
   variableMatchers,
 } from './common.js';
 
 /** Severities in rising order; the status column shows the highest firing one (0 = none). */
 const SEVERITY_RANK: Readonly<Record<Severity, number>> = { warning: 1, critical: 2 };
-const STATUS_COLORS: Readonly<Record<Severity | 'ok', string>> = { ok: 'green', warning: 'orange', critical: 'red' };
+const STATUS_COLORS: Readonly<Record<Severity | 'ok', string>> = { ok: 'green', ...SEVERITY_COLOR };
 
 /** The table's columns after the status, in order. */
 const COLUMNS: readonly SignalId[] = [
