@@ -28,6 +28,7 @@ import { ExpositionError } from './exposition-error.js';
 import { floatError, readFloat, readInt } from './float-text.js';
 import { compareLabelNames, escapeLabelValue } from './labels.js';
 import type { ExpositionFormat, MetricFamily, MetricType, ParsedPage } from './parsed-page.js';
+import { HASH_PRIME, HASH_SEED, hashFinish, hashRange, SeriesIndex } from './series-index.js';
 import { SeriesTable } from './series-table.js';
 
 export interface ParseOptions {
@@ -104,9 +105,24 @@ interface FamilyState {
   help: string | undefined;
   unit: string | undefined;
   suffixes: readonly string[];
+  /** Unfinished key hashes (FNV state) of the name alone and of the name plus each suffix. */
+  nameHash: number;
+  suffixHashes: number[];
   keep: boolean;
   /** Index in the output families, -1 when not kept. */
   index: number;
+}
+
+/** FNV state after `text` (without the final avalanche). */
+function hashState(text: string): number {
+  let h = HASH_SEED;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), HASH_PRIME);
+  return h;
+}
+
+function setSuffixes(f: FamilyState, suffixes: readonly string[]): void {
+  f.suffixes = suffixes;
+  f.suffixHashes = suffixes.map((sfx) => hashState(f.name + sfx));
 }
 
 function isNameStart(c: number): boolean {
@@ -146,6 +162,14 @@ function rankAt(text: string, a0: number, a1: number): number {
   return 0;
 }
 
+/** `a[ai, ai + len)` equals `b[bi, bi + len)`. */
+function sameChars(a: string, ai: number, b: string, bi: number, len: number): boolean {
+  for (let i = 0; i < len; i++) {
+    if (a.charCodeAt(ai + i) !== b.charCodeAt(bi + i)) return false;
+  }
+  return true;
+}
+
 function unescapeValue(text: string, start: number, end: number): string {
   let out = '';
   let from = start;
@@ -177,8 +201,7 @@ class ExpositionParser {
   private readonly keptFamilies: FamilyState[] = [];
   private cur: FamilyState | undefined;
 
-  private readonly seriesIds = new Map<string, number>();
-  private readonly keys: string[] = [];
+  private readonly index: SeriesIndex;
   private seriesFamilies = new Int32Array(1024);
 
   private count = 0;
@@ -194,6 +217,7 @@ class ExpositionParser {
 
   constructor(text: string, options: ParseOptions) {
     this.text = text;
+    this.index = new SeriesIndex(text);
     this.openMetrics = options.format === 'openmetrics';
     this.keep = options.keep;
     this.maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
@@ -248,7 +272,8 @@ class ExpositionParser {
       this.line++;
     }
     if (this.openMetrics && !this.sawEof) {
-      throw this.error('data does not end with # EOF', pos);
+      this.lineStart = Math.min(pos, n);
+      throw this.error('data does not end with # EOF', this.lineStart);
     }
     const families: MetricFamily[] = this.keptFamilies.map((f) => ({
       name: f.name,
@@ -259,7 +284,13 @@ class ExpositionParser {
     return {
       format: this.openMetrics ? 'openmetrics' : 'prometheus-text',
       families,
-      series: SeriesTable.fromKeys(this.keys, this.seriesFamilies.subarray(0, this.keys.length)),
+      series: SeriesTable.fromText(
+        text,
+        this.index.ranges().starts,
+        this.index.ranges().ends,
+        this.index.strings(),
+        this.seriesFamilies.subarray(0, this.index.count),
+      ),
       samples: {
         count: this.count,
         series: this.sampleSeries.subarray(0, this.count),
@@ -344,7 +375,7 @@ class ExpositionParser {
       }
       family.type = type;
       family.typed = true;
-      family.suffixes = SUFFIXES[type];
+      setSuffixes(family, SUFFIXES[type]);
     } else if (isHelp) {
       family.help = this.unescapeHelp(textStart, textEnd);
     } else {
@@ -411,6 +442,8 @@ class ExpositionParser {
       help: undefined,
       unit: undefined,
       suffixes: SUFFIXES.untyped,
+      nameHash: hashState(name),
+      suffixHashes: [],
       keep,
       index: keep ? this.keptFamilies.length : -1,
     };
@@ -419,20 +452,12 @@ class ExpositionParser {
     return f;
   }
 
-  /** The family of a sample named `text[start, end)`. */
+  /**
+   * The family of a sample named `text[start, end)` when it is not the current family's: an
+   * earlier family it belongs to, or a new untyped one. Becomes the current family.
+   */
   private familyOf(start: number, end: number): FamilyState {
     const text = this.text;
-    const cur = this.cur;
-    if (cur !== undefined) {
-      const fl = cur.name.length;
-      const nl = end - start;
-      if (nl >= fl && text.startsWith(cur.name, start)) {
-        if (nl === fl) return cur;
-        for (const s of cur.suffixes) {
-          if (s.length === nl - fl && text.startsWith(s, start + fl)) return cur;
-        }
-      }
-    }
     const name = text.slice(start, end);
     let f = this.familyStates.get(name);
     if (f === undefined) {
@@ -461,11 +486,46 @@ class ExpositionParser {
     const text = this.text;
     const n = text.length;
     const nameStart = pos;
-    let p = pos + 1;
+    // The name usually is the current family's name (plus a suffix): compare it with that name
+    // and take the key hash of the name from the family; otherwise scan and hash it.
+    const cur = this.cur;
+    let p = pos;
+    let matched = 0;
+    if (cur !== undefined) {
+      const fname = cur.name;
+      const fl = fname.length;
+      while (matched < fl && p < n && text.charCodeAt(p) === fname.charCodeAt(matched)) {
+        p++;
+        matched++;
+      }
+    }
+    if (p === pos) p++;
     while (p < n && isNameChar(text.charCodeAt(p))) p++;
     const nameEnd = p;
-
-    const family = this.familyOf(nameStart, nameEnd);
+    let family: FamilyState | undefined;
+    let h = 0;
+    if (cur !== undefined && matched === cur.name.length) {
+      const extra = nameEnd - nameStart - matched;
+      if (extra === 0) {
+        family = cur;
+        h = cur.nameHash;
+      } else {
+        const suffixes = cur.suffixes;
+        for (let k = 0; k < suffixes.length; k++) {
+          const sfx = suffixes[k] as string;
+          if (sfx.length === extra && sameChars(text, nameStart + matched, sfx, 0, extra)) {
+            family = cur;
+            h = cur.suffixHashes[k] as number;
+            break;
+          }
+        }
+      }
+    }
+    if (family === undefined) {
+      family = this.familyOf(nameStart, nameEnd);
+      h = HASH_SEED;
+      for (let i = nameStart; i < nameEnd; i++) h = Math.imul(h ^ text.charCodeAt(i), HASH_PRIME);
+    }
     if (!family.keep) {
       this.skipped++;
       return this.skipLine(p);
@@ -483,7 +543,8 @@ class ExpositionParser {
       if (c === LBRACE) canonical = false;
     }
     if (c === LBRACE) {
-      p = this.labels(p + 1);
+      p = this.labels(p + 1, Math.imul(h ^ LBRACE, HASH_PRIME));
+      h = this.labelsHash;
       labelCount = this.labelCount;
       canonical &&= this.labelsCanonical;
       keyEnd = p;
@@ -551,27 +612,26 @@ class ExpositionParser {
     }
     if (this.requireTimestamps && Number.isNaN(ts)) throw this.error('sample without a timestamp', nameStart);
 
-    // Series id.
-    let key: string;
+    // Series id: looked up by the line's own text when it is the canonical key (its hash was
+    // computed while scanning), otherwise by the canonical key built from the labels.
+    let id: number;
     if (canonical) {
-      key = text.slice(nameStart, keyEnd);
+      const hk = hashFinish(h);
+      id = this.index.findRange(nameStart, keyEnd, hk);
+      if (id === -1) {
+        this.checkSeriesLimit(nameStart);
+        id = this.index.addRange(nameStart, keyEnd, hk);
+        this.setFamily(id, family);
+      }
     } else {
-      key = this.canonicalKey(nameStart, nameEnd, labelCount);
-    }
-    let id = this.seriesIds.get(key);
-    if (id === undefined) {
-      id = this.keys.length;
-      if (id >= this.maxSeries) {
-        throw this.error(`too many series: the limit is ${this.maxSeries}`, nameStart);
+      const key = this.canonicalKey(nameStart, nameEnd, labelCount);
+      const hk = hashRange(key, 0, key.length);
+      id = this.index.findString(key, hk);
+      if (id === -1) {
+        this.checkSeriesLimit(nameStart);
+        id = this.index.addString(key, hk);
+        this.setFamily(id, family);
       }
-      this.seriesIds.set(key, id);
-      this.keys.push(key);
-      if (id >= this.seriesFamilies.length) {
-        const grown = new Int32Array(this.seriesFamilies.length * 2);
-        grown.set(this.seriesFamilies);
-        this.seriesFamilies = grown;
-      }
-      this.seriesFamilies[id] = family.index;
     }
 
     let i = this.count;
@@ -581,6 +641,19 @@ class ExpositionParser {
     this.sampleTimes[i] = ts;
     this.count = ++i;
     return p + 1;
+  }
+
+  private checkSeriesLimit(at: number): void {
+    if (this.index.count >= this.maxSeries) throw this.error(`too many series: the limit is ${this.maxSeries}`, at);
+  }
+
+  private setFamily(id: number, family: FamilyState): void {
+    if (id >= this.seriesFamilies.length) {
+      const grown = new Int32Array(this.seriesFamilies.length * 2);
+      grown.set(this.seriesFamilies);
+      this.seriesFamilies = grown;
+    }
+    this.seriesFamilies[id] = family.index;
   }
 
   private grow(): void {
@@ -598,14 +671,17 @@ class ExpositionParser {
 
   private labelCount = 0;
   private labelsCanonical = true;
+  private labelsHash = 0;
 
   /**
-   * Scans a label set from just after `{`; records positions in `lp`/`le`, sets `labelCount` and
-   * `labelsCanonical`; returns the position after `}`.
+   * Scans a label set from just after `{`, continuing the key hash `h` over every character up to
+   * and including `}`. Records positions in `lp`/`le`; sets `labelCount`, `labelsCanonical` (the
+   * text is already the canonical key) and `labelsHash`; returns the position after `}`.
    */
-  private labels(pos: number): number {
+  private labels(pos: number, hIn: number): number {
     const text = this.text;
     const n = text.length;
+    let h = hIn;
     let p = pos;
     let count = 0;
     let canonical = true;
@@ -619,21 +695,26 @@ class ExpositionParser {
       }
       if (c === RBRACE && p < n) {
         if (count === 0 || trailingComma) canonical = false;
+        h = Math.imul(h ^ c, HASH_PRIME);
         p++;
         break;
       }
       if (!isLabelStart(c) || p >= n) throw this.error(`expected label name, got ${this.describe(p)}`, p);
       const ns = p;
-      p++;
-      while (p < n && isLabelChar(text.charCodeAt(p))) p++;
+      for (;;) {
+        h = Math.imul(h ^ c, HASH_PRIME);
+        p++;
+        c = text.charCodeAt(p);
+        if (p >= n || !isLabelChar(c)) break;
+      }
       const ne = p;
-      c = text.charCodeAt(p);
       if (isBlank(c)) {
         canonical = false;
         while (p < n && isBlank(text.charCodeAt(p))) p++;
         c = text.charCodeAt(p);
       }
       if (c !== EQ || p >= n) throw this.error(`expected equal, got ${this.describe(p)}`, p);
+      h = Math.imul(h ^ c, HASH_PRIME);
       p++;
       c = text.charCodeAt(p);
       if (isBlank(c)) {
@@ -642,6 +723,7 @@ class ExpositionParser {
         c = text.charCodeAt(p);
       }
       if (c !== QUOTE || p >= n) throw this.error(`expected label value, got ${this.describe(p)}`, p);
+      h = Math.imul(h ^ c, HASH_PRIME);
       p++;
       const vs = p;
       let escaped = 0;
@@ -650,10 +732,12 @@ class ExpositionParser {
         c = text.charCodeAt(p);
         if (c === QUOTE) break;
         if (c === LF) throw this.error('unterminated label value: line break inside quotes', p);
+        h = Math.imul(h ^ c, HASH_PRIME);
         if (c === BSLASH) {
           const e = text.charCodeAt(p + 1);
           if (p + 1 >= n || e === LF) throw this.error('unterminated label value: escape at end of line', p);
           if (e !== BSLASH && e !== QUOTE && e !== 110) canonical = false;
+          h = Math.imul(h ^ e, HASH_PRIME);
           escaped = 1;
           p += 2;
           continue;
@@ -661,6 +745,7 @@ class ExpositionParser {
         p++;
       }
       const ve = p;
+      h = Math.imul(h ^ QUOTE, HASH_PRIME);
       p++;
       if (ve === vs) canonical = false;
       if (count * 4 + 4 > this.lp.length) {
@@ -691,11 +776,13 @@ class ExpositionParser {
         c = text.charCodeAt(p);
       }
       if (c === COMMA && p < n) {
+        h = Math.imul(h ^ c, HASH_PRIME);
         trailingComma = true;
         p++;
         continue;
       }
       if (c === RBRACE && p < n) {
+        h = Math.imul(h ^ c, HASH_PRIME);
         p++;
         break;
       }
@@ -703,6 +790,7 @@ class ExpositionParser {
     }
     this.labelCount = count;
     this.labelsCanonical = canonical;
+    this.labelsHash = h;
     return p;
   }
 
@@ -745,7 +833,7 @@ class ExpositionParser {
     const savedCanonical = this.labelsCanonical;
     const lp = this.lp.slice();
     const le = this.le.slice();
-    p = this.labels(p + 1);
+    p = this.labels(p + 1, 0);
     this.labelCount = savedCount;
     this.labelsCanonical = savedCanonical;
     this.lp = lp;

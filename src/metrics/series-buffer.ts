@@ -109,9 +109,9 @@ export class SeriesBuffer {
     }
   }
 
-  /** True when nothing (no sample, no stale marker) is left. */
+  /** True when no sample is left (a stale marker alone says nothing a lookup could return). */
   isEmpty(): boolean {
-    return this.end === this.start && (this.staleAt === undefined || this.staleAt.length === 0);
+    return this.end === this.start;
   }
 
   private makeRoom(): void {

@@ -1,9 +1,9 @@
 /**
  * The series of one parsed page: series id → series key, metric name, labels and family.
  *
- * Built by the parser with one key string per series; a table handed over from a worker thread
- * holds all keys in one string plus offsets instead, so that receiving it costs no per-series work
- * on the receiving thread. Names and labels are decoded from the key on demand.
+ * Keys are held as ranges of one string (the parsed text, or, for a table handed over from a
+ * worker thread, one string holding every key), so that building or receiving a table costs no
+ * per-series allocation; key strings, names and labels are made on demand.
  *
  * Keys may be slices of a large parsed text: a consumer that keeps a key beyond the page's
  * lifetime should copy it (see `detachString`).
@@ -22,38 +22,60 @@ export class SeriesTable {
   readonly count: number;
   /** Family index (into `ParsedPage.families`) of each series. */
   readonly families: Int32Array;
-  readonly #keys: readonly string[] | undefined;
-  readonly #blob: string;
-  readonly #offsets: Uint32Array | undefined;
+  readonly #text: string;
+  /** Key of series i is `#text[#starts[i], #ends[i])`, or `#strings.get(i)` when `#starts[i]` is -1. */
+  readonly #starts: Int32Array | Uint32Array;
+  readonly #ends: Int32Array | Uint32Array;
+  readonly #strings: ReadonlyMap<number, string> | undefined;
   readonly #labels: (Labels | undefined)[] = [];
 
   private constructor(
-    count: number,
+    text: string,
+    starts: Int32Array | Uint32Array,
+    ends: Int32Array | Uint32Array,
+    strings: ReadonlyMap<number, string> | undefined,
     families: Int32Array,
-    keys: readonly string[] | undefined,
-    blob: string,
-    offsets: Uint32Array | undefined,
   ) {
-    this.count = count;
+    this.count = families.length;
     this.families = families;
-    this.#keys = keys;
-    this.#blob = blob;
-    this.#offsets = offsets;
+    this.#text = text;
+    this.#starts = starts;
+    this.#ends = ends;
+    this.#strings = strings !== undefined && strings.size > 0 ? strings : undefined;
+  }
+
+  /** Keys as ranges of `text` (start -1: the key is in `strings`). */
+  static fromText(
+    text: string,
+    starts: Int32Array,
+    ends: Int32Array,
+    strings: ReadonlyMap<number, string>,
+    families: Int32Array,
+  ): SeriesTable {
+    return new SeriesTable(text, starts, ends, strings, families);
   }
 
   static fromKeys(keys: readonly string[], families: Int32Array): SeriesTable {
-    return new SeriesTable(keys.length, families, keys, '', undefined);
+    const offsets = new Uint32Array(keys.length + 1);
+    let total = 0;
+    for (let i = 0; i < keys.length; i++) {
+      offsets[i] = total;
+      total += (keys[i] as string).length;
+    }
+    offsets[keys.length] = total;
+    return new SeriesTable(keys.join(''), offsets.subarray(0, keys.length), offsets.subarray(1), undefined, families);
   }
 
   static fromData(data: SeriesTableData): SeriesTable {
-    return new SeriesTable(data.families.length, data.families, undefined, data.blob, data.offsets);
+    const n = data.families.length;
+    return new SeriesTable(data.blob, data.offsets.subarray(0, n), data.offsets.subarray(1), undefined, data.families);
   }
 
   /** The series key of series `id` (0 ≤ id < count). */
   key(id: number): string {
-    if (this.#keys !== undefined) return this.#keys[id] as string;
-    const o = this.#offsets as Uint32Array;
-    return this.#blob.slice(o[id], o[id + 1]);
+    const start = this.#starts[id] as number;
+    if (this.#strings !== undefined && (start === -1 || start === 0xffffffff)) return this.#strings.get(id) as string;
+    return this.#text.slice(start, this.#ends[id]);
   }
 
   name(id: number): string {
@@ -70,19 +92,19 @@ export class SeriesTable {
     return l;
   }
 
-  /** The form a worker posts back; `families` and `offsets` buffers can be transferred. */
+  /** The form a worker posts back: all keys in one string; `families` and `offsets` buffers can be transferred. */
   toData(): SeriesTableData {
-    if (this.#keys === undefined) {
-      return { blob: this.#blob, offsets: this.#offsets as Uint32Array, families: this.families };
-    }
     const offsets = new Uint32Array(this.count + 1);
+    const parts: string[] = [];
     let total = 0;
     for (let i = 0; i < this.count; i++) {
+      const key = this.key(i);
       offsets[i] = total;
-      total += (this.#keys[i] as string).length;
+      total += key.length;
+      parts.push(key);
     }
     offsets[this.count] = total;
-    return { blob: this.#keys.join(''), offsets, families: this.families };
+    return { blob: parts.join(''), offsets, families: this.families.slice() };
   }
 }
 

@@ -1,0 +1,132 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ExpositionError } from '../../src/metrics/exposition-error.js';
+import { DIAGNOSTIC_FAMILIES, WORKQUEUE } from '../../src/metrics/names.js';
+import { closeParseWorker, parseOffThread, parsePage } from '../../src/metrics/parse-off-thread.js';
+import { type ParsedPage, pageSamples } from '../../src/metrics/parsed-page.js';
+import { keepFamilies, parseExposition } from '../../src/metrics/parser.js';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '../..');
+const FIXTURE = '/work/shared/fixtures/client-go/controller-runtime-failing-with-reconcile-metrics.prom';
+const text = readFileSync(FIXTURE, 'utf8');
+
+function summary(page: ParsedPage) {
+  return {
+    format: page.format,
+    families: page.families,
+    keys: Array.from({ length: page.series.count }, (_, i) => page.series.key(i)),
+    samples: pageSamples(page).map((s) => ({ ...s, labels: { ...s.labels } })),
+    skippedLines: page.skippedLines,
+  };
+}
+
+afterAll(async () => {
+  await closeParseWorker();
+});
+
+describe('parseOffThread (worker loaded from the TypeScript source)', () => {
+  it('gives exactly the inline result', async () => {
+    const page = await parseOffThread(text);
+    expect(summary(page)).toEqual(summary(parseExposition(text)));
+    expect(page.samples.values).toBeInstanceOf(Float64Array);
+    expect(page.series.labels(0)).toEqual(parseExposition(text).series.labels(0));
+  });
+
+  it('takes UTF-8 bytes, a format and a family filter', async () => {
+    const om = `# TYPE ${WORKQUEUE.depth} gauge\n${WORKQUEUE.depth}{name="é"} 3 1700000000.5\nother 1 1700000000\n# EOF\n`;
+    const page = await parseOffThread(new TextEncoder().encode(om), {
+      format: 'openmetrics',
+      keepFamilies: DIAGNOSTIC_FAMILIES,
+    });
+    expect(summary(page)).toEqual(
+      summary(parseExposition(om, { format: 'openmetrics', keep: keepFamilies(DIAGNOSTIC_FAMILIES) })),
+    );
+    expect(page.skippedLines).toBe(1);
+  });
+
+  it('rejects with an ExpositionError naming the line, column and source', async () => {
+    const bad = 'ok 1\nbad{a="b" 2\n';
+    await expect(parseOffThread(bad, { source: 'http://x/metrics' })).rejects.toThrow(
+      new ExpositionError('expected comma or closing brace, got "2"', 2, 11, 'http://x/metrics'),
+    );
+    const err = await parseOffThread(bad).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExpositionError);
+    expect(err).toMatchObject({ line: 2, column: 11 });
+  });
+
+  it('serves concurrent requests each with its own result, in order', async () => {
+    const inputs = Array.from({ length: 8 }, (_, i) => `m{i="${i}"} ${i}\n`.repeat(i + 1));
+    const pages = await Promise.all(inputs.map((t) => parseOffThread(t)));
+    expect(pages.map((p) => [p.series.count, p.samples.count, p.samples.values[0]])).toEqual(
+      inputs.map((_, i) => [1, i + 1, i]),
+    );
+  });
+
+  it('rejects pending requests on close and starts a new worker afterwards', async () => {
+    const pending = parseOffThread(text).then(
+      () => 'resolved',
+      (e: unknown) => (e as Error).message,
+    );
+    await closeParseWorker();
+    expect(await pending).toBe('parse worker closed');
+    const again = await parseOffThread('x 1\n');
+    expect(again.samples.count).toBe(1);
+  });
+
+  it('parsePage parses small pages inline and large ones off-thread, with the same result', async () => {
+    const big = await parsePage(text, { offThreadAboveBytes: 0 });
+    const small = await parsePage(text, { offThreadAboveBytes: text.length });
+    expect(summary(big)).toEqual(summary(small));
+  });
+});
+
+describe('parseOffThread from compiled JavaScript', () => {
+  it('runs the compiled worker next to the compiled module', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'wqd-dist-'));
+    try {
+      writeFileSync(
+        join(out, 'tsconfig.json'),
+        JSON.stringify({
+          extends: join(ROOT, 'tsconfig.json'),
+          compilerOptions: {
+            rootDir: join(ROOT, 'src'),
+            outDir: join(out, 'dist'),
+            typeRoots: [join(ROOT, 'node_modules/@types')],
+            declaration: false,
+            sourceMap: false,
+          },
+          files: [join(ROOT, 'src/metrics/parse-off-thread.ts'), join(ROOT, 'src/metrics/parse-worker.ts')],
+          include: [],
+        }),
+      );
+      await run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', join(out, 'tsconfig.json')]);
+      writeFileSync(join(out, 'dist/package.json'), '{"type":"module"}\n');
+      const script = [
+        `import { parseOffThread, closeParseWorker } from ${JSON.stringify(join(out, 'dist/metrics/parse-off-thread.js'))};`,
+        `import { readFileSync } from 'node:fs';`,
+        `const page = await parseOffThread(readFileSync(${JSON.stringify(FIXTURE)}, 'utf8'));`,
+        `const err = await parseOffThread('a{', { source: 's' }).catch((e) => e);`,
+        `console.log(JSON.stringify({ series: page.series.count, samples: page.samples.count,`,
+        `  first: page.series.key(0), sum: Array.from(page.samples.values).reduce((a, b) => a + b, 0), error: err.message }));`,
+        `await closeParseWorker();`,
+      ].join('\n');
+      writeFileSync(join(out, 'dist/check.mjs'), script);
+      const { stdout } = await run(process.execPath, [join(out, 'dist/check.mjs')], { cwd: out });
+      const inline = parseExposition(text);
+      expect(JSON.parse(stdout)).toEqual({
+        series: inline.series.count,
+        samples: inline.samples.count,
+        first: 'controller_runtime_active_workers{controller="failing"}',
+        sum: Array.from(inline.samples.values).reduce((a, b) => a + b, 0),
+        error: 's: line 1, column 3: expected label name, got "EOF"',
+      });
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
