@@ -1,0 +1,180 @@
+/**
+ * The queue's metrics hooks, as client-go's `MetricsProvider`: the queue never imports a metrics
+ * library, it asks a provider for one small metric object per queue name and feeds it.
+ *
+ * What is counted, and when (identical to client-go):
+ * - adds: every add that marks an item dirty (a duplicate of a waiting item is not counted; an item
+ *   re-added while it is being processed is counted, once).
+ * - depth: +1 on each counted add, -1 when the item is handed out; so an item re-added while being
+ *   processed is in depth at once, although `len()` only includes it after `done`.
+ * - queue duration: observed when an item is handed out, from the first counted add since it was
+ *   last handed out.
+ * - work duration: observed at `done`, from the hand-out.
+ * - unfinished work / longest running processor: sum and maximum of the ages of the items being
+ *   processed, set by a refresher every 500 ms of the queue's clock until shutdown.
+ * - retries: by the delaying queue, on `addAfter` (see `RetriesCountingMode`).
+ * Durations are seconds, rounded to whole nanoseconds as Go's `time.Duration` is.
+ */
+import type { Clock } from './clock.js';
+
+/** A value that goes up and down. */
+export interface GaugeMetric {
+  inc(): void;
+  dec(): void;
+}
+
+/** A value that is set. */
+export interface SettableGaugeMetric {
+  set(value: number): void;
+}
+
+/** A value that only goes up. */
+export interface CounterMetric {
+  inc(): void;
+}
+
+/** Individual observations (seconds). */
+export interface HistogramMetric {
+  observe(value: number): void;
+}
+
+/**
+ * Makes the metrics of one queue. Called once per metric when a named queue is created; a provider
+ * asked twice for the same name should return the same underlying series (two queues of one name
+ * then add up, as in client-go).
+ */
+export interface MetricsProvider {
+  newDepthMetric(name: string): GaugeMetric;
+  newAddsMetric(name: string): CounterMetric;
+  /** Queue duration: `workqueue_queue_duration_seconds`. */
+  newLatencyMetric(name: string): HistogramMetric;
+  newWorkDurationMetric(name: string): HistogramMetric;
+  newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric;
+  newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric;
+  newRetriesMetric(name: string): CounterMetric;
+}
+
+const noopMetric: GaugeMetric & SettableGaugeMetric & CounterMetric & HistogramMetric = {
+  inc() {},
+  dec() {},
+  set() {},
+  observe() {},
+};
+
+/** Records nothing. A queue given this provider skips metrics work entirely (no clock reads, no refresher). */
+export const noopMetricsProvider: MetricsProvider = Object.freeze({
+  newDepthMetric: () => noopMetric,
+  newAddsMetric: () => noopMetric,
+  newLatencyMetric: () => noopMetric,
+  newWorkDurationMetric: () => noopMetric,
+  newUnfinishedWorkSecondsMetric: () => noopMetric,
+  newLongestRunningProcessorSecondsMetric: () => noopMetric,
+  newRetriesMetric: () => noopMetric,
+});
+
+/** How often the unfinished-work gauges are refreshed, in ms of the queue's clock (client-go: 500 ms). */
+export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
+
+/** Seconds from `startMs` to `endMs`, rounded to whole nanoseconds. */
+export function secondsBetween(startMs: number, endMs: number): number {
+  return Math.round((endMs - startMs) * 1e6) / 1e9;
+}
+
+/**
+ * What the metrics keep per item: client-go's `addTimes` and `processingStartTimes` maps, stored on
+ * the queue's own record of the item (no map churn per operation), plus links of an intrusive list
+ * of the items being processed. The queue creates slots with NaN times and undefined links, and
+ * leaves them to this module.
+ */
+export interface MetricsSlot {
+  /** Time of the first counted add since the item was last handed out; NaN when none is pending. */
+  addedAt: number;
+  /** Time the item was handed out; NaN when it is not being processed. */
+  startedAt: number;
+  prevInFlight: MetricsSlot | undefined;
+  nextInFlight: MetricsSlot | undefined;
+}
+
+/**
+ * The per-queue bookkeeping behind the metrics. The queue calls it under its own invariants: `add`
+ * only for counted adds, `get` once per hand-out, `done` once per finished hand-out.
+ */
+export class QueueMetrics {
+  /** Most recently handed out of the items being processed (those with a startedAt). */
+  private inFlight: MetricsSlot | undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly depth: GaugeMetric,
+    private readonly adds: CounterMetric,
+    private readonly latency: HistogramMetric,
+    private readonly workDuration: HistogramMetric,
+    private readonly unfinishedWorkSeconds: SettableGaugeMetric,
+    private readonly longestRunningProcessor: SettableGaugeMetric,
+  ) {}
+
+  add(slot: MetricsSlot): void {
+    this.adds.inc();
+    this.depth.inc();
+    if (Number.isNaN(slot.addedAt)) slot.addedAt = this.clock.now();
+  }
+
+  get(slot: MetricsSlot): void {
+    this.depth.dec();
+    const now = this.clock.now();
+    slot.startedAt = now;
+    slot.prevInFlight = undefined;
+    slot.nextInFlight = this.inFlight;
+    if (this.inFlight !== undefined) this.inFlight.prevInFlight = slot;
+    this.inFlight = slot;
+    if (!Number.isNaN(slot.addedAt)) {
+      this.latency.observe(secondsBetween(slot.addedAt, now));
+      slot.addedAt = Number.NaN;
+    }
+  }
+
+  done(slot: MetricsSlot): void {
+    if (Number.isNaN(slot.startedAt)) return;
+    this.workDuration.observe(secondsBetween(slot.startedAt, this.clock.now()));
+    slot.startedAt = Number.NaN;
+    const { prevInFlight, nextInFlight } = slot;
+    if (prevInFlight === undefined) this.inFlight = nextInFlight;
+    else prevInFlight.nextInFlight = nextInFlight;
+    if (nextInFlight !== undefined) nextInFlight.prevInFlight = prevInFlight;
+    slot.prevInFlight = undefined;
+    slot.nextInFlight = undefined;
+  }
+
+  updateUnfinishedWork(): void {
+    const now = this.clock.now();
+    let total = 0;
+    let oldest = 0;
+    for (let slot = this.inFlight; slot !== undefined; slot = slot.nextInFlight) {
+      const age = secondsBetween(slot.startedAt, now);
+      total += age;
+      if (age > oldest) oldest = age;
+    }
+    this.unfinishedWorkSeconds.set(total);
+    this.longestRunningProcessor.set(oldest);
+  }
+}
+
+/** Queue metrics for `name`, or undefined (no metrics at all) for an unnamed queue or the no-op provider. */
+export function createQueueMetrics(provider: MetricsProvider, name: string, clock: Clock): QueueMetrics | undefined {
+  if (name === '' || provider === noopMetricsProvider) return undefined;
+  return new QueueMetrics(
+    clock,
+    provider.newDepthMetric(name),
+    provider.newAddsMetric(name),
+    provider.newLatencyMetric(name),
+    provider.newWorkDurationMetric(name),
+    provider.newUnfinishedWorkSecondsMetric(name),
+    provider.newLongestRunningProcessorSecondsMetric(name),
+  );
+}
+
+/** The retries counter for `name`, or undefined for an unnamed queue or the no-op provider. */
+export function createRetriesMetric(provider: MetricsProvider, name: string): CounterMetric | undefined {
+  if (name === '' || provider === noopMetricsProvider) return undefined;
+  return provider.newRetriesMetric(name);
+}

@@ -1,0 +1,223 @@
+/**
+ * A MetricsProvider over prom-client that registers the work-queue families exactly as real
+ * controllers expose them, in one of two flavors:
+ *
+ * - `controller-runtime` (v0.24): labels `controller` and `name` (both the queue name), plus
+ *   `priority=""` on `workqueue_depth`; histograms with 12 exponential buckets from 1e-8 s by ×10
+ *   (to 1000 s); controller-runtime's help texts.
+ * - `component-base` (kube-controller-manager and friends): label `name` only; 10 buckets
+ *   (1e-8 .. 10 s); help texts with the `[BETA]` stability prefix.
+ *
+ * Contract: families are created in a registry on first use and shared by every provider of the same
+ * flavor over that registry; a queue name maps to one series per family, so two queues with one name
+ * feed the same series (client-go's per-name metrics), and creating the second never throws. A
+ * series exists, at zero, as soon as its queue is created, as with Go's `WithLabelValues`.
+ * Families of the same name registered by other code, or by a provider of the other flavor, are an error.
+ */
+import {
+  Counter,
+  exponentialBuckets,
+  Gauge,
+  Histogram,
+  type OpenMetricsContentType,
+  type PrometheusContentType,
+  type Registry,
+} from 'prom-client';
+import { LABEL, WORKQUEUE } from '../metrics/names.js';
+import type { CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, SettableGaugeMetric } from './metrics.js';
+
+export type PrometheusFlavor = 'controller-runtime' | 'component-base';
+
+/** A prom-client registry, in either exposition format. */
+export type PrometheusRegistry = Registry<PrometheusContentType> | Registry<OpenMetricsContentType>;
+
+export interface PrometheusMetricsProviderOptions {
+  registry: PrometheusRegistry;
+  /** Missing: `controller-runtime`. */
+  flavor?: PrometheusFlavor | undefined;
+}
+
+type Family = keyof typeof WORKQUEUE;
+type Labels = Record<string, string>;
+
+interface FlavorSpec {
+  readonly help: Readonly<Record<Family, string>>;
+  readonly buckets: readonly number[];
+  /** Labels of queue `name`'s series in `family`, keys in Go's (sorted) order. */
+  labels(family: Family, name: string): Labels;
+}
+
+const UNFINISHED_HELP_TAIL =
+  " that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. " +
+  'One can deduce the number of stuck threads by observing the rate at which this increases.';
+
+const FLAVORS: Readonly<Record<PrometheusFlavor, FlavorSpec>> = {
+  'controller-runtime': {
+    help: {
+      depth: 'Current depth of workqueue by workqueue and priority',
+      adds: 'Total number of adds handled by workqueue',
+      queueDuration: 'How long in seconds an item stays in workqueue before being requested',
+      workDuration: 'How long in seconds processing an item from workqueue takes.',
+      unfinishedWork: 'How many seconds of work has been done' + UNFINISHED_HELP_TAIL,
+      longestRunningProcessor: 'How many seconds has the longest running processor for workqueue been running.',
+      retries: 'Total number of retries handled by workqueue',
+    },
+    buckets: exponentialBuckets(1e-8, 10, 12),
+    labels: (family, name) =>
+      family === 'depth'
+        ? { [LABEL.controller]: name, [LABEL.name]: name, [LABEL.priority]: '' }
+        : { [LABEL.controller]: name, [LABEL.name]: name },
+  },
+  'component-base': {
+    help: {
+      depth: '[BETA] Current depth of workqueue',
+      adds: '[BETA] Total number of adds handled by workqueue',
+      queueDuration: '[BETA] How long in seconds an item stays in workqueue before being requested.',
+      workDuration: '[BETA] How long in seconds processing an item from workqueue takes.',
+      unfinishedWork: '[BETA] How many seconds of work has done' + UNFINISHED_HELP_TAIL,
+      longestRunningProcessor: '[BETA] How many seconds has the longest running processor for workqueue been running.',
+      retries: '[BETA] Total number of retries handled by workqueue',
+    },
+    buckets: exponentialBuckets(1e-8, 10, 10),
+    labels: (_family, name) => ({ [LABEL.name]: name }),
+  },
+};
+
+type AnyMetric = Counter<string> | Gauge<string> | Histogram<string>;
+
+/** The work-queue families one flavor owns in one registry. */
+interface RegistryFamilies {
+  readonly flavor: PrometheusFlavor;
+  readonly metrics: Map<Family, AnyMetric>;
+  /** `family/name` of every histogram series already created (zeroing again would wipe it). */
+  readonly histogramSeries: Set<string>;
+}
+
+const familiesByRegistry = new WeakMap<PrometheusRegistry, RegistryFamilies>();
+
+function familiesOf(registry: PrometheusRegistry, flavor: PrometheusFlavor): RegistryFamilies {
+  let families = familiesByRegistry.get(registry);
+  if (families === undefined) {
+    families = { flavor, metrics: new Map(), histogramSeries: new Set() };
+    familiesByRegistry.set(registry, families);
+  } else if (families.flavor !== flavor) {
+    throw new Error(
+      `this registry already holds work-queue metrics of the ${families.flavor} flavor; ` +
+        `a ${flavor} provider needs its own registry`,
+    );
+  }
+  return families;
+}
+
+function metricOf<M extends AnyMetric>(
+  registry: PrometheusRegistry,
+  families: RegistryFamilies,
+  family: Family,
+  create: (name: string, help: string, labelNames: string[]) => M,
+): M {
+  const existing = families.metrics.get(family);
+  if (existing !== undefined) return existing as M;
+  const name = WORKQUEUE[family];
+  if (registry.getSingleMetric(name) !== undefined) {
+    throw new Error(`metric ${name} is already registered in this registry by other code`);
+  }
+  const spec = FLAVORS[families.flavor];
+  const metric = create(name, spec.help[family], Object.keys(spec.labels(family, '')));
+  families.metrics.set(family, metric);
+  return metric;
+}
+
+class PrometheusGauge implements GaugeMetric, SettableGaugeMetric {
+  constructor(
+    private readonly gauge: Gauge<string>,
+    private readonly labels: Labels,
+  ) {
+    gauge.inc(labels, 0);
+  }
+  inc(): void {
+    this.gauge.inc(this.labels, 1);
+  }
+  dec(): void {
+    this.gauge.dec(this.labels, 1);
+  }
+  set(value: number): void {
+    this.gauge.set(this.labels, value);
+  }
+}
+
+class PrometheusCounter implements CounterMetric {
+  constructor(
+    private readonly counter: Counter<string>,
+    private readonly labels: Labels,
+  ) {
+    counter.inc(labels, 0);
+  }
+  inc(): void {
+    this.counter.inc(this.labels, 1);
+  }
+}
+
+class PrometheusHistogram implements HistogramMetric {
+  constructor(
+    private readonly histogram: Histogram<string>,
+    private readonly labels: Labels,
+  ) {}
+  observe(value: number): void {
+    this.histogram.observe(this.labels, value);
+  }
+}
+
+/** A MetricsProvider registering into `registry`; see the module comment. */
+export function createPrometheusMetricsProvider(options: PrometheusMetricsProviderOptions): MetricsProvider {
+  const { registry } = options;
+  const flavor = options.flavor ?? 'controller-runtime';
+  const spec = FLAVORS[flavor];
+  const families = familiesOf(registry, flavor);
+  const registers = [registry];
+
+  const gauge = (family: Family, name: string): PrometheusGauge =>
+    new PrometheusGauge(
+      metricOf(
+        registry,
+        families,
+        family,
+        (n, help, labelNames) => new Gauge({ name: n, help, labelNames, registers }),
+      ),
+      spec.labels(family, name),
+    );
+  const counter = (family: Family, name: string): PrometheusCounter =>
+    new PrometheusCounter(
+      metricOf(
+        registry,
+        families,
+        family,
+        (n, help, labelNames) => new Counter({ name: n, help, labelNames, registers }),
+      ),
+      spec.labels(family, name),
+    );
+  const histogram = (family: Family, name: string): PrometheusHistogram => {
+    const metric = metricOf(
+      registry,
+      families,
+      family,
+      (n, help, labelNames) => new Histogram({ name: n, help, labelNames, buckets: [...spec.buckets], registers }),
+    );
+    const labels = spec.labels(family, name);
+    const key = `${family}/${name}`;
+    if (!families.histogramSeries.has(key)) {
+      metric.zero(labels);
+      families.histogramSeries.add(key);
+    }
+    return new PrometheusHistogram(metric, labels);
+  };
+
+  return {
+    newDepthMetric: (name) => gauge('depth', name),
+    newAddsMetric: (name) => counter('adds', name),
+    newLatencyMetric: (name) => histogram('queueDuration', name),
+    newWorkDurationMetric: (name) => histogram('workDuration', name),
+    newUnfinishedWorkSecondsMetric: (name) => gauge('unfinishedWork', name),
+    newLongestRunningProcessorSecondsMetric: (name) => gauge('longestRunningProcessor', name),
+    newRetriesMetric: (name) => counter('retries', name),
+  };
+}
