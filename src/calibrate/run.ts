@@ -27,7 +27,7 @@ export async function runCase(c: CalibrationCase, overrides: RuleOverrides = {})
       overrides,
       targets: source.targets(),
     });
-    return compareWithTruth(report, run.truth).map((v) => ({ ...v, case: describeCase(c) }));
+    return compareWithTruth(report, run.truth);
   } finally {
     await source.close();
   }

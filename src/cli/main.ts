@@ -3,6 +3,7 @@
  * registers itself on the program; this file only assembles them and maps failures to exit codes.
  */
 import { Command, CommanderError } from 'commander';
+import { registerCalibrateCommand } from './calibrate.js';
 import { registerDiagnoseCommand } from './diagnose.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { registerGenerateCommand } from './generate.js';
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerSimulateCommand(program);
   registerDiagnoseCommand(program);
+  registerCalibrateCommand(program);
   registerGenerateCommand(program);
   return program;
 }

@@ -68,10 +68,17 @@ export type DiagnosisRule<K extends string = string> = {
     /** The likely cause; may adapt to the evidence (e.g. status write vs missing backoff). */
     cause(context: TextContext<K>): string;
     fix(context: TextContext<K>): string;
+    /**
+     * For rules whose cause and fix depend on the evidence: every case, so a runbook (which has no
+     * measurements) can list them all. `cause` and `fix` pick one of these.
+     */
+    readonly cases?: readonly RuleCase[];
     /** How to confirm: what to look at, with the signals whose PromQL to run. */
     readonly confirm: readonly { readonly text: string; readonly signals: readonly SignalId[] }[];
   };
 };
+
+export type RuleCase = { readonly when: string; readonly cause: string; readonly fix: string };
 
 /** Identity helper that keeps the threshold names typed inside a rule file. */
 export function defineRule<K extends string>(rule: DiagnosisRule<K>): DiagnosisRule<K> {

@@ -373,18 +373,15 @@ const signalList = [
     ),
   },
   {
-    id: 'failedWriteRate',
-    title: 'API write failures',
+    id: 'failedRequestRate',
+    title: 'API request failures',
     unit: '1/s',
     scope: 'process',
     description:
-      'PUT, PATCH and POST requests per second from the whole process that did not succeed (code not 2xx): conflicts and rejected writes.',
+      'API requests per second from the whole process that did not succeed (code not 2xx, any method): conflicts, rejected writes, objects not found.',
     expr: sumWithout(
       [LABEL.code, LABEL.method, LABEL.host],
-      rate(CLIENT_GO.restClientRequests, W, [
-        regexMatch(LABEL.method, WRITE_METHODS.join('|')),
-        { label: LABEL.code, op: '!~', value: '2..' },
-      ]),
+      rate(CLIENT_GO.restClientRequests, W, [{ label: LABEL.code, op: '!~', value: '2..' }]),
     ),
   },
   {

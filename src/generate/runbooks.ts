@@ -98,15 +98,28 @@ export function runbook(analysis: RuleAnalysis): string {
   });
   lines.push(`The alert expression (all ${subject}s):`, '', ...promqlBlock(renderPromQL(analysis.condition)), '');
 
-  lines.push(
-    '## Likely cause',
-    '',
-    "*The service and `workqueue-doctor diagnose` adapt the cause and the fix to the queue's measured values; this is what they say without them.*",
-    '',
-    withoutValues(rule.text.cause(context)),
-    '',
-  );
-  lines.push('## How to fix', '', withoutValues(rule.text.fix(context)), '');
+  const cases = rule.text.cases;
+  if (cases !== undefined && cases.length > 0) {
+    lines.push(
+      '## Likely cause and fix',
+      '',
+      'The service and `workqueue-doctor diagnose` tell these cases apart from the measured values:',
+      '',
+    );
+    for (const c of cases) {
+      lines.push(`### When ${c.when}`, '', c.cause, '', `**Fix:** ${c.fix}`, '');
+    }
+  } else {
+    lines.push(
+      '## Likely cause',
+      '',
+      "*The service and `workqueue-doctor diagnose` adapt the cause and the fix to the queue's measured values; this is what they say without them.*",
+      '',
+      withoutValues(rule.text.cause(context)),
+      '',
+    );
+    lines.push('## How to fix', '', withoutValues(rule.text.fix(context)), '');
+  }
 
   const example = {
     rules: {

@@ -1,8 +1,7 @@
 import { compare, relate, scale, sig } from '../conditions.js';
-import { LABEL } from '../../metrics/names.js';
 import { allOf, anyOf, binary } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
-import { defineRule, type SignalSnapshot } from '../rule.js';
+import { defineRule, type RuleCase, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
@@ -11,11 +10,25 @@ import { MINUTE_MS } from '../signals.js';
  * - a status write to a watched object on every sync (writes track adds, syncs succeed);
  * - errors requeued with a plain Add instead of AddRateLimited (errors track adds, no retries counted).
  * The write rate is per process: with several busy queues in one process it is a hint, so the ratio
- * must fall in a band that this queue's adds alone explain. Without either metric (a client-go controller
- * without controller-runtime's metrics, failing on a non-API dependency), a very high add rate through busy
- * workers, with no retries and no wait in the queue, is the remaining sign: keys re-added the moment their
- * sync ends. Reconcile metrics, where present, explain a high add rate of successful syncs instead.
+ * must fall in a band that this queue's adds alone explain. Failed API requests that track the adds (a
+ * conflict or a missing object, retried at once) are the missing-backoff loop seen without reconcile metrics. A loop with neither writes nor
+ * error metrics cannot be told from a busy controller with fast syncs, and is not reported.
  */
+const HOT_LOOP_CASES = {
+  'status-write': {
+    when: 'API writes track the adds and the syncs succeed',
+    cause:
+      'Each sync writes an object the controller watches (usually its status, or an annotation or timestamp that changes every time), and the watch event puts the key straight back into the queue.',
+    fix: 'Write only when the status actually changed (compare before Update/Patch; no timestamps that change on every pass), and filter self-caused events with predicates such as GenerationChangedPredicate.',
+  },
+  'no-backoff': {
+    when: 'reconcile errors or failed API requests track the adds, and no retries are counted',
+    cause:
+      'Failing syncs are requeued with a plain Add (or Requeue without the rate limiter), so a failing key retries at once instead of backing off.',
+    fix: 'Return the error to controller-runtime (or call AddRateLimited) so the key backs off exponentially; use RequeueAfter for "not ready yet".',
+  },
+} as const satisfies Record<string, RuleCase>;
+
 export const hotLoop = defineRule({
   id: 'WorkqueueHotLoop',
   title: 'Work queue hot loop',
@@ -48,31 +61,11 @@ export const hotLoop = defineRule({
       unit: 'ratio',
       description: 'Reconcile errors per add at or above which failing keys drive the adds.',
     },
-    minSpinAddRate: {
-      default: 50,
-      unit: '1/s',
-      description:
-        'Add rate at or above which a nearly empty queue with busy workers and no backoff is spinning, when neither writes nor errors explain it.',
-    },
-    minSpinBusyWorkers: {
-      default: 0.5,
-      unit: 'workers',
-      description: 'Busy workers at or above which a spinning queue keeps workers occupied.',
-    },
-    maxSpinRetryShare: {
-      default: 0.01,
-      unit: 'ratio',
-      description: 'Retries per add at or below which no requeue goes through the rate limiter.',
-    },
-    maxSpinWaitRatio: {
-      default: 0.001,
-      unit: 'ratio',
-      description: 'Mean queue wait per mean sync at or below which keys never wait: re-added as their own sync ends.',
-    },
     maxRetryPerError: {
       default: 0.1,
       unit: 'ratio',
-      description: 'Retries per reconcile error at or below which errors bypass the rate limiter (plain Add).',
+      description:
+        'Retries per reconcile error (or per add, when failed requests track the adds) at or below which failures bypass the rate limiter (plain Add).',
     },
   },
   forMs: 5 * MINUTE_MS,
@@ -86,23 +79,16 @@ export const hotLoop = defineRule({
           relate(scale('addRate', t.minWriteRatio), '<=', 'writeRate'),
           relate(scale('addRate', t.maxWriteRatio), '>=', 'writeRate'),
         ),
+        // Failed API requests track adds, and nothing goes through the rate limiter: requeued with a plain Add.
+        allOf(
+          relate(scale('addRate', t.minWriteRatio), '<=', 'failedRequestRate'),
+          relate(scale('addRate', t.maxWriteRatio), '>=', 'failedRequestRate'),
+          binary('<=', sig('retryRate'), scale('addRate', t.maxRetryPerError)),
+        ),
         // Errors track adds but bypass the rate limiter: requeued with a plain Add.
         allOf(
           relate(scale('addRate', t.minErrorRatio), '<=', 'reconcileErrorRate'),
           relate(sig('retryRate'), '<=', 'reconcileErrorRate', t.maxRetryPerError),
-        ),
-        // Without reconcile metrics to say otherwise: keys cycle through busy workers far faster than events
-        // arrive, never wait in the queue (re-added as their sync ends) and never back off.
-        binary(
-          'unless',
-          allOf(
-            compare('addRate', '>=', t.minSpinAddRate),
-            compare('busyWorkers', '>=', t.minSpinBusyWorkers),
-            binary('<=', sig('retryRate'), scale('addRate', t.maxSpinRetryShare)),
-            binary('<=', sig('queueLatencyMean'), scale('workDurationMean', t.maxSpinWaitRatio)),
-          ),
-          sig('reconcileRate'),
-          { ignoring: [LABEL.name] },
         ),
       ),
     ),
@@ -110,7 +96,7 @@ export const hotLoop = defineRule({
     'addRate',
     'depthAvg',
     'writeRate',
-    'failedWriteRate',
+    'failedRequestRate',
     'reconcileErrorRate',
     'retryRate',
     'completionRate',
@@ -136,14 +122,9 @@ export const hotLoop = defineRule({
       }.`,
     meaning:
       'The controller wakes itself: each sync causes the next one, so the same few keys are reconciled over and over while the queue looks empty. It burns CPU and API-server capacity and can starve other work.',
-    cause: ({ signals }) =>
-      mechanism(signals) === 'status-write'
-        ? 'Each sync writes an object the controller watches (usually its status, or an annotation or timestamp that changes every time), and the watch event puts the key straight back into the queue.'
-        : 'Failing syncs are requeued with a plain Add (or Requeue without the rate limiter), so a failing key retries at once instead of backing off.',
-    fix: ({ signals }) =>
-      mechanism(signals) === 'status-write'
-        ? 'Write only when the status actually changed (compare before Update/Patch; no timestamps that change on every pass), and filter self-caused events with predicates such as GenerationChangedPredicate.'
-        : 'Return the error to controller-runtime (or call AddRateLimited) so the key backs off exponentially; use RequeueAfter for "not ready yet".',
+    cause: ({ signals }) => HOT_LOOP_CASES[mechanism(signals)].cause,
+    fix: ({ signals }) => HOT_LOOP_CASES[mechanism(signals)].fix,
+    cases: [HOT_LOOP_CASES['status-write'], HOT_LOOP_CASES['no-backoff']],
     confirm: [
       { text: 'Adds are high while the depth stays near zero:', signals: ['addRate', 'depthAvg'] },
       {
@@ -163,8 +144,8 @@ function mechanism(signals: SignalSnapshot): 'status-write' | 'no-backoff' {
   const adds = numberOf(signals.addRate) ?? 0;
   const errors = numberOf(signals.reconcileErrorRate);
   const writes = numberOf(signals.writeRate) ?? 0;
-  const failedWrites = numberOf(signals.failedWriteRate) ?? 0;
+  const failed = numberOf(signals.failedRequestRate) ?? 0;
   if (errors !== undefined && errors >= 0.5 * adds) return 'no-backoff';
-  if (writes >= 0.5 * adds && failedWrites < 0.5 * writes) return 'status-write';
-  return 'no-backoff';
+  if (failed >= 0.5 * adds) return 'no-backoff';
+  return writes >= 0.5 * adds ? 'status-write' : 'no-backoff';
 }

@@ -1,6 +1,6 @@
 import { CLIENT_GO, CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../../metrics/names.js';
 import { aggregateBy, binary, num, selector } from '../expr.js';
-import { defineRule } from '../rule.js';
+import { defineRule, type RuleCase } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 const TARGET_LABELS = [LABEL.job, LABEL.instance];
@@ -14,6 +14,21 @@ const onTarget = { on: TARGET_LABELS };
  * excluded. The service also raises it for its own targets that cannot be scraped or expose no work-queue
  * metrics at all, which a Prometheus alert cannot tell from any other target.
  */
+const NOT_OBSERVABLE_CASES = {
+  'provider-claimed': {
+    when: 'controller_runtime_* metrics are present but workqueue_* are not',
+    cause:
+      "The client-go work-queue metrics provider was claimed by another package. client-go accepts only the first workqueue.SetProvider call; importing k8s.io/component-base/metrics/prometheus/workqueue (often indirectly, through a kube-controller-manager or apiserver library) registers it on the legacy registry instead of controller-runtime's.",
+    fix: "Find the import that pulls in k8s.io/component-base/metrics/prometheus/workqueue (go mod why, go list -deps) and drop it, or register the legacy registry with controller-runtime's (metrics.Registry.Register(legacyregistry.DefaultGatherer...)) so both sets are served.",
+  },
+  unreadable: {
+    when: 'the service cannot scrape the target, or the page has no work-queue metrics at all',
+    cause:
+      'The target cannot be read, or it exposes no work-queue metrics at all: wrong port or path, TLS or authorization refused, the process is down, or it is not a controller.',
+    fix: 'Check the metrics address and path (controller-runtime serves :8080/metrics, or :8443/metrics over HTTPS with authorization in kubebuilder layouts), the bearer token and RBAC (get on the non-resource URL /metrics), and that the pod is running.',
+  },
+} as const satisfies Record<string, RuleCase>;
+
 export const notObservable = defineRule({
   id: 'WorkqueueNotObservable',
   title: 'Work queue not observable',
@@ -41,14 +56,9 @@ export const notObservable = defineRule({
         : `The work queues cannot be diagnosed: ${detail}.`,
     meaning:
       "Nothing can be said about this controller's queues: backlogs, hot loops and stuck workers go unseen, and the alerts built on workqueue_* never fire.",
-    cause: ({ detail }) =>
-      detail === undefined
-        ? "controller_runtime_* metrics are present but workqueue_* are not: the client-go work-queue metrics provider was claimed by another package. client-go accepts only the first workqueue.SetProvider call; importing k8s.io/component-base/metrics/prometheus/workqueue (often indirectly, through a kube-controller-manager or apiserver library) registers it on the legacy registry instead of controller-runtime's."
-        : 'The target cannot be read, or it exposes no work-queue metrics at all: wrong port or path, TLS or authorization refused, the process is down, or it is not a controller.',
-    fix: ({ detail }) =>
-      detail === undefined
-        ? "Find the import that pulls in k8s.io/component-base/metrics/prometheus/workqueue (go mod why, go list -deps) and drop it, or register the legacy registry with controller-runtime's (metrics.Registry.Register(legacyregistry.DefaultGatherer...)) so both sets are served."
-        : 'Check the metrics address and path (controller-runtime serves :8080/metrics, or :8443/metrics over HTTPS with authorization in kubebuilder layouts), the bearer token and RBAC (get on the non-resource URL /metrics), and that the pod is running.',
+    cause: ({ detail }) => NOT_OBSERVABLE_CASES[detail === undefined ? 'provider-claimed' : 'unreadable'].cause,
+    fix: ({ detail }) => NOT_OBSERVABLE_CASES[detail === undefined ? 'provider-claimed' : 'unreadable'].fix,
+    cases: [NOT_OBSERVABLE_CASES['provider-claimed'], NOT_OBSERVABLE_CASES.unreadable],
     confirm: [
       { text: 'Controller metrics exist for the target while work-queue metrics do not:', signals: ['reconcileRate'] },
       { text: 'The replica is the leader (a standby has no queues by design):', signals: ['leaderStatus'] },

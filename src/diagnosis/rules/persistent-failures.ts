@@ -2,7 +2,7 @@ import { LABEL } from '../../metrics/names.js';
 import { compare, relate, scale, sig, where } from '../conditions.js';
 import { allOf, anyOf, binary } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
-import { defineRule, type SignalSnapshot } from '../rule.js';
+import { defineRule, type RuleCase, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
@@ -12,6 +12,27 @@ import { MINUTE_MS } from '../signals.js';
  * their backoff fail rarely, so the rates use the sustained (long) window. Errors that bypass the rate
  * limiter (no retries) are a hot loop, not this.
  */
+const FAILURE_CASES = {
+  dependency: {
+    when: 'reconcile errors persist and successes far outnumber them (some objects always fail)',
+    cause:
+      'A dependency keeps failing for these objects: an API call rejected (validation, RBAC, conflict), an external service down, or invalid user input the controller cannot fix.',
+    fix: 'Read the controller logs for the failing keys, fix the dependency or the permission; for invalid input, record a status condition and an event and stop retrying (return nil) until the object changes.',
+  },
+  'not-ready': {
+    when: 'errors and successes keep pace (the same objects fail a few times, then succeed)',
+    cause:
+      'This looks like "not ready yet" (waiting for another object, a volume, an external condition) returned as an error. That pollutes the error metrics and puts healthy objects on exponential backoff, so they converge late.',
+    fix: 'For "not ready yet", return ctrl.Result{RequeueAfter: interval} with a nil error (or AddAfter), and keep errors for real failures. Surface the waiting state in a status condition.',
+  },
+  'retries-only': {
+    when: 'the controller exposes no reconcile error metrics (kube-controller-manager, plain client-go)',
+    cause:
+      'Keys are requeued with a delay again and again. Without reconcile error metrics this is either a dependency that keeps failing (retries with backoff) or correct RequeueAfter/AddAfter polling of objects that are not ready; the controller logs tell which.',
+    fix: 'Check the controller logs for the requeued keys. Real failures: fix the dependency. Polling of objects that are not ready: nothing to fix; silence this queue for PersistentFailures in the configuration.',
+  },
+} as const satisfies Record<string, RuleCase>;
+
 export const persistentFailures = defineRule({
   id: 'WorkqueuePersistentFailures',
   title: 'Work queue persistent failures',
@@ -88,16 +109,9 @@ export const persistentFailures = defineRule({
         : `Reconciles keep failing: ${formatValue(signals.sustainedErrorRate)} errors (${formatValue(signals.errorRatio)} of reconciles), retried with backoff at ${formatValue(signals.sustainedRetryRate)}.`,
     meaning:
       'Some objects fail to reconcile again and again. Backoff keeps the controller from spinning, but those objects are not converging, and each retry waits longer than the last (up to about 16 minutes).',
-    cause: ({ signals }) =>
-      numberOf(signals.sustainedErrorRate) === undefined
-        ? 'Keys are requeued with a delay again and again. Without reconcile error metrics this is either a dependency that keeps failing (retries with backoff) or correct RequeueAfter/AddAfter polling of objects that are not ready; the controller logs tell which.'
-        : looksNotReady(signals)
-          ? 'The failing objects do succeed later: this looks like "not ready yet" (waiting for another object, a volume, an external condition) returned as an error. That pollutes the error metrics and puts healthy objects on exponential backoff, so they converge late.'
-          : 'A dependency keeps failing for these objects: an API call rejected (validation, RBAC, conflict), an external service down, or invalid user input the controller cannot fix.',
-    fix: ({ signals }) =>
-      looksNotReady(signals)
-        ? 'For "not ready yet", return ctrl.Result{RequeueAfter: interval} with a nil error (or AddAfter), and keep errors for real failures. Surface the waiting state in a status condition.'
-        : 'Read the controller logs for the failing keys, fix the dependency or the permission; for invalid input, record a status condition and an event and stop retrying (return nil) until the object changes.',
+    cause: ({ signals }) => FAILURE_CASES[failureCase(signals)].cause,
+    fix: ({ signals }) => FAILURE_CASES[failureCase(signals)].fix,
+    cases: [FAILURE_CASES.dependency, FAILURE_CASES['not-ready'], FAILURE_CASES['retries-only']],
     confirm: [
       { text: 'Errors persist over the long window:', signals: ['sustainedErrorRate', 'reconcileErrorRate'] },
       {
@@ -108,6 +122,11 @@ export const persistentFailures = defineRule({
     ],
   },
 });
+
+function failureCase(signals: SignalSnapshot): keyof typeof FAILURE_CASES {
+  if (numberOf(signals.sustainedErrorRate) === undefined) return 'retries-only';
+  return looksNotReady(signals) ? 'not-ready' : 'dependency';
+}
 
 /**
  * "Not ready yet" returned as an error: the same objects fail a few times, then succeed, so successes

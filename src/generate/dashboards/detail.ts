@@ -69,7 +69,7 @@ const SECTIONS: ReadonlyArray<{ title: string; signals: readonly SignalId[]; ext
       {
         kind: 'together',
         title: 'Add rate and API writes',
-        signals: ['addRate', 'writeRate', 'failedWriteRate'],
+        signals: ['addRate', 'writeRate', 'failedRequestRate'],
         intro:
           'Adds to the queue next to the API writes of the whole process: writes that track the adds one for one are the signature of a status write that wakes the controller again.',
       },
@@ -135,7 +135,7 @@ const SECTIONS: ReadonlyArray<{ title: string; signals: readonly SignalId[]; ext
   },
   {
     title: 'Process',
-    signals: ['writeRate', 'failedWriteRate', 'leaderStatus'],
+    signals: ['writeRate', 'failedRequestRate', 'leaderStatus'],
     extras: [],
   },
 ];

@@ -1,0 +1,47 @@
+/** The calibration grid file: a JSON list of cases, validated with the offending entry named. */
+import { UsageError } from '../cli/exit-codes.js';
+import { FLAVORS, type Flavor } from '../simulate/index.js';
+import type { CalibrationCase } from './run.js';
+
+const NUMBER_FIELDS = ['seed', 'workers', 'keys', 'rate', 'durationMs'] as const;
+
+export function parseCalibrationGrid(text: string, file: string): CalibrationCase[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${file}: not JSON: ${(error as Error).message}`);
+  }
+  const list = Array.isArray(parsed) ? parsed : (parsed as { cases?: unknown })?.cases;
+  if (!Array.isArray(list)) throw new UsageError(`${file}: expected a list of cases (or {"cases": [...]})`);
+  return list.map((entry, index) => {
+    const where = `${file}: case ${index}`;
+    if (typeof entry !== 'object' || entry === null) throw new UsageError(`${where}: not an object`);
+    const record = entry as Record<string, unknown>;
+    if (typeof record.scenario !== 'string') throw new UsageError(`${where}: "scenario" must be a string`);
+    const out: Record<string, unknown> = { scenario: record.scenario };
+    for (const field of NUMBER_FIELDS) {
+      const value = record[field];
+      if (value === undefined) continue;
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        throw new UsageError(`${where}: "${field}" must be a number`);
+      out[field] = value;
+    }
+    if (record.flavor !== undefined) {
+      if (!FLAVORS.includes(record.flavor as Flavor))
+        throw new UsageError(`${where}: "flavor" must be one of ${FLAVORS.join(', ')}`);
+      out.flavor = record.flavor;
+    }
+    for (const key of Object.keys(record)) {
+      if (
+        key !== 'scenario' &&
+        key !== 'flavor' &&
+        !(NUMBER_FIELDS as readonly string[]).includes(key) &&
+        key !== 'note'
+      ) {
+        throw new UsageError(`${where}: unknown field "${key}"`);
+      }
+    }
+    return out as CalibrationCase;
+  });
+}

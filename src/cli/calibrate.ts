@@ -1,0 +1,95 @@
+/**
+ * `workqueue-doctor calibrate`: runs every scenario over N seeds (and an optional grid of parameters),
+ * diagnoses each recording at its end, and prints the confusion matrix with precision and recall per rule.
+ * Exit code 1 when a queue misses an expected diagnosis or shows one outside expected ∪ allowed.
+ */
+import { readFile } from 'node:fs/promises';
+import { type Command, Option } from 'commander';
+import { confusionMatrix, type QueueVerdict, scoreRules } from '../calibrate/compare.js';
+import { parseCalibrationGrid } from '../calibrate/grid.js';
+import { type CalibrationCase, describeCase, runCase } from '../calibrate/run.js';
+import { SCENARIO_NAMES } from '../simulate/index.js';
+import { EXIT, UsageError } from './exit-codes.js';
+
+type CalibrateFlags = { seeds: string; grid?: string; scenario?: string[]; output: 'text' | 'json' };
+
+export function registerCalibrateCommand(program: Command): void {
+  program
+    .command('calibrate')
+    .description(
+      'Run every scenario on virtual time, diagnose it, and score the findings against its ground truth: confusion matrix, precision and recall per rule. Exit code 1 when any queue misses an expected diagnosis or shows an unexpected one.',
+    )
+    .option('--seeds <n>', 'seeds per scenario (1..n)', '5')
+    .option(
+      '--grid <file>',
+      'a JSON list of cases ({scenario, seed, workers, keys, rate, durationMs, flavor}) to run instead',
+    )
+    .option('--scenario <name...>', 'only these scenarios')
+    .addOption(new Option('--output <format>', 'report format').choices(['text', 'json']).default('text'))
+    .action(async (flags: CalibrateFlags) => {
+      process.exitCode = await runCalibrate(flags);
+    });
+}
+
+async function runCalibrate(flags: CalibrateFlags): Promise<number> {
+  const cases = await casesFor(flags);
+  const verdicts: Array<QueueVerdict & { case: string }> = [];
+  for (const c of cases) {
+    const results = await runCase(c);
+    verdicts.push(...results.map((v) => ({ ...v, case: describeCase(c) })));
+    if (flags.output === 'text') {
+      const failed = results.filter((v) => !v.pass);
+      process.stderr.write(`${failed.length === 0 ? 'ok  ' : 'FAIL'} ${describeCase(c)}\n`);
+    }
+  }
+  const failures = verdicts.filter((v) => !v.pass);
+  const scores = scoreRules(verdicts);
+  if (flags.output === 'json') {
+    process.stdout.write(
+      `${JSON.stringify({ cases: cases.length, verdicts, scores, failures: failures.length }, null, 2)}\n`,
+    );
+  } else {
+    const lines = [confusionMatrix(verdicts), '', 'rule                          precision  recall   TP  FP  FN'];
+    for (const s of scores) {
+      lines.push(
+        `${s.rule.padEnd(30)}${fmt(s.precision).padStart(9)}${fmt(s.recall).padStart(8)}${String(s.truePositives).padStart(5)}${String(s.falsePositives).padStart(4)}${String(s.falseNegatives).padStart(4)}`,
+      );
+    }
+    lines.push('');
+    for (const f of failures) {
+      lines.push(
+        `FAIL ${f.case} queue=${f.name ?? '-'}: missed [${f.missed.join(', ')}] unexpected [${f.unexpected.join(', ')}]${f.problems.length > 0 ? ` ${f.problems.join('; ')}` : ''}`,
+      );
+    }
+    lines.push(`${cases.length} runs, ${verdicts.length} queues, ${failures.length} failing`);
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  return failures.length === 0 ? EXIT.ok : EXIT.findings;
+}
+
+async function casesFor(flags: CalibrateFlags): Promise<CalibrationCase[]> {
+  const scenarios = flags.scenario ?? SCENARIO_NAMES;
+  for (const s of scenarios) {
+    if (!SCENARIO_NAMES.includes(s))
+      throw new UsageError(`unknown scenario "${s}"; known: ${SCENARIO_NAMES.join(', ')}`);
+  }
+  if (flags.grid !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(flags.grid, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --grid ${flags.grid}: ${(error as Error).message}`);
+    }
+    return parseCalibrationGrid(text, flags.grid).filter((c) => scenarios.includes(c.scenario));
+  }
+  const seeds = Number(flags.seeds);
+  if (!Number.isInteger(seeds) || seeds < 1 || seeds > 1000)
+    throw new UsageError(`--seeds must be an integer from 1 to 1000, got ${flags.seeds}`);
+  const cases: CalibrationCase[] = [];
+  for (const scenario of scenarios) for (let seed = 1; seed <= seeds; seed++) cases.push({ scenario, seed });
+  return cases;
+}
+
+function fmt(n: number | null): string {
+  return n === null ? 'n/a' : n.toFixed(3);
+}

@@ -1,0 +1,107 @@
+/**
+ * The running service's core, independent of HTTP: it evaluates the diagnoses on an interval over a
+ * source (scraped targets or Prometheus) and keeps the latest report. The REST API and the service's own
+ * metrics read from here; nothing here listens or writes files.
+ */
+import type { RuleOverrides } from '../diagnosis/catalog.js';
+import { diagnose } from '../diagnosis/engine.js';
+import type { Report } from '../diagnosis/report.js';
+import type { MetricsSource } from '../sources/source.js';
+
+export type DiagnosisServiceOptions = {
+  readonly source: MetricsSource;
+  /** How often the diagnoses are evaluated. */
+  readonly evaluationIntervalMs: number;
+  readonly runbookBaseUrl: string;
+  readonly overrides?: RuleOverrides;
+  /** Time source; defaults to `Date.now`. The demo's warm-up evaluates at virtual times. */
+  readonly now?: () => number;
+  /** Called after each evaluation (for the service's own metrics). */
+  readonly onEvaluation?: (outcome: EvaluationOutcome) => void;
+};
+
+export type EvaluationOutcome = {
+  readonly ok: boolean;
+  readonly durationMs: number;
+  readonly report?: Report;
+  readonly error?: string;
+};
+
+export interface DiagnosisService {
+  /** The latest report, undefined until the first evaluation finished. */
+  report(): Report | undefined;
+  /** True once a first evaluation finished (readiness). */
+  ready(): boolean;
+  /** The last evaluation error, if the last evaluation failed (the previous report is kept). */
+  lastError(): string | undefined;
+  readonly overrides: RuleOverrides;
+  readonly source: MetricsSource;
+  /** Evaluates now; concurrent calls share one evaluation. */
+  evaluate(): Promise<EvaluationOutcome>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function createDiagnosisService(options: DiagnosisServiceOptions): DiagnosisService {
+  const now = options.now ?? Date.now;
+  const overrides = options.overrides ?? {};
+  let latest: Report | undefined;
+  let error: string | undefined;
+  let running: Promise<EvaluationOutcome> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  async function evaluateOnce(): Promise<EvaluationOutcome> {
+    const started = performance.now();
+    try {
+      const range = options.source.dataRange();
+      const report = await diagnose(options.source.backend, {
+        atMs: now(),
+        runbookBaseUrl: options.runbookBaseUrl,
+        overrides,
+        targets: options.source.targets(),
+        ...(options.source.kind === 'scrape' && range !== undefined ? { historyStartMs: range.startMs } : {}),
+      });
+      latest = report;
+      error = undefined;
+      const outcome = { ok: true, durationMs: performance.now() - started, report };
+      options.onEvaluation?.(outcome);
+      return outcome;
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e);
+      const outcome = { ok: false, durationMs: performance.now() - started, error };
+      options.onEvaluation?.(outcome);
+      return outcome;
+    }
+  }
+
+  const service: DiagnosisService = {
+    report: () => latest,
+    ready: () => latest !== undefined,
+    lastError: () => error,
+    overrides,
+    source: options.source,
+    evaluate() {
+      running ??= evaluateOnce().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
+    start() {
+      if (timer !== undefined || stopped) return;
+      const tick = (): void => {
+        void service.evaluate().finally(() => {
+          if (!stopped) timer = setTimeout(tick, options.evaluationIntervalMs).unref();
+        });
+      };
+      tick();
+    },
+    async stop() {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+  return service;
+}

@@ -1,0 +1,142 @@
+/**
+ * The service's own metrics, served on `/metrics`: how scraping and evaluation go, and one series per
+ * active finding so that dashboards (and teams that prefer it) can use the service's verdicts.
+ *
+ * Contract:
+ * - `workqueue_doctor_finding{rule,severity,target,name,controller}` is 1 for every finding of the latest
+ *   report and absent otherwise: a resolved finding's series disappears at the next evaluation. A queue
+ *   without a `name` or `controller` label has the label empty.
+ * - `workqueue_doctor_queues{status}` counts the latest report's queues by status (every status present,
+ *   0 when none) once there is a report.
+ * - `workqueue_doctor_target_up{target}` is 1 when the target's last scrape succeeded, 0 otherwise (also
+ *   before its first scrape); only targets currently scraped have a series.
+ * - Scrape durations and errors are per target (`job/instance`), errors also per error code.
+ * - Gauges read the report and the scrape health when scraped, so they are never older than the report.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { QueueStatus, Report } from '../diagnosis/report.js';
+import { DOCTOR, DOCTOR_FINDING_LABELS, DOCTOR_PROCESS_PREFIX, LABEL } from '../metrics/names.js';
+import type { EvaluationOutcome } from './diagnosis-service.js';
+
+const STATUSES: readonly QueueStatus[] = ['ok', 'warning', 'critical', 'unknown', 'standby'];
+
+/** What the gauges read at collect time; each may be set late (the source exists before the service). */
+export interface MetricsReadings {
+  report?: () => Report | undefined;
+  /** The scraped targets by name (`job/instance`) and whether their last scrape succeeded. */
+  targets?: () => ReadonlyArray<{ readonly target: string; readonly up: boolean }>;
+}
+
+export interface ServiceMetrics {
+  readonly registry: Registry;
+  /** Records one scrape. */
+  scrape(event: {
+    readonly target: string;
+    readonly durationMs: number;
+    readonly ok: boolean;
+    readonly errorCode?: string;
+  }): void;
+  /** Records one evaluation. */
+  evaluation(outcome: EvaluationOutcome): void;
+  /** Connects the gauges to the report and the scrape health. */
+  read(readings: MetricsReadings): void;
+}
+
+export type ServiceMetricsOptions = {
+  /** Add prom-client's process metrics (prefixed `workqueue_doctor_`). Default true. */
+  readonly processMetrics?: boolean;
+};
+
+export function createServiceMetrics(options: ServiceMetricsOptions = {}): ServiceMetrics {
+  const registry = new Registry();
+  const readings: MetricsReadings = {};
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: DOCTOR_PROCESS_PREFIX });
+
+  const scrapeDuration = new Histogram({
+    name: DOCTOR.scrapeDuration,
+    help: 'Time to fetch, parse and store one scrape of a target.',
+    labelNames: [LABEL.target] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const scrapeErrors = new Counter({
+    name: DOCTOR.scrapeErrors,
+    help: 'Failed scrapes of a target, by error code (timeout, connection, http_status, parse_error, ...).',
+    labelNames: [LABEL.target, LABEL.code] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: DOCTOR.targetUp,
+    help: '1 when the last scrape of the target succeeded, else 0.',
+    labelNames: [LABEL.target] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const t of readings.targets?.() ?? []) this.set({ [LABEL.target]: t.target }, t.up ? 1 : 0);
+    },
+  });
+  const evaluationDuration = new Histogram({
+    name: DOCTOR.evaluationDuration,
+    help: 'Time to evaluate every diagnosis over every queue once.',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const evaluationErrors = new Counter({
+    name: DOCTOR.evaluationErrors,
+    help: 'Evaluations that failed; the previous report is kept.',
+    registers: [registry],
+  });
+  new Gauge({
+    name: DOCTOR.queues,
+    help: 'Queues in the latest report, by status.',
+    labelNames: [LABEL.status] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const report = readings.report?.();
+      if (report === undefined) return;
+      const counts = new Map<QueueStatus, number>(STATUSES.map((s) => [s, 0]));
+      for (const q of report.queues) counts.set(q.status, (counts.get(q.status) ?? 0) + 1);
+      for (const [status, n] of counts) this.set({ [LABEL.status]: status }, n);
+    },
+  });
+  new Gauge({
+    name: DOCTOR.finding,
+    help: '1 for every active finding of the latest evaluation (no series once resolved).',
+    labelNames: DOCTOR_FINDING_LABELS,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const q of readings.report?.()?.queues ?? []) {
+        for (const f of q.findings) {
+          this.set(
+            {
+              [LABEL.rule]: f.rule,
+              [LABEL.severity]: f.severity,
+              [LABEL.target]: q.queue.target,
+              [LABEL.name]: q.queue.name ?? '',
+              [LABEL.controller]: q.queue.controller ?? '',
+            },
+            1,
+          );
+        }
+      }
+    },
+  });
+
+  return {
+    registry,
+    scrape(event) {
+      scrapeDuration.observe({ [LABEL.target]: event.target }, event.durationMs / 1000);
+      if (!event.ok) scrapeErrors.inc({ [LABEL.target]: event.target, [LABEL.code]: event.errorCode ?? 'internal' });
+    },
+    evaluation(outcome) {
+      evaluationDuration.observe(outcome.durationMs / 1000);
+      if (!outcome.ok) evaluationErrors.inc();
+    },
+    read(next) {
+      if (next.report !== undefined) readings.report = next.report;
+      if (next.targets !== undefined) readings.targets = next.targets;
+    },
+  };
+}
