@@ -23,6 +23,25 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
+# kubectl 1.20 (Debian's kubernetes-client: kustomize v2) renders deploy/ in the manifest tests. Extracted,
+# not installed (it would replace /usr/bin/kubectl), into the directory test/deploy/kubectl.ts reads.
+kubectl_dir="${WQD_KUBECTL_DIR:-${TMPDIR:-/tmp}/wqd-kubectl-1.20}"
+if [ ! -x "$kubectl_dir/usr/bin/kubectl" ]; then
+  echo "==> kubectl 1.20 (Debian kubernetes-client) into $kubectl_dir"
+  deb_dir="$(mktemp -d)"
+  if ! (cd "$deb_dir" && apt-get download -qq kubernetes-client 2>/dev/null); then
+    if [ "$(id -u)" -ne 0 ]; then
+      echo "need root for apt-get update (then: apt-get download kubernetes-client; dpkg -x kubernetes-client_*.deb $kubectl_dir)" >&2
+      exit 1
+    fi
+    apt-get update -qq
+    (cd "$deb_dir" && apt-get download -qq kubernetes-client)
+  fi
+  mkdir -p "$kubectl_dir"
+  dpkg -x "$deb_dir"/kubernetes-client_*.deb "$kubectl_dir"
+  rm -rf "$deb_dir"
+fi
+
 echo "==> type-check"
 npx tsc -p tsconfig.test.json
 echo "==> lint"
