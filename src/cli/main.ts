@@ -7,6 +7,7 @@ import { registerCalibrateCommand } from './calibrate.js';
 import { registerDiagnoseCommand } from './diagnose.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { registerGenerateCommand } from './generate.js';
+import { registerServeCommand } from './serve.js';
 import { registerSimulateCommand } from './simulate.js';
 import { packageVersion } from './version.js';
 
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerDiagnoseCommand(program);
   registerCalibrateCommand(program);
   registerGenerateCommand(program);
+  registerServeCommand(program);
   return program;
 }
 

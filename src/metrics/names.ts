@@ -53,6 +53,7 @@ export const LABEL = {
   rule: 'rule',
   severity: 'severity',
   target: 'target',
+  status: 'status',
   metricName: '__name__',
 } as const;
 
@@ -85,8 +86,11 @@ export const DOCTOR = {
   scrapeErrors: 'workqueue_doctor_scrape_errors_total',
   targetUp: 'workqueue_doctor_target_up',
   evaluationDuration: 'workqueue_doctor_evaluation_duration_seconds',
+  evaluationErrors: 'workqueue_doctor_evaluation_errors_total',
   queues: 'workqueue_doctor_queues',
 } as const;
+/** Prefix of the service's process metrics (prom-client's default metrics: CPU, memory, event loop, GC). */
+export const DOCTOR_PROCESS_PREFIX = 'workqueue_doctor_';
 export const DOCTOR_FINDING_LABELS = [LABEL.rule, LABEL.severity, LABEL.target, LABEL.name, LABEL.controller] as const;
 
 /**

@@ -33,3 +33,10 @@ export {
   type VirtualRun,
 } from './run.js';
 export { findScenario, SCENARIO_NAMES, SCENARIOS } from './scenarios/index.js';
+export {
+  DEFAULT_WARM_UP_MS,
+  startWarmLiveSimulation,
+  type WarmLiveOptions,
+  type WarmLiveSimulation,
+  type WarmUpScrape,
+} from './warm-live.js';

@@ -1,0 +1,221 @@
+/**
+ * `workqueue-doctor serve`: the sidecar / service. The only code that listens.
+ *
+ * Reads the configuration (flags > `WQD_` environment > `--config` file), starts the runtime (scraping or
+ * Prometheus, evaluation), builds the HTTP app and listens; on SIGTERM or SIGINT stops scraping and
+ * evaluating, closes the server and exits 0. A bad configuration exits 2 with the key named.
+ *
+ * `serve --demo` runs built-in reference controllers (the `mixed` scenario) on loopback with half an hour
+ * of history already simulated, and prints the URL to open.
+ */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { type Logger, pino } from 'pino';
+import { ConfigError } from '../config/config-error.js';
+import {
+  DEFAULT_DEMO_LISTEN,
+  DEFAULT_EVALUATION_INTERVAL,
+  DEFAULT_LISTEN,
+  DEFAULT_PROMETHEUS_TIMEOUT,
+  DEFAULT_RETENTION,
+  DEFAULT_SCRAPE_INTERVAL,
+  DEFAULT_TARGET,
+  formatListenAddress,
+  LOG_LEVELS,
+  loadServiceConfig,
+  type ServiceConfig,
+} from '../config/service-config.js';
+import { API_PREFIX, buildApp, DOCS_PREFIX } from '../server/app.js';
+import { rulesView } from '../server/rules-view.js';
+import { createServiceRuntime, type RuntimeOptions, type ServiceRuntime } from '../service/runtime.js';
+import { EXIT, UsageError } from './exit-codes.js';
+import { packageVersion } from './version.js';
+
+/** A shutdown that has not finished after this long ends the process anyway. */
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
+export interface RunningServer {
+  /** `http://host:port` the API listens on (a wildcard host shown as 127.0.0.1). */
+  readonly origin: string;
+  readonly runtime: ServiceRuntime;
+  /** Stops scraping and evaluating, then closes the server. Idempotent. */
+  close(): Promise<void>;
+}
+
+export type StartOptions = RuntimeOptions & {
+  /** Default: JSON lines to stdout at the configured level. */
+  readonly logger?: Logger;
+  /** Where the demo prints the URL to open; default stderr (stdout carries the JSON log). */
+  readonly announce?: (line: string) => void;
+};
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description(
+      'Run the service: scrape targets (or query Prometheus), evaluate the diagnoses on an interval and serve ' +
+        `them: REST under ${API_PREFIX}, /metrics, /healthz, /readyz, OpenAPI at ${DOCS_PREFIX}. Settings come ` +
+        'from flags, WQD_* environment variables and --config FILE, in that order of precedence.',
+    )
+    .option('--config <file>', 'YAML configuration file (see deploy/config-example.yaml) [WQD_CONFIG]')
+    .option(
+      '--listen <host:port>',
+      `address to listen on (default ${DEFAULT_LISTEN}; demo ${DEFAULT_DEMO_LISTEN}) [WQD_LISTEN]`,
+    )
+    .addOption(new Option('--log-level <level>', 'log level (default info) [WQD_LOG_LEVEL]').choices(LOG_LEVELS))
+    .option('--target <url...>', `metrics URLs to scrape (default ${DEFAULT_TARGET}) [WQD_TARGETS, comma-separated]`)
+    .option('--kubernetes', 'discover pods to scrape from the Kubernetes API [WQD_KUBERNETES]')
+    .option('--namespace <namespace...>', 'discovery: namespaces to watch (default all) [WQD_NAMESPACES]')
+    .option('--selector <selector>', 'discovery: pod label selector, e.g. app=my-operator [WQD_SELECTOR]')
+    .option('--kubeconfig <file>', 'discovery: kubeconfig file (default in-cluster service account) [WQD_KUBECONFIG]')
+    .option(
+      '--pod-port <port>',
+      'discovery: metrics port of pods without a prometheus.io/port annotation [WQD_POD_PORT]',
+    )
+    .option('--prometheus-url <url>', 'Prometheus mode: a Prometheus-compatible API to query [WQD_PROMETHEUS_URL]')
+    .option(
+      '--prometheus-timeout <duration>',
+      `Prometheus request timeout (default ${DEFAULT_PROMETHEUS_TIMEOUT}) [WQD_PROMETHEUS_TIMEOUT]`,
+    )
+    .option('--header <header...>', 'extra header for Prometheus, "Name: value" (e.g. "X-Scope-OrgID: team-a")')
+    .option('--basic-auth-user <user>', 'Prometheus basic-auth user [WQD_BASIC_AUTH_USER]')
+    .option(
+      '--basic-auth-password-file <file>',
+      'file holding the Prometheus basic-auth password [WQD_BASIC_AUTH_PASSWORD_FILE]',
+    )
+    .option(
+      '--scrape-interval <duration>',
+      `scrape interval (default ${DEFAULT_SCRAPE_INTERVAL}) [WQD_SCRAPE_INTERVAL]`,
+    )
+    .option('--scrape-timeout <duration>', 'scrape timeout (default min(10s, 0.8 x interval)) [WQD_SCRAPE_TIMEOUT]')
+    .option('--retention <duration>', `history kept per series (default ${DEFAULT_RETENTION}) [WQD_RETENTION]`)
+    .option(
+      '--evaluation-interval <duration>',
+      `how often the diagnoses run (default ${DEFAULT_EVALUATION_INTERVAL}) [WQD_EVALUATION_INTERVAL]`,
+    )
+    .option('--bearer-token-file <file>', 'bearer token sent to targets or Prometheus [WQD_BEARER_TOKEN_FILE]')
+    .option('--ca-file <file>', 'CA bundle for HTTPS targets or Prometheus [WQD_CA_FILE]')
+    .option(
+      '--insecure-skip-verify',
+      'do not verify TLS certificates of targets or Prometheus [WQD_INSECURE_SKIP_VERIFY]',
+    )
+    .option(
+      '--api-token-file <file>',
+      `require "Authorization: Bearer <token>" on ${API_PREFIX} (token in the file) [WQD_API_TOKEN_FILE]`,
+    )
+    .option('--runbook-base-url <url>', 'base URL of the runbooks linked from findings [WQD_RUNBOOK_BASE_URL]')
+    .option('--demo', 'run built-in simulated controllers (scenario mixed) on 127.0.0.1 and diagnose them')
+    .action(async (flags: Record<string, unknown>) => {
+      process.exitCode = await runServe(flags);
+    });
+}
+
+async function runServe(flags: Record<string, unknown>): Promise<number> {
+  let config: ServiceConfig;
+  try {
+    config = await loadServiceConfig(flags, process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  const logger = pino({
+    level: config.logLevel,
+    base: { service: 'workqueue-doctor' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
+  let server: RunningServer;
+  try {
+    server = await startServer(config, { logger });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  logger.info({ signal }, 'shutting down');
+  const deadline = setTimeout(() => {
+    logger.error({ ms: SHUTDOWN_DEADLINE_MS }, 'shutdown took too long; exiting');
+    process.exit(EXIT.ok);
+  }, SHUTDOWN_DEADLINE_MS);
+  deadline.unref();
+  await server.close();
+  clearTimeout(deadline);
+  logger.info({}, 'stopped');
+  return EXIT.ok;
+}
+
+/**
+ * Starts the runtime and listens (the programmatic entry of `serve`). Rejects with a `ConfigError` for
+ * a configuration that only fails at start (unreadable token file, Kubernetes configuration).
+ */
+export async function startServer(config: ServiceConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'workqueue-doctor' } });
+  const runtime = await createServiceRuntime(config, { ...options, logger });
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  try {
+    app = await buildApp({
+      report: () => runtime.service.report(),
+      ready: () => runtime.service.ready(),
+      targets: () => runtime.targets(),
+      rules: rulesView(config.overrides, config.runbookBaseUrl),
+      metrics: runtime.metrics.registry,
+      ...(runtime.apiToken !== undefined ? { apiToken: runtime.apiToken } : {}),
+      logger,
+      evaluationIntervalMs: config.evaluation.intervalMs,
+      version: packageVersion(),
+    });
+    await runtime.start();
+    const address = await listen(app, config);
+    const shownHost = address.host === '0.0.0.0' || address.host === '::' ? '127.0.0.1' : address.host;
+    const origin = `http://${formatListenAddress({ host: shownHost, port: address.port })}`;
+    logger.info(
+      { listen: formatListenAddress(address), mode: config.source.kind, auth: runtime.apiToken !== undefined },
+      'listening',
+    );
+    if (config.source.kind === 'demo') {
+      const line = `workqueue-doctor demo: open ${origin}${API_PREFIX}/diagnosis (API docs at ${DOCS_PREFIX})`;
+      (options.announce ?? ((text: string) => process.stderr.write(`${text}\n`)))(line);
+    }
+    let closing: Promise<void> | undefined;
+    const running = app;
+    return {
+      origin,
+      runtime,
+      close() {
+        closing ??= (async () => {
+          await runtime.close();
+          await running.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await runtime.close();
+    await app?.close();
+    throw error;
+  }
+}
+
+/** Listens on the configured address; the demo's default port falls back to a free one when taken. */
+async function listen(
+  app: Awaited<ReturnType<typeof buildApp>>,
+  config: ServiceConfig,
+): Promise<{ host: string; port: number }> {
+  const { host, port } = config.listen;
+  try {
+    await app.listen({ host, port });
+  } catch (error) {
+    const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    if (!(inUse && config.source.kind === 'demo' && !config.listenGiven)) {
+      if (inUse) throw new UsageError(`${config.origins.listen ?? 'listen'}: ${host}:${port} is already in use`);
+      throw error;
+    }
+    app.log.warn({ port }, 'demo port in use; listening on a free port');
+    await app.listen({ host, port: 0 });
+  }
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') return { host, port };
+  return { host: address.address, port: address.port };
+}

@@ -1,0 +1,181 @@
+/**
+ * The HTTP application, built without listening (tests call `inject()`; only `cli/serve.ts` listens).
+ *
+ * Contract:
+ * - Routes: `/api/v1/diagnosis`, `/api/v1/queues/:id`, `/api/v1/targets`, `/api/v1/rules` (behind the
+ *   bearer token when one is configured), `/healthz`, `/readyz`, `/metrics` (always open), the OpenAPI
+ *   document at `/docs/json` and its UI at `/docs`.
+ * - Every route declares its schemas; every error answer is `{ "error": { "code", "message" } }` with a
+ *   code from `errors.ts`, including unknown routes (404 `not_found`) and invalid parameters (400).
+ * - The token is compared in constant time (over SHA-256 digests, so the length does not leak either).
+ * - Limits are explicit: request body size, connection, request and keep-alive timeouts.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import type { Report } from '../diagnosis/report.js';
+import type { TargetsView } from '../service/target-status.js';
+import { ApiError, ERROR_BODY_SCHEMA, errorBody, toApiError } from './errors.js';
+import { createReportCache } from './report-cache.js';
+import { apiRoutes } from './routes/api.js';
+import { opsRoutes } from './routes/ops.js';
+import type { RulesView } from './rules-view.js';
+import { loadReportSchema, RULES_SCHEMA, reportSchemaId, TARGETS_SCHEMA } from './schemas.js';
+
+export const API_PREFIX = '/api/v1';
+export const DOCS_PREFIX = '/docs';
+
+/** Explicit bounds on what a client can make the server hold. */
+export type ServerLimits = {
+  /** Largest request body accepted (no route takes one). */
+  readonly bodyLimitBytes: number;
+  /** A socket idle this long is closed. */
+  readonly connectionTimeoutMs: number;
+  /** A request must be received in full within this time. */
+  readonly requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this time. */
+  readonly keepAliveTimeoutMs: number;
+  /** Longest path parameter (a queue id). */
+  readonly maxParamLength: number;
+};
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  bodyLimitBytes: 16 * 1024,
+  connectionTimeoutMs: 30_000,
+  requestTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  maxParamLength: 1024,
+};
+
+export type AppOptions = {
+  /** The latest report; undefined until the first evaluation. */
+  readonly report: () => Report | undefined;
+  readonly ready: () => boolean;
+  readonly targets: () => TargetsView;
+  readonly rules: RulesView;
+  /** A prom-client registry (or anything that renders an exposition). */
+  readonly metrics: { metrics(): Promise<string>; readonly contentType: string };
+  /** When set, `/api/v1/*` requires `Authorization: Bearer <token>`. */
+  readonly apiToken?: string;
+  /** Structured logger (pino); default: no logging. */
+  readonly logger?: FastifyBaseLogger;
+  /** Told to clients that ask too early (Retry-After), in milliseconds. Default 15 s. */
+  readonly evaluationIntervalMs?: number;
+  readonly version?: string;
+  readonly limits?: Partial<ServerLimits>;
+};
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const app = Fastify({
+    ...(options.logger !== undefined ? { loggerInstance: options.logger } : { logger: false }),
+    // Requests are logged at debug level by the onResponse hook below, not at info by fastify.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: limits.bodyLimitBytes,
+    connectionTimeout: limits.connectionTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    routerOptions: { maxParamLength: limits.maxParamLength },
+    // Requests that arrive while closing are still answered, in the API's own error shape if at all.
+    return503OnClosing: false,
+  });
+  const retryAfterSeconds = Math.max(1, Math.ceil((options.evaluationIntervalMs ?? 15_000) / 1000));
+  const reportId = reportSchemaId();
+
+  app.addSchema(loadReportSchema());
+  app.addSchema(ERROR_BODY_SCHEMA);
+  app.addSchema(TARGETS_SCHEMA);
+  app.addSchema(RULES_SCHEMA);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'workqueue-doctor',
+        description:
+          'Diagnoses of Kubernetes controller work queues from their client-go metrics: what is wrong with a ' +
+          'controller and why, with the evidence, the likely cause, the fix and a runbook.',
+        version: options.version ?? '0.0.0',
+      },
+      tags: [
+        { name: 'diagnosis', description: 'The latest report' },
+        { name: 'targets', description: 'Where the metrics come from' },
+        { name: 'rules', description: 'The diagnoses and their thresholds' },
+        { name: 'operations', description: 'Health and the service’s own metrics' },
+      ],
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Required on /api/v1 when the service runs with --api-token-file.',
+          },
+        },
+      },
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        json.$id === reportId ? 'Report' : typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime },
+      'request',
+    );
+  });
+
+  app.setErrorHandler((error: Error, request, reply) => {
+    const mapped = toApiError(error, request as unknown as Record<string, unknown>);
+    if (mapped.internal) request.log.error({ err: error, url: request.url }, 'request failed');
+    return reply.code(mapped.error.statusCode).send(errorBody(mapped.error.code, mapped.error.message));
+  });
+  const guard = options.apiToken === undefined ? undefined : bearerGuard(options.apiToken);
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    // Unknown paths under the API answer 401 like known ones, so routes cannot be probed without the token.
+    if (guard !== undefined && path.startsWith(`${API_PREFIX}/`)) await guard(request, reply);
+    const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+    return reply.code(404).send(errorBody('not_found', `No route ${request.method} ${shown}.`));
+  });
+
+  const cache = createReportCache(options.report);
+  await app.register(
+    async (api) => {
+      if (guard !== undefined) api.addHook('onRequest', guard);
+      await apiRoutes(api, {
+        cache,
+        targets: options.targets,
+        rules: options.rules,
+        retryAfterSeconds,
+        authenticated: options.apiToken !== undefined,
+      });
+    },
+    { prefix: API_PREFIX },
+  );
+  await app.register(opsRoutes, { ready: options.ready, metrics: options.metrics, retryAfterSeconds });
+  return app;
+}
+
+/** Checks `Authorization: Bearer <token>` in constant time; answers 401 otherwise. */
+function bearerGuard(token: string) {
+  const expected = digest(token);
+  return async (request: FastifyRequest, reply: { header(name: string, value: string): unknown }): Promise<void> => {
+    const header = request.headers.authorization ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const given = digest(match?.[1] ?? '');
+    // Always compare, so a missing header takes as long as a wrong one.
+    const same = timingSafeEqual(given, expected);
+    if (match === null || !same) {
+      reply.header('www-authenticate', 'Bearer realm="workqueue-doctor"');
+      throw new ApiError('unauthorized');
+    }
+  };
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}

@@ -1,0 +1,130 @@
+/**
+ * `/api/v1/*`: the report (all queues, filtered; one queue), the targets' health and the rule catalog.
+ * Handlers only read what the service computed; none of them fetches anything, least of all a URL taken
+ * from the request.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { QueueStatus } from '../../diagnosis/report.js';
+import type { RuleId } from '../../diagnosis/rule.js';
+import type { TargetsView } from '../../service/target-status.js';
+import { ApiError, errorRef } from '../errors.js';
+import type { ReportCache } from '../report-cache.js';
+import type { RulesView } from '../rules-view.js';
+import { DIAGNOSIS_QUERY_SCHEMA, QUEUE_PARAMS_SCHEMA, queueReportRef, reportRef } from '../schemas.js';
+
+export type ApiRoutesOptions = {
+  readonly cache: ReportCache;
+  readonly targets: () => TargetsView;
+  /** Serialized once: the overrides do not change while the service runs. */
+  readonly rules: RulesView;
+  /** Seconds a client should wait before asking again when no report exists yet. */
+  readonly retryAfterSeconds: number;
+  /** Whether the routes ask for a bearer token (documents the 401 answer). */
+  readonly authenticated: boolean;
+};
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export async function apiRoutes(api: FastifyInstance, options: ApiRoutesOptions): Promise<void> {
+  const { cache } = options;
+  const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, errorRef]));
+  const guarded = options.authenticated ? [401] : [];
+  const security = [{ bearerAuth: [] }];
+  const notReady = (reply: FastifyReply): never => {
+    reply.header('retry-after', String(options.retryAfterSeconds));
+    throw new ApiError('not_ready');
+  };
+
+  api.get<{ Querystring: { status?: QueueStatus[]; rule?: RuleId[] } }>(
+    '/diagnosis',
+    {
+      schema: {
+        tags: ['diagnosis'],
+        summary: 'The latest diagnosis of every queue',
+        description:
+          'The report of the latest evaluation (the shape of `diagnose --output json`), worst queues first. ' +
+          '`status` and `rule` narrow the queues; `errors` always lists the targets that could not be read. ' +
+          '503 `not_ready` until the first evaluation has finished.',
+        security,
+        querystring: DIAGNOSIS_QUERY_SCHEMA,
+        response: { 200: reportRef(), ...errors(400, ...guarded, 503) },
+      },
+      preValidation: splitListParameters(['status', 'rule']),
+    },
+    async (request, reply) => {
+      const body = cache.report({
+        ...(request.query.status !== undefined ? { status: request.query.status } : {}),
+        ...(request.query.rule !== undefined ? { rule: request.query.rule } : {}),
+      });
+      if (body === undefined) return notReady(reply);
+      return reply.type(JSON_TYPE).send(body);
+    },
+  );
+
+  api.get<{ Params: { id: string } }>(
+    '/queues/:id',
+    {
+      schema: {
+        tags: ['diagnosis'],
+        summary: 'The latest diagnosis of one queue',
+        description:
+          'One entry of the report by its `id`. 404 `queue_not_found` when the latest report has no such queue.',
+        security,
+        params: QUEUE_PARAMS_SCHEMA,
+        response: { 200: queueReportRef(), ...errors(400, ...guarded, 404, 503) },
+      },
+    },
+    async (request, reply) => {
+      const body = cache.queue(request.params.id);
+      if (body === undefined) return notReady(reply);
+      if (body === null)
+        throw new ApiError('queue_not_found', `No queue with id "${request.params.id}" in the latest report.`);
+      return reply.type(JSON_TYPE).send(body);
+    },
+  );
+
+  api.get(
+    '/targets',
+    {
+      schema: {
+        tags: ['targets'],
+        summary: 'Scrape health of the targets, or the Prometheus server in Prometheus mode',
+        security,
+        response: { 200: { $ref: 'Targets#' }, ...errors(...guarded) },
+      },
+    },
+    async () => options.targets(),
+  );
+
+  const rulesBody = JSON.stringify(options.rules);
+  api.get(
+    '/rules',
+    {
+      schema: {
+        tags: ['rules'],
+        summary: 'The diagnosis catalog with the thresholds in force',
+        description:
+          'Every rule with its title, severity, thresholds in force (with units and descriptions), `for`, the ' +
+          'alert expression (PromQL) rendered with those thresholds, and its meaning; then the queue-specific overrides.',
+        security,
+        response: { 200: { $ref: 'Rules#' }, ...errors(...guarded) },
+      },
+    },
+    async (_request, reply) => reply.type(JSON_TYPE).send(rulesBody),
+  );
+}
+
+/** Lets `?status=warning,critical` mean the same as `?status=warning&status=critical`. */
+function splitListParameters(names: readonly string[]) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const query = request.query as Record<string, unknown>;
+    for (const name of names) {
+      const value = query[name];
+      if (value === undefined) continue;
+      const items = (Array.isArray(value) ? value : [value]).flatMap((v) =>
+        typeof v === 'string' ? v.split(',') : [v],
+      );
+      query[name] = items.map((v) => (typeof v === 'string' ? v.trim() : v)).filter((v) => v !== '');
+    }
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * The API's JSON schemas: the report (the repository's `schemas/report.schema.json`, the one contract of
+ * `diagnose --output json` and `GET /api/v1/diagnosis`), the error body, and the shapes of the other
+ * routes. Registered with `addSchema` and referenced by `$id`; the OpenAPI document is built from them.
+ */
+import { readFileSync } from 'node:fs';
+import { RULE_IDS } from '../diagnosis/rule.js';
+
+/** `schemas/report.schema.json`, found next to `src/` or `dist/`. */
+export const REPORT_SCHEMA_URL = new URL('../../schemas/report.schema.json', import.meta.url);
+
+export type JsonSchema = Record<string, unknown>;
+
+let reportSchema: JsonSchema | undefined;
+
+/** The report schema as shipped (read once). */
+export function loadReportSchema(): JsonSchema {
+  reportSchema ??= JSON.parse(readFileSync(REPORT_SCHEMA_URL, 'utf8')) as JsonSchema;
+  return reportSchema;
+}
+
+export function reportSchemaId(): string {
+  const id = loadReportSchema().$id;
+  if (typeof id !== 'string') throw new Error(`${REPORT_SCHEMA_URL.pathname}: the report schema has no $id`);
+  return id;
+}
+
+export const reportRef = (): JsonSchema => ({ $ref: `${reportSchemaId()}#` });
+export const queueReportRef = (): JsonSchema => ({ $ref: `${reportSchemaId()}#/definitions/queueReport` });
+
+export const QUEUE_STATUSES = ['ok', 'warning', 'critical', 'unknown', 'standby'] as const;
+
+/** `?status=` and `?rule=`, each repeatable or comma-separated. */
+export const DIAGNOSIS_QUERY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    status: {
+      type: 'array',
+      items: { type: 'string', enum: QUEUE_STATUSES },
+      description: 'Only queues with one of these statuses (repeat the parameter or separate with commas).',
+    },
+    rule: {
+      type: 'array',
+      items: { type: 'string', enum: RULE_IDS },
+      description: 'Only queues with a finding of one of these rules (repeat the parameter or separate with commas).',
+    },
+  },
+} as const;
+
+export const QUEUE_PARAMS_SCHEMA = {
+  type: 'object',
+  required: ['id'],
+  properties: {
+    id: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9._~-]+$',
+      maxLength: 1024,
+      description: 'The queue id from the report (`queues[].id`).',
+    },
+  },
+} as const;
+
+const nullableString = { type: 'string', nullable: true } as const;
+const nullableNumber = { type: 'number', nullable: true } as const;
+const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+const timedError = {
+  type: 'object',
+  nullable: true,
+  required: ['message', 'at'],
+  properties: { message: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
+} as const;
+
+export const TARGETS_SCHEMA = {
+  $id: 'Targets',
+  title: 'Targets',
+  description:
+    'Scrape mode: every target with its scrape health (and the discovery status with Kubernetes). Prometheus mode: whether the server answers, with its build info.',
+  type: 'object',
+  required: ['mode'],
+  properties: {
+    mode: { type: 'string', enum: ['scrape', 'prometheus'] },
+    targets: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['key', 'url', 'target', 'labels', 'up', 'lastScrape', 'consecutiveFailures', 'lastError'],
+        properties: {
+          key: { type: 'string' },
+          url: { type: 'string' },
+          target: { type: 'string', description: '`job/instance`, as in the report.' },
+          labels: stringMap,
+          up: { type: 'boolean' },
+          lastScrape: { ...nullableString, format: 'date-time' },
+          lastDurationSeconds: nullableNumber,
+          samples: nullableNumber,
+          bytes: nullableNumber,
+          consecutiveFailures: { type: 'integer' },
+          skippedScrapes: { type: 'integer' },
+          lastError: {
+            type: 'object',
+            nullable: true,
+            required: ['code', 'message', 'at'],
+            properties: {
+              code: { type: 'string' },
+              message: { type: 'string' },
+              at: { type: 'string', format: 'date-time' },
+            },
+          },
+        },
+      },
+    },
+    discovery: {
+      type: 'object',
+      required: ['kind', 'healthy', 'lastSync', 'consecutiveFailures', 'lastError'],
+      properties: {
+        kind: { type: 'string', enum: ['kubernetes'] },
+        healthy: { type: 'boolean' },
+        lastSync: { ...nullableString, format: 'date-time' },
+        consecutiveFailures: { type: 'integer' },
+        lastError: timedError,
+      },
+    },
+    prometheus: {
+      type: 'object',
+      required: ['url', 'up', 'checkedAt', 'buildInfo', 'lastError'],
+      properties: {
+        url: { type: 'string' },
+        up: { type: 'boolean' },
+        checkedAt: { ...nullableString, format: 'date-time' },
+        buildInfo: {
+          type: 'object',
+          nullable: true,
+          properties: {
+            version: { type: 'string' },
+            revision: { type: 'string' },
+            branch: { type: 'string' },
+            buildUser: { type: 'string' },
+            buildDate: { type: 'string' },
+            goVersion: { type: 'string' },
+          },
+        },
+        lastError: timedError,
+      },
+    },
+  },
+} as const;
+
+const ruleViewSchema = {
+  type: 'object',
+  required: ['id', 'title', 'severity', 'scope', 'enabled', 'for', 'thresholds', 'expr', 'meaning', 'runbook'],
+  properties: {
+    id: { type: 'string', enum: RULE_IDS },
+    title: { type: 'string' },
+    severity: { type: 'string', enum: ['warning', 'critical'] },
+    scope: { type: 'string', enum: ['queue', 'target'] },
+    enabled: { type: 'boolean' },
+    for: { type: 'string', description: 'How long the condition must hold (Prometheus duration).' },
+    thresholds: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        required: ['value', 'default', 'unit', 'description'],
+        properties: {
+          value: { type: 'number', description: 'In force.' },
+          default: { type: 'number' },
+          unit: { type: 'string', enum: ['s', '1/s', 'items', 'workers', 'ratio', 'count'] },
+          description: { type: 'string' },
+        },
+      },
+    },
+    expr: { type: 'string', description: 'The alert expression (PromQL) with the thresholds in force.' },
+    meaning: { type: 'string' },
+    runbook: { type: 'string' },
+  },
+} as const;
+
+export const RULES_SCHEMA = {
+  $id: 'Rules',
+  title: 'Rules',
+  description: 'The diagnosis catalog with the thresholds in force, and the queue-specific overrides.',
+  type: 'object',
+  required: ['rules', 'queueOverrides'],
+  properties: {
+    rules: { type: 'array', items: ruleViewSchema },
+    queueOverrides: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['match', 'silenced', 'rules'],
+        properties: {
+          match: {
+            type: 'object',
+            required: ['name', 'controller'],
+            properties: { name: nullableString, controller: nullableString },
+          },
+          silenced: { type: 'boolean' },
+          rules: {
+            type: 'array',
+            items: ruleViewSchema,
+            description: 'Rules whose settings differ for the matched queues, with the settings in force there.',
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const HEALTH_SCHEMA = {
+  type: 'object',
+  required: ['status'],
+  properties: { status: { type: 'string', enum: ['ok', 'ready'] } },
+} as const;
+
+export const METRICS_SCHEMA = {
+  type: 'string',
+  description: 'Prometheus text exposition format 0.0.4.',
+} as const;

@@ -1,0 +1,204 @@
+/**
+ * `serve` end to end on 127.0.0.1: the demo (simulated controllers warmed up on virtual time, then live)
+ * shows the expected diagnoses in `/api/v1/diagnosis` and `/metrics` right after start, its warm-up and
+ * live scrapes form one history; static targets are scraped live; the built CLI stops on SIGTERM with exit 0.
+ */
+import { spawn } from 'node:child_process';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/cli/serve.js';
+import { resolveServiceConfig } from '../../src/config/service-config.js';
+import type { Report } from '../../src/diagnosis/report.js';
+import { WORKQUEUE } from '../../src/metrics/names.js';
+import type { TargetsView } from '../../src/service/target-status.js';
+import { type LiveSimulation, startLiveSimulation } from '../../src/simulate/index.js';
+import type { ScrapeSource } from '../../src/sources/scrape-source.js';
+import { expectValid, validateReport } from './helpers.js';
+
+const silent = pino({ level: 'silent' });
+const started: Array<{ close(): Promise<void> } | { stop(): Promise<void> }> = [];
+
+afterEach(async () => {
+  for (const s of started.splice(0).reverse()) await ('close' in s ? s.close() : s.stop());
+});
+
+async function poll<T>(read: () => Promise<T | undefined>, what: string, attempts = 400): Promise<T> {
+  for (let i = 0; i < attempts; i++) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function firstReport(origin: string): Promise<Report> {
+  return poll(async () => {
+    const response = await fetch(`${origin}/api/v1/diagnosis`);
+    return response.status === 200 ? ((await response.json()) as Report) : undefined;
+  }, 'the first report');
+}
+
+describe('serve --demo', () => {
+  it('diagnoses the built-in controllers at once, in the report and in /metrics', async () => {
+    const lines: string[] = [];
+    const config = resolveServiceConfig({ flags: { demo: true, listen: '127.0.0.1:0' }, env: {} });
+    const server: RunningServer = await startServer(config, { logger: silent, announce: (l) => lines.push(l) });
+    started.push(server);
+
+    expect(lines).toEqual([`workqueue-doctor demo: open ${server.origin}/api/v1/diagnosis (API docs at /docs)`]);
+    expect(server.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const report = await firstReport(server.origin);
+    expectValid(validateReport, report);
+    expect(report.errors).toEqual([]);
+
+    const expected = server.runtime.demo?.expected ?? [];
+    expect(expected.map((q) => q.name).sort()).toEqual([
+      'dbuser',
+      'deployment',
+      'ingress-status',
+      'pod',
+      'volumesnapshot',
+    ]);
+    for (const queue of expected) {
+      const found = report.queues.find((q) => q.queue.name === queue.name);
+      expect(found, String(queue.name)).toBeDefined();
+      const rules = found?.findings.map((f) => f.rule) ?? [];
+      for (const rule of queue.expected) expect(rules, `${queue.name}: ${rules.join(', ')}`).toContain(rule);
+      if (queue.expected.length === 0) expect(found?.status).toBe('ok');
+    }
+
+    const metrics = await (await fetch(`${server.origin}/metrics`)).text();
+    const target = report.queues[0]?.queue.target ?? '';
+    expect(target).toMatch(/^workqueue-doctor-demo\/127\.0\.0\.1:\d+$/);
+    expect(metrics).toContain(
+      `workqueue_doctor_finding{rule="WorkqueueHotLoop",severity="warning",target="${target}",name="ingress-status",controller="ingress-status"} 1`,
+    );
+    expect(metrics).toContain(
+      `workqueue_doctor_finding{rule="WorkqueueBacklog",severity="warning",target="${target}",name="pod",controller="pod"} 1`,
+    );
+    expect(metrics).not.toMatch(/workqueue_doctor_finding\{[^}]*name="deployment"/);
+    expect(metrics).toContain(`workqueue_doctor_target_up{target="${target}"} 1`);
+    expect(metrics).toMatch(/^workqueue_doctor_process_resident_memory_bytes \d+/m);
+    expect(metrics).toMatch(
+      new RegExp(
+        `^workqueue_doctor_scrape_duration_seconds_count\\{target="${target.replaceAll('/', '\\/')}"\\} [1-9]`,
+        'm',
+      ),
+    );
+
+    const targets = (await (await fetch(`${server.origin}/api/v1/targets`)).json()) as TargetsView;
+    expect(targets.mode).toBe('scrape');
+    if (targets.mode === 'scrape') expect(targets.targets).toMatchObject([{ target, up: true, lastError: null }]);
+    expect((await fetch(`${server.origin}/readyz`)).status).toBe(200);
+
+    // Warm-up and live scrapes are one history: one series per name, counters continuing past the warm-up.
+    const source = server.runtime.source as ScrapeSource;
+    const liveScrapeAt = Date.now();
+    await source.scrapeOnce();
+    const adds = source.history.select({ metric: WORKQUEUE.adds });
+    expect(adds.map((s) => s.labels.name).sort()).toEqual([
+      'dbuser',
+      'deployment',
+      'ingress-status',
+      'pod',
+      'volumesnapshot',
+    ]);
+    for (const series of adds) {
+      const t = [...series.t];
+      const v = [...series.v];
+      // 30 minutes at 15 s (the history's bound), the oldest from the warm-up, the newest from the live scrape.
+      expect(t.length).toBe(121);
+      expect(t.at(0)).toBeLessThan(liveScrapeAt - 29 * 60_000);
+      expect(t.at(-1)).toBeGreaterThanOrEqual(liveScrapeAt);
+      for (let i = 1; i < v.length; i++) expect(v[i]).toBeGreaterThanOrEqual(v[i - 1] as number);
+    }
+
+    const simUrl = server.runtime.demo?.url ?? '';
+    await server.close();
+    started.length = 0;
+    await expect(fetch(`${server.origin}/healthz`)).rejects.toThrow();
+    await expect(fetch(simUrl)).rejects.toThrow();
+  });
+});
+
+describe('serve --target', () => {
+  it('scrapes live targets and reports their queues and health', async () => {
+    const live: LiveSimulation = await startLiveSimulation({
+      scenario: 'hot-loop-status-write',
+      listen: '127.0.0.1:0',
+    });
+    started.push(live);
+    const config = resolveServiceConfig({
+      flags: {
+        target: [live.url, 'http://127.0.0.1:1/metrics'],
+        listen: '127.0.0.1:0',
+        scrapeInterval: '1s',
+        evaluationInterval: '1s',
+      },
+      env: {},
+    });
+    const server = await startServer(config, { logger: silent, processMetrics: false });
+    started.push(server);
+
+    const report = await poll(async () => {
+      const r = await firstReport(server.origin);
+      return r.queues.some((q) => q.queue.name === 'ingress-status') ? r : undefined;
+    }, 'the live queue');
+    expectValid(validateReport, report);
+    expect(report.errors).toMatchObject([{ target: 'static/127.0.0.1:1', code: 'connection' }]);
+
+    const targets = (await (await fetch(`${server.origin}/api/v1/targets`)).json()) as TargetsView;
+    if (targets.mode !== 'scrape') throw new Error('expected scrape mode');
+    const byTarget = new Map(targets.targets.map((t) => [t.target, t]));
+    expect(byTarget.get(`static/${new URL(live.url).host}`)).toMatchObject({ up: true, lastError: null });
+    expect(byTarget.get('static/127.0.0.1:1')).toMatchObject({ up: false, lastError: { code: 'connection' } });
+
+    const metrics = await (await fetch(`${server.origin}/metrics`)).text();
+    expect(metrics).toContain('workqueue_doctor_target_up{target="static/127.0.0.1:1"} 0');
+    expect(metrics).toMatch(
+      /^workqueue_doctor_scrape_errors_total\{target="static\/127\.0\.0\.1:1",code="connection"\} [1-9]/m,
+    );
+  });
+});
+
+describe('the built CLI', () => {
+  it('serve --demo stops on SIGTERM with exit code 0', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/bin.ts', 'serve', '--demo', '--listen', '127.0.0.1:0'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    try {
+      const origin = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const match = /demo: open (http:\/\/127\.0\.0\.1:\d+)\/api\/v1\/diagnosis/.exec(stderr);
+          if (match !== null) resolve(match[1] as string);
+        });
+        void exited.then((code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+      });
+      await poll(async () => ((await fetch(`${origin}/readyz`)).status === 200 ? true : undefined), 'readiness');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
+      const log = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { msg: string; level: number });
+      expect(log.map((l) => l.msg)).toEqual(
+        expect.arrayContaining(['first evaluation finished; ready', 'shutting down', 'stopped']),
+      );
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    }
+  });
+});
