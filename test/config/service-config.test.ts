@@ -2,7 +2,7 @@
  * `serve`'s configuration: defaults, precedence flags > environment > file (per setting, and for the
  * source as a whole), every bad value named with where it came from and its key, the file format.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -328,5 +328,25 @@ describe('loadServiceConfig', () => {
       spy.mockRestore();
     }
     expect(stderr).toContain(`workqueue-doctor: ${file}: scrape.interval: invalid duration "5x"`);
+  });
+});
+
+describe('deploy/config-example.yaml', () => {
+  const text = readFileSync(new URL('../../deploy/config-example.yaml', import.meta.url), 'utf8');
+
+  it('is a valid configuration', () => {
+    const config = resolveServiceConfig({ flags: {}, env: {}, file: { path: 'config-example.yaml', text } });
+    expect(config.source).toEqual({ kind: 'targets', urls: ['http://127.0.0.1:8080/metrics'] });
+    expect(config.overrides.queues).toHaveLength(2);
+  });
+
+  it('documents every setting, its flag and its environment variable', () => {
+    for (const setting of SETTINGS) {
+      if (setting.flagOnly === true) continue;
+      const leaf = setting.key.split('.').at(-1) as string;
+      expect(text, setting.key).toMatch(new RegExp(`^\\s*#?\\s*${leaf}:`, 'm'));
+      if (setting.env !== undefined) expect(text, setting.key).toContain(setting.env);
+      if (setting.flag !== undefined) expect(text, setting.key).toContain(flagName(setting.flag));
+    }
   });
 });
