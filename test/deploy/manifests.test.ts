@@ -17,7 +17,8 @@ import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IService } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { parseOverrideSections } from '../../src/config/queue-overrides.js';
+import { buildProgram } from '../../src/cli/main.js';
+import { resolveServiceConfig, type ServiceConfig } from '../../src/config/service-config.js';
 import { kubectl120, kustomize } from './kubectl.js';
 import { describeObject, type KubernetesObject, schemaProblems, unknownFields } from './kubernetes-schema.js';
 
@@ -152,6 +153,28 @@ function checkServiceContainer(where: string, c: IContainer): string[] {
   return args;
 }
 
+/**
+ * What `serve` makes of a container's arguments: parsed by the real command line (the action replaced, so
+ * nothing starts) and resolved by the real configuration loader, with the config file's text from the
+ * rendered ConfigMap when `--config` names one. Throws as `serve` would exit on a bad argument or file.
+ */
+function serveConfig(args: readonly string[], files: ReadonlyMap<string, string> = new Map()): ServiceConfig {
+  const program = buildProgram();
+  const serve = program.commands.find((c) => c.name() === 'serve');
+  if (serve === undefined) throw new Error('the CLI has no serve command');
+  let flags: Record<string, unknown> | undefined;
+  serve.action((options: Record<string, unknown>) => {
+    flags = options;
+  });
+  program.parse(['node', 'workqueue-doctor', ...args]);
+  if (flags === undefined) throw new Error(`serve did not run for ${args.join(' ')}`);
+  const path = typeof flags['config'] === 'string' ? flags['config'] : undefined;
+  if (path === undefined) return resolveServiceConfig({ flags, env: {} });
+  const text = files.get(path);
+  if (text === undefined) throw new Error(`--config ${path} is not mounted from a rendered ConfigMap`);
+  return resolveServiceConfig({ flags, env: {}, file: { path, text } });
+}
+
 function memoryMiB(quantity: string | number | undefined): number {
   const match = /^(\d+)(Mi|Gi)$/.exec(String(quantity));
   expect(match, `memory quantity ${quantity}`).not.toBeNull();
@@ -227,6 +250,10 @@ describe('deploy/sidecar', RENDER_TIMEOUT, () => {
     ).toEqual(['manager', 'workqueue-doctor']);
     const args = checkServiceContainer(`sidecar/${variant}`, container(deployment, 'workqueue-doctor'));
     expect(flag(args, '--target')).toBe(target);
+    const config = serveConfig(args);
+    expect(config.source).toEqual({ kind: 'targets', urls: [target] });
+    expect(config.listen).toEqual({ host: '0.0.0.0', port: SERVICE_PORT });
+    expect(config.scrape.insecureSkipVerify).toBe(variant === 'secure');
     // The patch touches nothing at the pod level: the user's pod settings stay theirs.
     const patch = parse(readFileSync(join(DEPLOY, 'sidecar', variant, 'sidecar-patch.yaml'), 'utf8')) as IDeployment;
     expect(Object.keys(patch.spec ?? {})).toEqual(['template']);
@@ -253,6 +280,7 @@ describe('deploy/sidecar', RENDER_TIMEOUT, () => {
     const deployment = only<IDeployment>(objects, 'Deployment');
     const args = container(deployment, 'workqueue-doctor').args ?? [];
     expect(flag(args, '--bearer-token-file')).toBe('/var/run/secrets/kubernetes.io/serviceaccount/token');
+    expect(serveConfig(args).scrape.bearerTokenFile).toBe('/var/run/secrets/kubernetes.io/serviceaccount/token');
     expect(hasFlag(args, '--insecure-skip-verify') || hasFlag(args, '--ca-file')).toBe(true);
     expect(podSpec(deployment).automountServiceAccountToken ?? true).toBe(true);
 
@@ -305,7 +333,7 @@ describe('deploy/standalone', RENDER_TIMEOUT, () => {
     expect(objects.filter((o) => o.kind === 'Role' || o.kind === 'RoleBinding')).toEqual([]);
   });
 
-  it('mounts the generated ConfigMap where --config reads it, and the configuration parses', async () => {
+  it('mounts the generated ConfigMap where --config reads it; serve accepts the arguments and the file', async () => {
     const objects = await rendered('standalone');
     const deployment = only<IDeployment>(objects, 'Deployment');
     const c = container(deployment, 'workqueue-doctor');
@@ -322,9 +350,10 @@ describe('deploy/standalone', RENDER_TIMEOUT, () => {
     const key = configPath!.slice(mount!.mountPath.length + 1);
     const text = configMap.data?.[key];
     expect(text, `ConfigMap key ${key}`).toBeDefined();
-    const config = parse(text!) as { rules?: unknown; queues?: unknown };
-    expect(Object.keys(config).sort()).toEqual(['queues', 'rules']);
-    expect(() => parseOverrideSections(config.rules, config.queues, key)).not.toThrow();
+    const config = serveConfig(c.args ?? [], new Map([[configPath!, text!]]));
+    expect(config.configFile).toBe(configPath);
+    expect(config.source).toMatchObject({ kind: 'kubernetes', namespaces: [flag(c.args ?? [], '--namespace')] });
+    expect(config.listen).toEqual({ host: '0.0.0.0', port: SERVICE_PORT });
   });
 
   it('a Service on port 9808 named http selects exactly the pods of the Deployment', async () => {
