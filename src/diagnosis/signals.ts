@@ -225,14 +225,14 @@ const signalList = [
     unit: 'ratio',
     scope: 'queue',
     description:
-      'Share of finished syncs that took longer than 10 s (the 10 s bucket, present in both bucket layouts). Catches a few blocking syncs that the p99 hides.',
+      'Share of the syncs finished over the sustained window that took longer than 10 s (the 10 s bucket, present in both bucket layouts). Catches a few blocking syncs that the p99 hides.',
     expr: binary(
       '-',
       { kind: 'number', value: 1 },
       binary(
         '/',
-        perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), W, [eq(LABEL.le, '10')])),
-        perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.count))),
+        perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), SUSTAINED_WINDOW_MS, [eq(LABEL.le, '10')])),
+        perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.count), SUSTAINED_WINDOW_MS)),
         { ignoring: [LABEL.le] },
       ),
     ),

@@ -15,6 +15,8 @@ import {
   DEFAULT_FLAVOR,
   DEFAULT_SEED,
   FLAVORS,
+  type ControllerSpec,
+  type DiagnosisId,
   type GroundTruth,
   type ProcessSpec,
   type QueueTruth,
@@ -131,6 +133,28 @@ function resolveOptions(scenario: Scenario, options: VirtualOptions) {
   };
 }
 
+/**
+ * What the metrics can show of a queue's truth. Saturation is busy workers against the configured
+ * maximum, which only controller-runtime exposes (`controller_runtime_max_concurrent_reconciles`); where
+ * it is absent (component-base, a controller without reconcile metrics) an expected saturation becomes
+ * allowed, and the note says why.
+ */
+function observableTruth(
+  truth: ControllerSpec['truth'],
+  exposesMaxWorkers: boolean,
+): { expected: DiagnosisId[]; allowed: DiagnosisId[]; note?: string } {
+  const expected = [...truth.expected];
+  const allowed = [...truth.allowed];
+  let note = truth.note;
+  if (!exposesMaxWorkers && expected.includes('WorkqueueSaturated')) {
+    expected.splice(expected.indexOf('WorkqueueSaturated'), 1);
+    if (!allowed.includes('WorkqueueSaturated')) allowed.push('WorkqueueSaturated');
+    const why = 'saturated, but no max-workers metric is exposed, so utilization cannot be measured';
+    note = note === undefined ? why : `${note}; ${why}`;
+  }
+  return { expected, allowed, ...(note === undefined ? {} : { note }) };
+}
+
 /** The ground truth of `scenario` run with `params` (what `--list` shows and the truth file holds). */
 export function groundTruth(
   scenario: Scenario,
@@ -149,9 +173,7 @@ export function groundTruth(
         // controller-runtime's work-queue provider labels every queue with `controller`; without work-queue
         // series the controller is only known from controller_runtime_* series.
         controller: params.flavor === 'controller-runtime' && (observable || reconcileLabels) ? controller.name : null,
-        expected: [...controller.truth.expected],
-        allowed: [...controller.truth.allowed],
-        ...(controller.truth.note === undefined ? {} : { note: controller.truth.note }),
+        ...observableTruth(controller.truth, params.flavor === 'controller-runtime' && reconcileLabels),
         facts: jsonFacts({
           workers: controller.workers,
           keys: controller.keys,

@@ -22,7 +22,7 @@ export const slowWork = defineRule({
       description: 'Age of the longest-running sync (maximum over the window) at or above which a sync is blocking.',
     },
     minSlowShare: {
-      default: 0.002,
+      default: 0.001,
       unit: 'ratio',
       description: 'Share of finished syncs longer than 10 s at or above which syncs block.',
     },
