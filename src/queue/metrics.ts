@@ -80,28 +80,26 @@ export function secondsBetween(startMs: number, endMs: number): number {
   return Math.round((endMs - startMs) * 1e6) / 1e9;
 }
 
-/**
- * What the metrics keep per item: client-go's `addTimes` and `processingStartTimes` maps, stored on
- * the queue's own record of the item (no map churn per operation), plus links of an intrusive list
- * of the items being processed. The queue creates slots with NaN times and undefined links, and
- * leaves them to this module.
- */
-export interface MetricsSlot {
-  /** Time of the first counted add since the item was last handed out; NaN when none is pending. */
-  addedAt: number;
-  /** Time the item was handed out; NaN when it is not being processed. */
-  startedAt: number;
-  prevInFlight: MetricsSlot | undefined;
-  nextInFlight: MetricsSlot | undefined;
-}
+/** No slot: the end of the in-flight list. */
+const NO_SLOT = -1;
 
 /**
  * The per-queue bookkeeping behind the metrics. The queue calls it under its own invariants: `add`
  * only for counted adds, `get` once per hand-out, `done` once per finished hand-out.
+ *
+ * Items are identified by the queue's slot numbers. Per slot it keeps client-go's `addTimes` and
+ * `processingStartTimes` (NaN: none), in typed arrays, so no operation allocates, plus the links of
+ * an intrusive list of the slots in flight. A slot the queue frees has neither time set.
  */
 export class QueueMetrics {
-  /** Most recently handed out of the items being processed (those with a startedAt). */
-  private inFlight: MetricsSlot | undefined;
+  /** Time of the first counted add since the slot's item was last handed out; NaN when none is pending. */
+  private addedAt = new Float64Array(0);
+  /** Time the slot's item was handed out; NaN when it is not being processed. */
+  private startedAt = new Float64Array(0);
+  private prevInFlight = new Int32Array(0);
+  private nextInFlight = new Int32Array(0);
+  /** Most recently handed out of the slots in flight, or NO_SLOT. */
+  private inFlight = NO_SLOT;
 
   constructor(
     private readonly clock: Clock,
@@ -113,50 +111,68 @@ export class QueueMetrics {
     private readonly longestRunningProcessor: SettableGaugeMetric,
   ) {}
 
-  add(slot: MetricsSlot): void {
-    this.adds.inc();
-    this.depth.inc();
-    if (Number.isNaN(slot.addedAt)) slot.addedAt = this.clock.now();
+  /** Makes room for slots below `capacity` (which only grows); new slots have no times set. */
+  grow(capacity: number): void {
+    const old = this.addedAt.length;
+    this.addedAt = grown(this.addedAt, new Float64Array(capacity));
+    this.startedAt = grown(this.startedAt, new Float64Array(capacity));
+    this.prevInFlight = grown(this.prevInFlight, new Int32Array(capacity));
+    this.nextInFlight = grown(this.nextInFlight, new Int32Array(capacity));
+    this.addedAt.fill(Number.NaN, old);
+    this.startedAt.fill(Number.NaN, old);
   }
 
-  get(slot: MetricsSlot): void {
+  add(slot: number): void {
+    this.adds.inc();
+    this.depth.inc();
+    if (Number.isNaN(this.addedAt[slot]!)) this.addedAt[slot] = this.clock.now();
+  }
+
+  get(slot: number): void {
     this.depth.dec();
     const now = this.clock.now();
-    slot.startedAt = now;
-    slot.prevInFlight = undefined;
-    slot.nextInFlight = this.inFlight;
-    if (this.inFlight !== undefined) this.inFlight.prevInFlight = slot;
+    this.startedAt[slot] = now;
+    this.prevInFlight[slot] = NO_SLOT;
+    this.nextInFlight[slot] = this.inFlight;
+    if (this.inFlight !== NO_SLOT) this.prevInFlight[this.inFlight] = slot;
     this.inFlight = slot;
-    if (!Number.isNaN(slot.addedAt)) {
-      this.latency.observe(secondsBetween(slot.addedAt, now));
-      slot.addedAt = Number.NaN;
+    const addedAt = this.addedAt[slot]!;
+    if (!Number.isNaN(addedAt)) {
+      this.latency.observe(secondsBetween(addedAt, now));
+      this.addedAt[slot] = Number.NaN;
     }
   }
 
-  done(slot: MetricsSlot): void {
-    if (Number.isNaN(slot.startedAt)) return;
-    this.workDuration.observe(secondsBetween(slot.startedAt, this.clock.now()));
-    slot.startedAt = Number.NaN;
-    const { prevInFlight, nextInFlight } = slot;
-    if (prevInFlight === undefined) this.inFlight = nextInFlight;
-    else prevInFlight.nextInFlight = nextInFlight;
-    if (nextInFlight !== undefined) nextInFlight.prevInFlight = prevInFlight;
-    slot.prevInFlight = undefined;
-    slot.nextInFlight = undefined;
+  done(slot: number): void {
+    const startedAt = this.startedAt[slot]!;
+    if (Number.isNaN(startedAt)) return;
+    this.workDuration.observe(secondsBetween(startedAt, this.clock.now()));
+    this.startedAt[slot] = Number.NaN;
+    const prev = this.prevInFlight[slot]!;
+    const next = this.nextInFlight[slot]!;
+    if (prev === NO_SLOT) this.inFlight = next;
+    else this.nextInFlight[prev] = next;
+    if (next !== NO_SLOT) this.prevInFlight[next] = prev;
   }
 
   updateUnfinishedWork(): void {
     const now = this.clock.now();
     let total = 0;
     let oldest = 0;
-    for (let slot = this.inFlight; slot !== undefined; slot = slot.nextInFlight) {
-      const age = secondsBetween(slot.startedAt, now);
+    for (let slot = this.inFlight; slot !== NO_SLOT; slot = this.nextInFlight[slot]!) {
+      const age = secondsBetween(this.startedAt[slot]!, now);
       total += age;
       if (age > oldest) oldest = age;
     }
     this.unfinishedWorkSeconds.set(total);
     this.longestRunningProcessor.set(oldest);
   }
+}
+
+/** `into`, a larger array, starting with a copy of `old`. */
+function grown<A extends Float64Array | Int32Array>(old: A, into: A): A {
+  into.set(old);
+  return into;
 }
 
 /** Queue metrics for `name`, or undefined (no metrics at all) for an unnamed queue or the no-op provider. */

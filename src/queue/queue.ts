@@ -19,7 +19,6 @@ import { type Clock, realClock, type Timer } from './clock.js';
 import {
   createQueueMetrics,
   type MetricsProvider,
-  type MetricsSlot,
   noopMetricsProvider,
   type QueueMetrics,
   UNFINISHED_WORK_UPDATE_PERIOD_MS,
@@ -85,56 +84,53 @@ export interface Queue<T> {
 
 const SHUTDOWN: GetResult<never> = Object.freeze({ item: undefined, shutdown: true as const });
 
-/** Item states, as bits: client-go's `dirty` and `processing` sets folded into one field. */
+/** Slot states, as bits: client-go's `dirty` and `processing` sets folded into one field. */
 const IDLE = 0;
 /** In client-go's `dirty` set: needs processing (queued, or re-added while being processed). */
 const DIRTY = 1;
 /** In client-go's `processing` set: handed out, not yet done. */
 const PROCESSING = 2;
 /**
- * Idle entries are swept once there are at least this many and more than twice the most entries
- * ever live (dirty or processing) at once since the last sweep: the memory stays proportional to the
- * peak backlog, and a backlog that comes back with the same keys (a resync) finds its entries.
+ * Idle slots are swept once there are at least this many and more than twice the most slots ever
+ * live (dirty or processing) at once since the last sweep: the memory stays proportional to the peak
+ * backlog, and a backlog that comes back with the same keys (a resync) finds its slots.
  */
 const SWEEP_MIN_IDLE = 1024;
-
-/**
- * The queue's record of one item. An IDLE entry (in neither set) is kept until the next sweep:
- * updating an entry in place costs nothing, while deleting and re-inserting a Map key on every cycle
- * makes V8 reallocate the table every few operations.
- */
-class ItemEntry<T> implements MetricsSlot {
-  state = DIRTY;
-  addedAt = Number.NaN;
-  startedAt = Number.NaN;
-  prevInFlight: MetricsSlot | undefined = undefined;
-  nextInFlight: MetricsSlot | undefined = undefined;
-
-  constructor(readonly item: T) {}
-}
+const NO_SLOT = -1;
 
 export class WorkQueue<T> implements Queue<T> {
-  /**
-   * Entries in hand-out order. Invariant: each has state exactly DIRTY (dirty, not being processed)
-   * and appears once.
+  /*
+   * Every item the queue knows has a slot: an index into the per-slot arrays below (a struct of
+   * arrays, so that no operation allocates). An IDLE slot (in neither client-go set) is kept until the
+   * next sweep: updating a slot costs nothing, while deleting and re-inserting a Map key on every
+   * cycle makes V8 reallocate the table every few operations.
    */
-  private readonly fifo = new RingBuffer<ItemEntry<T>>();
+  /** The slot of each item the queue knows. */
+  private slotOf = new Map<T, number>();
+  /** The item of each slot in use; undefined for free and never-used slots. */
+  private readonly slotItem: (T | undefined)[] = [];
+  /** IDLE, DIRTY and PROCESSING bits of each slot in use. */
+  private slotState = new Uint8Array(0);
+  /** Slots freed by a sweep, for reuse. */
+  private readonly freeSlots: number[] = [];
+  /** Slots below this have been used (and are in use or free); the ones above never were. */
+  private usedSlots = 0;
   /**
-   * The entry of every item the queue knows. DIRTY|PROCESSING: re-added while being processed, and
-   * then not in `fifo` until `done`. Items without an entry are IDLE.
+   * Slots in hand-out order. Invariant: each has state exactly DIRTY (dirty, not being processed) and
+   * appears once. A DIRTY|PROCESSING slot (re-added while being processed) joins it at `done`.
    */
-  private entries = new Map<T, ItemEntry<T>>();
-  /** Entries whose state is IDLE. */
-  private idleEntries = 0;
-  /** Most entries live (not IDLE) at once since the last sweep. */
+  private readonly fifo = new RingBuffer<number>();
+  /** Slots in use whose state is IDLE. */
+  private idleSlots = 0;
+  /** Most slots live (not IDLE) at once since the last sweep. */
   private peakLive = 0;
-  /** Entries with the PROCESSING bit. */
+  /** Slots with the PROCESSING bit. */
   private processingCount = 0;
   /**
-   * The entry handed out last, if no `done` came since: a one-entry cache that spares `done` its
-   * lookup in the common get → done sequence of a single worker. Always PROCESSING when set.
+   * The slot handed out last, if no `done` came since, or NO_SLOT: a one-entry cache that spares
+   * `done` its lookup in the common get → done sequence of a single worker. Always PROCESSING when set.
    */
-  private lastHandedOut: ItemEntry<T> | undefined = undefined;
+  private lastHandedOut = NO_SLOT;
   /** Pending `get()` calls, oldest first. Invariant: non-empty only while `fifo` is empty and not shutting down. */
   private readonly waiters = new RingBuffer<(result: GetResult<T>) => void>(4);
   /** Pending `shutDownWithDrain()` calls; non-empty only while shutting down with items being processed. */
@@ -152,24 +148,22 @@ export class WorkQueue<T> implements Queue<T> {
 
   add(item: T): void {
     if (this.closing) return;
-    let entry = this.entries.get(item);
-    if (entry === undefined) {
-      entry = new ItemEntry(item);
-      this.entries.set(item, entry);
-      this.noteLive();
+    let slot = this.slotOf.get(item);
+    if (slot === undefined) {
+      slot = this.allocateSlot(item);
     } else {
-      const state = entry.state;
+      const state = this.slotState[slot]!;
       if ((state & DIRTY) !== 0) return;
-      entry.state = state | DIRTY;
+      this.slotState[slot] = state | DIRTY;
       if ((state & PROCESSING) !== 0) {
-        this.metrics?.add(entry);
+        this.metrics?.add(slot);
         return;
       }
-      this.idleEntries--;
+      this.idleSlots--;
       this.noteLive();
     }
-    this.metrics?.add(entry);
-    this.fifo.push(entry);
+    this.metrics?.add(slot);
+    this.fifo.push(slot);
     if (this.waiters.length > 0) this.serveWaiters();
   }
 
@@ -192,18 +186,20 @@ export class WorkQueue<T> implements Queue<T> {
 
   done(item: T): void {
     const last = this.lastHandedOut;
-    this.lastHandedOut = undefined;
-    const entry = last !== undefined && last.item === item ? last : this.entries.get(item);
-    if (entry === undefined || (entry.state & PROCESSING) === 0) return;
+    this.lastHandedOut = NO_SLOT;
+    const slot = last !== NO_SLOT && this.slotItem[last] === item ? last : this.slotOf.get(item);
+    if (slot === undefined) return;
+    const state = this.slotState[slot]!;
+    if ((state & PROCESSING) === 0) return;
     this.processingCount--;
-    this.metrics?.done(entry);
-    if ((entry.state & DIRTY) !== 0) {
-      entry.state = DIRTY;
-      this.fifo.push(entry);
+    this.metrics?.done(slot);
+    if ((state & DIRTY) !== 0) {
+      this.slotState[slot] = DIRTY;
+      this.fifo.push(slot);
       if (this.waiters.length > 0) this.serveWaiters();
     } else {
-      entry.state = IDLE;
-      if (++this.idleEntries >= SWEEP_MIN_IDLE && this.idleEntries > 2 * this.peakLive) this.sweep();
+      this.slotState[slot] = IDLE;
+      if (++this.idleSlots >= SWEEP_MIN_IDLE && this.idleSlots > 2 * this.peakLive) this.sweep();
     }
     if (this.processingCount === 0 && this.drainWaiters.length > 0) this.releaseDrainWaiters();
   }
@@ -230,12 +226,40 @@ export class WorkQueue<T> implements Queue<T> {
 
   /** Hands out the head of the non-empty fifo: dirty → processing. */
   private take(): T {
-    const entry = this.fifo.shift()!;
-    this.lastHandedOut = entry;
-    entry.state = PROCESSING;
+    const slot = this.fifo.shift()!;
+    this.lastHandedOut = slot;
+    this.slotState[slot] = PROCESSING;
     this.processingCount++;
-    this.metrics?.get(entry);
-    return entry.item;
+    this.metrics?.get(slot);
+    return this.slotItem[slot] as T;
+  }
+
+  /** A DIRTY slot for a new item: a freed one, or the next never used one (growing the arrays). */
+  private allocateSlot(item: T): number {
+    let slot = this.freeSlots.pop();
+    if (slot === undefined) {
+      if (this.usedSlots === this.slotState.length) this.growSlots();
+      slot = this.usedSlots++;
+    }
+    this.slotItem[slot] = item;
+    this.slotState[slot] = DIRTY;
+    this.slotOf.set(item, slot);
+    this.noteLive();
+    return slot;
+  }
+
+  private growSlots(): void {
+    const capacity = Math.max(16, this.slotState.length * 2);
+    const states = new Uint8Array(capacity);
+    states.set(this.slotState);
+    this.slotState = states;
+    while (this.slotItem.length < capacity) this.slotItem.push(undefined);
+    this.metrics?.grow(capacity);
+  }
+
+  private noteLive(): void {
+    const live = this.slotOf.size - this.idleSlots;
+    if (live > this.peakLive) this.peakLive = live;
   }
 
   private serveWaiters(): void {
@@ -245,21 +269,23 @@ export class WorkQueue<T> implements Queue<T> {
     }
   }
 
-  private noteLive(): void {
-    const live = this.entries.size - this.idleEntries;
-    if (live > this.peakLive) this.peakLive = live;
-  }
-
   /**
-   * Drops the IDLE entries by copying the live ones into a new map (cheaper than deleting most keys
-   * of a large Map, which shrinks and rehashes it repeatedly). Amortized O(1) per `done`: it runs
-   * only once the idle entries outnumber twice the live ones.
+   * Frees the IDLE slots, copying the live items into a new map (cheaper than deleting most keys of a
+   * large Map, which shrinks and rehashes it repeatedly). Amortized O(1) per `done`: it runs only once
+   * the idle slots outnumber twice the live ones.
    */
   private sweep(): void {
-    const live = new Map<T, ItemEntry<T>>();
-    for (const [item, entry] of this.entries) if (entry.state !== IDLE) live.set(item, entry);
-    this.entries = live;
-    this.idleEntries = 0;
+    const live = new Map<T, number>();
+    for (const [item, slot] of this.slotOf) {
+      if (this.slotState[slot] !== IDLE) {
+        live.set(item, slot);
+      } else {
+        this.slotItem[slot] = undefined;
+        this.freeSlots.push(slot);
+      }
+    }
+    this.slotOf = live;
+    this.idleSlots = 0;
     this.peakLive = live.size;
   }
 

@@ -154,6 +154,37 @@ describe('queue metrics', () => {
     ]);
   });
 
+  it('keeps exact durations while many keys come and go (idle records swept and reused)', () => {
+    const clock = new FakeClock(0);
+    const provider = new RecordingMetricsProvider();
+    const queue = createQueue<string>({ name: 'q', clock, metricsProvider: provider });
+    const m = provider.of('q');
+    const keysPerRound = 3_000;
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < keysPerRound; i++) queue.add(`round-${round}/key-${i}`);
+      clock.step(10);
+      const taken: string[] = [];
+      for (let got = queue.tryGet(); got !== undefined; got = queue.tryGet()) taken.push(got.item);
+      expect(taken).toHaveLength(keysPerRound);
+      clock.step(5);
+      for (const item of taken) queue.done(item);
+    }
+    const total = 6 * keysPerRound;
+    expect(m.adds.value).toBe(total);
+    expect(m.depth.value).toBe(0);
+    expect(m.latency.observations).toEqual(new Array(total).fill(0.01));
+    expect(m.workDuration.observations).toEqual(new Array(total).fill(0.005));
+    // t = 90 (6 rounds of 15 ms). A swept key comes back and is handed out at 110.
+    queue.add('round-0/key-0');
+    queue.add('late');
+    clock.step(20);
+    expect(queue.tryGet()).toEqual({ item: 'round-0/key-0' });
+    clock.stepTo(500);
+    expect(m.unfinished.value).toBe(0.39);
+    expect(m.longest.value).toBe(0.39);
+    expect(m.latency.observations.slice(total)).toEqual([0.02]);
+  });
+
   it('rounds durations to whole nanoseconds, as Go durations', () => {
     const clock = new FakeClock(0.1);
     const provider = new RecordingMetricsProvider();
