@@ -3,7 +3,6 @@
  * per diagnosis carrying the definition's condition, duration and severity, annotations that measure the
  * alert's own series, and runbooks derived from the definitions.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,23 +17,11 @@ import { INHIBITIONS } from '../../src/generate/alertmanager.js';
 import { analyseRule } from '../../src/generate/condition-analysis.js';
 import { DEFAULT_RUNBOOK_BASE_URL, OUTPUT } from '../../src/generate/defaults.js';
 import { requireTool } from '../support/prometheus.js';
-import { annotationQueries, filesByPath, ruleFileOf } from './helpers.js';
+import { annotationQueries, filesByPath, ruleFileOf, runTool as run } from './helpers.js';
 
 const files = filesByPath();
 const work = mkdtempSync(join(tmpdir(), 'wqd-generate-rules-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function run(file: string, args: readonly string[]): Promise<{ code: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(file, args, (error, stdout, stderr) => {
-      if (error !== null && typeof error.code !== 'number') {
-        reject(error);
-        return;
-      }
-      resolve({ code: error === null ? 0 : Number(error.code), output: `${stdout}${stderr}` });
-    });
-  });
-}
 
 function writeGenerated(path: string): string {
   const file = join(work, path.replace(/\//g, '_'));

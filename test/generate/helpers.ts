@@ -1,4 +1,8 @@
-/** Shared by the generator tests: the generated files, dashboards walked as plain JSON, expressions collected. */
+/**
+ * Shared by the generator tests: the generated files, dashboards walked as plain JSON, expressions collected,
+ * and external tools run with their exit code and output.
+ */
+import { execFile } from 'node:child_process';
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { parse } from 'yaml';
 import { type RuleOverrides, ruleSettings } from '../../src/diagnosis/catalog.js';
@@ -32,6 +36,19 @@ export type AlertRuleYaml = {
   annotations: Record<string, string>;
 };
 export type RuleFileYaml = { groups: Array<{ name: string; interval: string; rules: AlertRuleYaml[] }> };
+
+/** Runs a tool to completion: its exit code and its stdout followed by its stderr. */
+export function runTool(file: string, args: readonly string[]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error !== null && typeof error.code !== 'number') {
+        reject(error);
+        return;
+      }
+      resolve({ code: error === null ? 0 : Number(error.code), output: `${stdout}${stderr}` });
+    });
+  });
+}
 
 export function filesByPath(overrides?: RuleOverrides): Map<string, string> {
   const files: GeneratedFile[] = generateArtifacts(overrides === undefined ? {} : { overrides });
