@@ -24,7 +24,13 @@ import {
   GENERATED_NOTICE,
   OUTPUT,
 } from './defaults.js';
-import { dashboardConfigMap, grafanaProvisioning, kustomization, prometheusRule } from './kubernetes.js';
+import {
+  dashboardConfigMap,
+  grafanaProvisioning,
+  kustomization,
+  prometheusRule,
+  serviceMonitor,
+} from './kubernetes.js';
 import { runbook } from './runbooks.js';
 
 export type GeneratedFile = { readonly path: string; readonly content: string };
@@ -83,7 +89,10 @@ export function generateArtifacts(options: GenerateOptions = {}): GeneratedFile[
     files.push({ path: OUTPUT.runbook(analysis.settings.rule.id), content: runbook(analysis) });
   }
 
-  const monitoring: GeneratedFile[] = [{ path: OUTPUT.prometheusRule, content: yamlText(prometheusRule(rules)) }];
+  const monitoring: GeneratedFile[] = [
+    { path: OUTPUT.prometheusRule, content: yamlText(prometheusRule(rules)) },
+    { path: OUTPUT.serviceMonitor, content: yamlText(serviceMonitor()) },
+  ];
   for (const key of dashboardKeys) {
     monitoring.push({
       path: OUTPUT.dashboardConfigMap(key),

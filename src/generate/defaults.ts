@@ -32,6 +32,7 @@ export const OUTPUT = {
   runbook: (id: string) => `alerts/runbooks/${id}.md`,
   monitoringDir: 'deploy/monitoring',
   prometheusRule: 'deploy/monitoring/prometheus-rule.yaml',
+  serviceMonitor: 'deploy/monitoring/servicemonitor.yaml',
   dashboardConfigMap: (key: DashboardKey) => `deploy/monitoring/dashboard-${DASHBOARD_UID[key]}.yaml`,
   alertmanagerExample: 'deploy/monitoring/alertmanager-example.yaml',
   grafanaProvisioning: 'deploy/monitoring/grafana-provisioning.yaml',

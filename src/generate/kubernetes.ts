@@ -30,6 +30,27 @@ export function prometheusRule(rules: RuleFile): Record<string, unknown> {
   };
 }
 
+/** Namespace of the standalone service (deploy/standalone), whose own /metrics the ServiceMonitor selects. */
+export const SERVICE_NAMESPACE = ARTIFACT_NAME;
+
+/**
+ * A ServiceMonitor for the standalone service's own /metrics (its health, scrape results and one
+ * `workqueue_doctor_finding` series per active finding, which the diagnoses dashboard shows). It selects the
+ * Service by its labels in the service's namespace, wherever this kustomization is applied.
+ */
+export function serviceMonitor(): Record<string, unknown> {
+  return {
+    apiVersion: 'monitoring.coreos.com/v1',
+    kind: 'ServiceMonitor',
+    metadata: { name: ARTIFACT_NAME, labels: { [NAME_LABEL]: ARTIFACT_NAME, [COMPONENT_LABEL]: 'self-metrics' } },
+    spec: {
+      namespaceSelector: { matchNames: [SERVICE_NAMESPACE] },
+      selector: { matchLabels: { [NAME_LABEL]: ARTIFACT_NAME, [COMPONENT_LABEL]: 'server' } },
+      endpoints: [{ port: 'http', path: '/metrics', interval: '30s', scheme: 'http' }],
+    },
+  };
+}
+
 /** The file name a dashboard has inside its ConfigMap and in a provisioning directory. */
 export function dashboardFileName(key: DashboardKey): string {
   return `${DASHBOARD_UID[key]}.json`;

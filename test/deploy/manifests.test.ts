@@ -187,9 +187,7 @@ function sameKeyAndValues(selector: Record<string, string>, labels: Record<strin
 
 describe('deploy/ kustomizations', RENDER_TIMEOUT, () => {
   it('are the sidecar variants, the standalone service, the ServiceMonitor and the generated monitoring', () => {
-    expect(DIRS).toEqual(
-      expect.arrayContaining(['sidecar/plain', 'sidecar/secure', 'standalone', 'servicemonitor', 'monitoring']),
-    );
+    expect(DIRS).toEqual(expect.arrayContaining(['sidecar/plain', 'sidecar/secure', 'standalone', 'monitoring']));
   });
 
   describe.each(DIRS)('%s', (dir) => {
@@ -380,13 +378,12 @@ describe('deploy/standalone', RENDER_TIMEOUT, () => {
   });
 });
 
-describe('deploy/servicemonitor', RENDER_TIMEOUT, () => {
+describe('deploy/monitoring ServiceMonitor', RENDER_TIMEOUT, () => {
   it("scrapes the standalone Service's /metrics every 30 s on its http port", async () => {
-    const monitor = only<IServiceMonitor>(await rendered('servicemonitor'), 'ServiceMonitor');
+    const monitor = only<IServiceMonitor>(await rendered('monitoring'), 'ServiceMonitor');
     const standalone = await rendered('standalone');
     const service = only<IService>(standalone, 'Service');
-    expect(monitor.metadata?.namespace).toBe(service.metadata?.namespace);
-    expect(monitor.spec.namespaceSelector).toBeUndefined();
+    expect(monitor.spec.namespaceSelector).toEqual({ matchNames: [service.metadata?.namespace] });
     const matchLabels = monitor.spec.selector.matchLabels ?? {};
     expect(Object.keys(matchLabels).length).toBeGreaterThan(0);
     expect(sameKeyAndValues(matchLabels, service.metadata?.labels)).toBe(true);
