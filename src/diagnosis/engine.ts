@@ -403,12 +403,15 @@ async function targetReports(
   const reconcileTargets = new Set((presence.get(CONTROLLER_RUNTIME.reconcileTotal) ?? []).map((l) => targetName(l)));
 
   for (const target of known.values()) {
+    // A target that failed is reported as an error even while its queues still show recent data.
+    if (target.error !== undefined) {
+      errors.push({ target: target.name, code: target.error.code, message: target.error.message });
+    }
     if (targetsWithQueues.has(target.name)) continue;
     const identity = { target: target.name, name: null, controller: null };
     const id = identityOf({ ...target.labels }).id;
     const base = { id, queue: identity };
     if (target.error !== undefined) {
-      errors.push({ target: target.name, code: target.error.code, message: target.error.message });
       if (notObservable?.enabled === true) {
         reports.push({
           ...base,

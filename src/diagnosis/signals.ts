@@ -231,7 +231,9 @@ const signalList = [
       { kind: 'number', value: 1 },
       binary(
         '/',
-        perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), SUSTAINED_WINDOW_MS, [eq(LABEL.le, '10')])),
+        perQueue(
+          rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), SUSTAINED_WINDOW_MS, [eq(LABEL.le, '10')]),
+        ),
         perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.count), SUSTAINED_WINDOW_MS)),
         { ignoring: [LABEL.le] },
       ),
