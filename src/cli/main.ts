@@ -35,8 +35,16 @@ export async function main(argv: readonly string[]): Promise<number> {
       program.outputHelp();
       return EXIT.ok;
     }
-    await program.parseAsync([...argv]);
-    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+    // Commands report their exit code through process.exitCode; it is read and restored here so that
+    // main() can run several times in one process (tests) without one command's code leaking into the next.
+    const previous = process.exitCode;
+    process.exitCode = undefined;
+    try {
+      await program.parseAsync([...argv]);
+      return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+    } finally {
+      process.exitCode = previous;
+    }
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version end here with exit code 0; parse errors were already printed.
