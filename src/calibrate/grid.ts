@@ -1,7 +1,11 @@
 /** The calibration grid file: a JSON list of cases, validated with the offending entry named. */
-import { UsageError } from '../cli/exit-codes.js';
 import { FLAVORS, type Flavor } from '../simulate/index.js';
 import type { CalibrationCase } from './run.js';
+
+/** A malformed grid file; the message names the file and the entry. */
+export class GridError extends Error {
+  override readonly name = 'GridError';
+}
 
 const NUMBER_FIELDS = ['seed', 'workers', 'keys', 'rate', 'durationMs'] as const;
 
@@ -10,26 +14,26 @@ export function parseCalibrationGrid(text: string, file: string): CalibrationCas
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${file}: not JSON: ${(error as Error).message}`);
+    throw new GridError(`${file}: not JSON: ${(error as Error).message}`);
   }
   const list = Array.isArray(parsed) ? parsed : (parsed as { cases?: unknown })?.cases;
-  if (!Array.isArray(list)) throw new UsageError(`${file}: expected a list of cases (or {"cases": [...]})`);
+  if (!Array.isArray(list)) throw new GridError(`${file}: expected a list of cases (or {"cases": [...]})`);
   return list.map((entry, index) => {
     const where = `${file}: case ${index}`;
-    if (typeof entry !== 'object' || entry === null) throw new UsageError(`${where}: not an object`);
+    if (typeof entry !== 'object' || entry === null) throw new GridError(`${where}: not an object`);
     const record = entry as Record<string, unknown>;
-    if (typeof record.scenario !== 'string') throw new UsageError(`${where}: "scenario" must be a string`);
+    if (typeof record.scenario !== 'string') throw new GridError(`${where}: "scenario" must be a string`);
     const out: Record<string, unknown> = { scenario: record.scenario };
     for (const field of NUMBER_FIELDS) {
       const value = record[field];
       if (value === undefined) continue;
       if (typeof value !== 'number' || !Number.isFinite(value))
-        throw new UsageError(`${where}: "${field}" must be a number`);
+        throw new GridError(`${where}: "${field}" must be a number`);
       out[field] = value;
     }
     if (record.flavor !== undefined) {
       if (!FLAVORS.includes(record.flavor as Flavor))
-        throw new UsageError(`${where}: "flavor" must be one of ${FLAVORS.join(', ')}`);
+        throw new GridError(`${where}: "flavor" must be one of ${FLAVORS.join(', ')}`);
       out.flavor = record.flavor;
     }
     for (const key of Object.keys(record)) {
@@ -39,7 +43,7 @@ export function parseCalibrationGrid(text: string, file: string): CalibrationCas
         !(NUMBER_FIELDS as readonly string[]).includes(key) &&
         key !== 'note'
       ) {
-        throw new UsageError(`${where}: unknown field "${key}"`);
+        throw new GridError(`${where}: unknown field "${key}"`);
       }
     }
     return out as CalibrationCase;

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { confusionMatrix, type QueueVerdict, scoreRules } from '../calibrate/compare.js';
-import { parseCalibrationGrid } from '../calibrate/grid.js';
+import { GridError, parseCalibrationGrid } from '../calibrate/grid.js';
 import { type CalibrationCase, describeCase, runCase } from '../calibrate/run.js';
 import { SCENARIO_NAMES } from '../simulate/index.js';
 import { EXIT, UsageError } from './exit-codes.js';
@@ -80,7 +80,12 @@ async function casesFor(flags: CalibrateFlags): Promise<CalibrationCase[]> {
     } catch (error) {
       throw new UsageError(`cannot read --grid ${flags.grid}: ${(error as Error).message}`);
     }
-    return parseCalibrationGrid(text, flags.grid).filter((c) => scenarios.includes(c.scenario));
+    try {
+      return parseCalibrationGrid(text, flags.grid).filter((c) => scenarios.includes(c.scenario));
+    } catch (error) {
+      if (error instanceof GridError) throw new UsageError(error.message);
+      throw error;
+    }
   }
   const seeds = Number(flags.seeds);
   if (!Number.isInteger(seeds) || seeds < 1 || seeds > 1000)
