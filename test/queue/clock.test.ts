@@ -120,10 +120,10 @@ describe('realClock', () => {
     vi.useRealTimers();
   });
 
-  it('reads epoch milliseconds with sub-millisecond resolution, never going backwards', () => {
+  it('reads epoch milliseconds, never going backwards', () => {
     const first = realClock.now();
     const second = realClock.now();
-    expect(Math.abs(first - Date.now())).toBeLessThan(1000 * 60);
+    expect(first).toBeGreaterThan(Date.UTC(2024, 0, 1));
     expect(second).toBeGreaterThanOrEqual(first);
   });
 
