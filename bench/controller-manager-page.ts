@@ -72,6 +72,19 @@ export function controllerManagerPage(targetLines: number, seed = 1): GeneratedP
   return render(queues, seed);
 }
 
+/** A page with exactly `count` work queues (alternating controller-runtime and component-base). */
+export function pageWithQueues(count: number, seed = 1): GeneratedPage {
+  const queues: Queue[] = [];
+  for (let i = 0; i < count; i++) {
+    queues.push(
+      i % 2 === 0
+        ? { name: `kind${i}`, controller: `kind${i}` }
+        : { name: `component_queue_${i}`, controller: undefined },
+    );
+  }
+  return render(queues, seed);
+}
+
 const HOSTS = ['10.96.0.1:443', 'kubernetes.default.svc:443'];
 const METHODS = ['GET', 'LIST', 'WATCH', 'PUT', 'PATCH', 'POST', 'DELETE'];
 const CODES = ['200', '201', '404', '409', '500'];

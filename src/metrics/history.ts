@@ -26,8 +26,18 @@
  *   unless a newer stale marker hides it.
  * - `SeriesView` arrays are views into the store: valid until the next append; copy to keep.
  */
+import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { compileMatchers, type LabelMatcher, type Labels, makeLabels, seriesKey } from './labels.js';
+import {
+  compileMatchers,
+  keyLabels,
+  keyMetricName,
+  type LabelMatcher,
+  type Labels,
+  makeLabels,
+  seriesKey,
+  setLabel,
+} from './labels.js';
 import { LABEL } from './names.js';
 import type { ParsedPage } from './parsed-page.js';
 import {
@@ -38,6 +48,7 @@ import {
   type VectorSample,
 } from './promql-functions.js';
 import { AppendOutcome, SeriesBuffer } from './series-buffer.js';
+import { hashRange } from './series-index.js';
 import { detachString } from './series-table.js';
 import { applyTargetLabels } from './target-labels.js';
 
@@ -129,23 +140,46 @@ interface SeriesRec {
   readonly target: TargetState;
   readonly name: string;
   readonly labels: Labels;
-  readonly sortKey: string;
+  /** See `sortKeyOf`; made when first needed. */
+  sortKey: string | undefined;
+  /** Series key as scraped (before target labels) and its `hashRange`. */
   readonly pageKey: string;
+  readonly hash: number;
   readonly buf: SeriesBuffer;
   withName: Labels | undefined;
   /** Epoch of the last scrape that contained this series; -1 when never scraped. */
   seenEpoch: number;
   /** The series' samples carry their own timestamps: no staleness tracking. */
   explicitTs: boolean;
+  /** Forgotten (its name list drops it when next queried). */
+  dead: boolean;
+}
+
+/** The series of one metric name in one target; sorted and compacted when queried. */
+interface NameList {
+  recs: SeriesRec[];
+  /** `recs` is in storage order. */
+  sorted: boolean;
+  /** Forgotten series still in `recs`. */
+  dead: number;
 }
 
 class TargetState {
   readonly id: string;
   readonly labels: Labels;
-  readonly byPageKey = new Map<string, SeriesRec>();
-  readonly byName = new Map<string, SeriesRec[]>();
+  /** Every live series. */
+  readonly series = new Set<SeriesRec>();
+  /** Live series by the hash of their page key (a list on collision). */
+  readonly byHash = new Map<number, SeriesRec | SeriesRec[]>();
+  readonly byName = new Map<string, NameList>();
   epoch = 0;
   lastScrapeMs = Number.NEGATIVE_INFINITY;
+  /**
+   * Series of the previous scrape by page series id, with their key hashes: a target's pages
+   * usually list the same series in the same order, so this is the first guess for each one.
+   */
+  lastHashes: Int32Array | undefined;
+  lastRecs: (SeriesRec | undefined)[] = [];
   queue: Promise<unknown> = Promise.resolve();
 
   constructor(id: string, labels: Labels) {
@@ -168,6 +202,7 @@ export class History implements SeriesQueries {
   readonly lookbackDeltaMs: number;
   readonly honorTimestamps: boolean;
   readonly #targets = new Map<string, TargetState>();
+  readonly #limits: { readonly maxSamples: number; readonly retentionMs: number };
   readonly #strings = new Map<string, string>();
   #seriesCount = 0;
 
@@ -178,6 +213,7 @@ export class History implements SeriesQueries {
     this.honorTimestamps = options.honorTimestamps ?? true;
     if (!(this.maxSamplesPerSeries >= 2)) throw new RangeError('maxSamplesPerSeries must be at least 2');
     if (!(this.retentionMs > 0)) throw new RangeError('retentionMs must be positive');
+    this.#limits = { maxSamples: this.maxSamplesPerSeries, retentionMs: this.retentionMs };
   }
 
   // ---- writing --------------------------------------------------------------------------------
@@ -189,33 +225,69 @@ export class History implements SeriesQueries {
     if (!this.#beginScrape(st, page, scrapeTimeMs, counts)) return counts;
     const map = new Array<SeriesRec | undefined>(page.series.count);
     this.#appendRange(st, page, scrapeTimeMs, map, 0, page.samples.count, counts);
+    st.lastHashes = page.series.hashes;
+    st.lastRecs = map;
     this.#finishScrape(st, scrapeTimeMs, counts);
     return counts;
   }
 
   /**
-   * `append` in chunks of `chunkSize` samples, yielding to the event loop (setImmediate) between
-   * chunks so that a large page does not stall a server. Appends to one target run one at a time,
-   * in call order.
+   * `append` in slices, yielding to the event loop (setImmediate) between them so that a large page
+   * does not stall a server: slices of `chunkSize` samples when given, otherwise slices of about
+   * `sliceMs` milliseconds (default 1). Appends to one target run one at a time, in call order.
+   * Queries made meanwhile see part of the scrape.
    */
   appendInChunks(
     target: ScrapeTarget,
     page: ParsedPage,
     scrapeTimeMs: number,
-    options: { readonly chunkSize?: number } = {},
+    options: { readonly chunkSize?: number; readonly sliceMs?: number } = {},
   ): Promise<AppendReport> {
     const st = this.#target(target);
-    const chunk = Math.max(1, options.chunkSize ?? 5000);
+    const fixed = options.chunkSize !== undefined ? Math.max(1, options.chunkSize) : undefined;
+    const sliceMs = options.sliceMs ?? 1;
+    /** Runs `step(from, to)` over `[0, n)` in slices; yields between slices. */
+    const sliced = async (n: number, step: (from: number, to: number) => void): Promise<void> => {
+      let from = 0;
+      while (from < n) {
+        if (fixed !== undefined) {
+          const to = Math.min(n, from + fixed);
+          step(from, to);
+          from = to;
+        } else {
+          const started = performance.now();
+          do {
+            const to = Math.min(n, from + 256);
+            step(from, to);
+            from = to;
+          } while (from < n && performance.now() - started < sliceMs);
+        }
+        if (from < n) await yieldToEventLoop();
+      }
+    };
     const run = async (): Promise<AppendReport> => {
       const counts = newCounts();
       if (!this.#beginScrape(st, page, scrapeTimeMs, counts)) return counts;
       const map = new Array<SeriesRec | undefined>(page.series.count);
-      const n = page.samples.count;
-      for (let from = 0; from < n; from += chunk) {
-        if (from > 0) await yieldToEventLoop();
-        this.#appendRange(st, page, scrapeTimeMs, map, from, Math.min(n, from + chunk), counts);
+      await sliced(page.samples.count, (from, to) => this.#appendRange(st, page, scrapeTimeMs, map, from, to, counts));
+      st.lastHashes = page.series.hashes;
+      st.lastRecs = map;
+      // Stale markers and expiry, walking the target's series in slices too.
+      const it = st.series.values();
+      for (let done = false; !done; ) {
+        await yieldToEventLoop();
+        const started = performance.now();
+        for (let k = 1; ; k++) {
+          const next = it.next();
+          if (next.done === true) {
+            done = true;
+            break;
+          }
+          this.#finishOne(st, next.value, scrapeTimeMs, counts);
+          if ((k & 255) === 0 && (fixed !== undefined ? k >= fixed : performance.now() - started >= sliceMs)) break;
+        }
       }
-      this.#finishScrape(st, scrapeTimeMs, counts);
+      this.#afterScrape();
       return counts;
     };
     const result = st.queue.then(run, run);
@@ -238,9 +310,9 @@ export class History implements SeriesQueries {
     const st = this.#target(target);
     const counts = newCounts();
     const key = seriesKey(name, labels);
-    let rec = st.byPageKey.get(key);
+    let rec = findByKey(st, key);
     if (rec === undefined) {
-      rec = this.#newSeries(st, key, name, labels, Math.min(times.length, 1024));
+      rec = this.#newSeries(st, key, name, makeLabels(Object.entries(labels)), Math.min(times.length, 1024));
       counts.newSeries++;
     }
     rec.explicitTs = true;
@@ -253,7 +325,7 @@ export class History implements SeriesQueries {
     const st = this.#targets.get(targetId);
     if (st === undefined) return 0;
     let marked = 0;
-    for (const rec of st.byPageKey.values()) {
+    for (const rec of st.series) {
       if (!rec.explicitTs && rec.buf.markStale(atMs)) marked++;
     }
     st.epoch++;
@@ -264,14 +336,14 @@ export class History implements SeriesQueries {
   removeTarget(targetId: string): boolean {
     const st = this.#targets.get(targetId);
     if (st === undefined) return false;
-    this.#seriesCount -= st.byPageKey.size;
+    this.#seriesCount -= st.series.size;
     return this.#targets.delete(targetId);
   }
 
   /** Drops samples older than `nowMs - retentionMs` everywhere, and series left empty. */
   prune(nowMs: number): void {
     for (const st of this.#targets.values()) {
-      for (const rec of [...st.byPageKey.values()]) {
+      for (const rec of [...st.series]) {
         rec.buf.expire(nowMs);
         if (rec.buf.isEmpty()) this.#forget(rec);
       }
@@ -286,17 +358,17 @@ export class History implements SeriesQueries {
     for (const st of this.#targets.values()) {
       let first = Number.POSITIVE_INFINITY;
       let last = Number.NEGATIVE_INFINITY;
-      for (const rec of st.byPageKey.values()) {
+      for (const rec of st.series) {
         const b = rec.buf;
         if (b.end > b.start) {
-          first = Math.min(first, b.t[b.start] as number);
-          last = Math.max(last, b.t[b.end - 1] as number);
+          first = Math.min(first, b.time(b.start));
+          last = Math.max(last, b.time(b.end - 1));
         }
       }
       out.push({
         id: st.id,
         labels: st.labels,
-        series: st.byPageKey.size,
+        series: st.series.size,
         firstMs: Number.isFinite(first) ? first : undefined,
         lastMs: Number.isFinite(last) ? last : undefined,
         lastScrapeMs: Number.isFinite(st.lastScrapeMs) ? st.lastScrapeMs : undefined,
@@ -320,15 +392,8 @@ export class History implements SeriesQueries {
   select(selector: SeriesSelector, startMs = Number.NEGATIVE_INFINITY, endMs = Number.POSITIVE_INFINITY): SeriesView[] {
     return this.#selectRecs(selector).map((rec) => {
       const b = rec.buf;
-      const i = b.lowerBound(startMs);
-      const j = b.upperBound(endMs);
-      return {
-        target: rec.target.id,
-        name: rec.name,
-        labels: rec.labels,
-        t: b.t.subarray(i, Math.max(i, j)),
-        v: b.v.subarray(i, Math.max(i, j)),
-      };
+      const { t, v } = b.views(b.lowerBound(startMs), b.upperBound(endMs));
+      return { target: rec.target.id, name: rec.name, labels: rec.labels, t, v };
     });
   }
 
@@ -343,10 +408,10 @@ export class History implements SeriesQueries {
       const j = b.upperBound(atMs) - 1;
       const stale = b.staleAtOrBefore(atMs);
       if (j < b.start) continue;
-      const t = b.t[j] as number;
+      const t = b.time(j);
       if (stale > t || t < atMs - this.lookbackDeltaMs) continue;
       rec.withName ??= makeLabels([[LABEL.metricName, rec.name], ...Object.entries(rec.labels)]);
-      out.push({ labels: rec.withName, value: b.v[j] as number, timestampMs: t });
+      out.push({ labels: rec.withName, value: b.value(j), timestampMs: t });
     }
     return out;
   }
@@ -392,7 +457,7 @@ export class History implements SeriesQueries {
     let samples = 0;
     let bytes = 0;
     for (const st of this.#targets.values()) {
-      for (const rec of st.byPageKey.values()) {
+      for (const rec of st.series) {
         samples += rec.buf.length;
         bytes += rec.buf.bytes();
       }
@@ -415,13 +480,11 @@ export class History implements SeriesQueries {
     const match = compileMatchers(selector.matchers ?? []);
     const out: SeriesRec[] = [];
     for (const st of this.#targetsOf(selector.target)) {
-      const recs = st.byName.get(selector.metric);
-      if (recs === undefined) continue;
-      for (const rec of recs) if (match(rec.labels)) out.push(rec);
+      const list = st.byName.get(selector.metric);
+      if (list === undefined) continue;
+      for (const rec of ordered(list)) if (match(rec.labels)) out.push(rec);
     }
-    if (selector.target === undefined && this.#targets.size > 1) {
-      out.sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
-    }
+    if (selector.target === undefined && this.#targets.size > 1) out.sort(byStorageOrder);
     return out;
   }
 
@@ -459,15 +522,21 @@ export class History implements SeriesQueries {
     const { series, values, timestamps } = page.samples;
     const epoch = st.epoch;
     const honor = this.honorTimestamps;
+    const hashes = page.series.hashes;
+    const lastHashes = st.lastHashes;
+    const lastRecs = st.lastRecs;
     for (let i = from; i < to; i++) {
       const id = series[i] as number;
       let rec = map[id];
       if (rec === undefined) {
-        const key = page.series.key(id);
-        rec = st.byPageKey.get(key);
+        const guess = lastHashes !== undefined && lastHashes[id] === hashes[id] ? lastRecs[id] : undefined;
+        rec =
+          guess !== undefined && !guess.dead && page.series.keyEquals(id, guess.pageKey)
+            ? guess
+            : findInPage(st, page, id);
         if (rec === undefined) {
-          const name = page.series.name(id);
-          rec = this.#newSeries(st, key, name, applyTargetLabels(page.series.labels(id), st.labels));
+          const key = page.series.key(id);
+          rec = this.#newSeries(st, key, keyMetricName(key), applyTargetLabels(keyLabels(key), st.labels));
           counts.newSeries++;
         }
         map[id] = rec;
@@ -481,60 +550,75 @@ export class History implements SeriesQueries {
   }
 
   #finishScrape(st: TargetState, timeMs: number, counts: Counts): void {
-    const previous = st.epoch - 1;
-    for (const rec of [...st.byPageKey.values()]) {
-      if (rec.seenEpoch === st.epoch) continue;
-      if (rec.seenEpoch === previous && !rec.explicitTs && rec.buf.markStale(timeMs)) counts.staleMarked++;
-      rec.buf.expire(timeMs);
-      if (rec.buf.isEmpty()) this.#forget(rec);
-    }
+    for (const rec of st.series) this.#finishOne(st, rec, timeMs, counts);
+    this.#afterScrape();
+  }
+
+  /**
+   * After a scrape: a stale marker if the series left with it, expiry if it was not in it.
+   * (Deleting from a Set while iterating it is safe; the deleted entry is not visited again.)
+   */
+  #finishOne(st: TargetState, rec: SeriesRec, timeMs: number, counts: Counts): void {
+    if (rec.seenEpoch === st.epoch) return;
+    if (rec.seenEpoch === st.epoch - 1 && !rec.explicitTs && rec.buf.markStale(timeMs)) counts.staleMarked++;
+    rec.buf.expire(timeMs);
+    if (rec.buf.isEmpty()) this.#forget(rec);
+  }
+
+  #afterScrape(): void {
     if (this.#strings.size > 4 * this.#seriesCount + 4096) this.#compactStrings();
   }
 
+  /** A new series; `labels` (final: target labels applied) must be in canonical order. */
   #newSeries(st: TargetState, key: string, name: string, labels: Labels, initialCapacity?: number): SeriesRec {
     const internedName = this.#intern(name);
-    const pairs: [string, string][] = [];
-    for (const k in labels) pairs.push([this.#intern(k), this.#intern(labels[k] as string)]);
-    const finalLabels = makeLabels(pairs);
+    const finalLabels: Record<string, string> = {};
+    for (const k of Object.keys(labels)) setLabel(finalLabels, this.#intern(k), this.#intern(labels[k] as string));
+    const pageKey = detachString(key);
     const rec: SeriesRec = {
       target: st,
       name: internedName,
       labels: finalLabels,
-      sortKey: sortKeyOf(internedName, finalLabels),
-      pageKey: detachString(key),
-      buf: new SeriesBuffer(this.maxSamplesPerSeries, this.retentionMs, initialCapacity),
+      sortKey: undefined,
+      pageKey,
+      hash: hashRange(pageKey, 0, pageKey.length) & SMI_MASK,
+      buf: new SeriesBuffer(this.#limits, initialCapacity),
       withName: undefined,
       seenEpoch: -1,
       explicitTs: false,
+      dead: false,
     };
-    st.byPageKey.set(rec.pageKey, rec);
+    st.series.add(rec);
+    const same = st.byHash.get(rec.hash);
+    if (same === undefined) st.byHash.set(rec.hash, rec);
+    else if (Array.isArray(same)) same.push(rec);
+    else st.byHash.set(rec.hash, [same, rec]);
     let list = st.byName.get(internedName);
     if (list === undefined) {
-      list = [];
+      list = { recs: [], sorted: true, dead: 0 };
       st.byName.set(internedName, list);
     }
-    // Keep each list in storage order.
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((list[mid] as SeriesRec).sortKey < rec.sortKey) lo = mid + 1;
-      else hi = mid;
-    }
-    list.splice(lo, 0, rec);
+    if (list.recs.length > 0) list.sorted = false;
+    list.recs.push(rec);
     this.#seriesCount++;
     return rec;
   }
 
   #forget(rec: SeriesRec): void {
     const st = rec.target;
-    if (st.byPageKey.get(rec.pageKey) !== rec) return;
-    st.byPageKey.delete(rec.pageKey);
+    if (!st.series.delete(rec)) return;
+    const same = st.byHash.get(rec.hash);
+    if (same === rec) {
+      st.byHash.delete(rec.hash);
+    } else if (Array.isArray(same)) {
+      const rest = same.filter((r) => r !== rec);
+      st.byHash.set(rec.hash, rest.length === 1 ? (rest[0] as SeriesRec) : rest);
+    }
+    rec.dead = true;
     const list = st.byName.get(rec.name);
     if (list !== undefined) {
-      const i = list.indexOf(rec);
-      if (i !== -1) list.splice(i, 1);
-      if (list.length === 0) st.byName.delete(rec.name);
+      list.dead++;
+      if (list.dead === list.recs.length) st.byName.delete(rec.name);
     }
     this.#seriesCount--;
   }
@@ -559,9 +643,9 @@ export class History implements SeriesQueries {
         keep(k);
         keep(v);
       }
-      for (const rec of st.byPageKey.values()) {
+      for (const rec of st.series) {
         keep(rec.name);
-        for (const k in rec.labels) {
+        for (const k of Object.keys(rec.labels)) {
           keep(k);
           keep(rec.labels[k] as string);
         }
@@ -570,6 +654,38 @@ export class History implements SeriesQueries {
     this.#strings.clear();
     for (const [k, v] of live) this.#strings.set(k, v);
   }
+}
+
+/** Hashes are cut to 30 bits so that, as map keys, they stay small integers (no boxing). */
+const SMI_MASK = 0x3fffffff;
+
+/** The live series of `st` whose page key is `key`. */
+function findByKey(st: TargetState, key: string): SeriesRec | undefined {
+  const same = st.byHash.get(hashRange(key, 0, key.length) & SMI_MASK);
+  if (same === undefined) return undefined;
+  if (!Array.isArray(same)) return same.pageKey === key ? same : undefined;
+  return same.find((r) => r.pageKey === key);
+}
+
+/** The live series of `st` for series `id` of a page, found by hash without making the key string. */
+function findInPage(st: TargetState, page: ParsedPage, id: number): SeriesRec | undefined {
+  const same = st.byHash.get((page.series.hashes[id] as number) & SMI_MASK);
+  if (same === undefined) return undefined;
+  if (!Array.isArray(same)) return page.series.keyEquals(id, same.pageKey) ? same : undefined;
+  return same.find((r) => page.series.keyEquals(id, r.pageKey));
+}
+
+/** A name list without forgotten series, in storage order (compacted and sorted in place when needed). */
+function ordered(list: NameList): readonly SeriesRec[] {
+  if (list.dead > 0) {
+    list.recs = list.recs.filter((r) => !r.dead);
+    list.dead = 0;
+  }
+  if (!list.sorted) {
+    list.recs.sort(byStorageOrder);
+    list.sorted = true;
+  }
+  return list.recs;
 }
 
 function newCounts(): Counts {
@@ -594,6 +710,12 @@ function count(outcome: AppendOutcome, counts: Counts): void {
 
 function selectorOf(metric: string, matchers: readonly LabelMatcher[], target: string | undefined): SeriesSelector {
   return target === undefined ? { metric, matchers } : { metric, matchers, target };
+}
+
+function byStorageOrder(a: SeriesRec, b: SeriesRec): number {
+  a.sortKey ??= sortKeyOf(a.name, a.labels);
+  b.sortKey ??= sortKeyOf(b.name, b.labels);
+  return a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0;
 }
 
 /**

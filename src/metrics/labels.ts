@@ -2,8 +2,9 @@
  * Label sets, series keys and label matchers.
  *
  * A `Labels` object maps label names to non-empty values (PromQL treats an empty value as an absent
- * label, so parsers and stores drop them). Objects made here have a null prototype, so a label
- * called `constructor` or `__proto__` is an ordinary key.
+ * label, so parsers and stores drop them). They are plain objects (cheap, sharing hidden classes),
+ * with a label called `__proto__` stored as an own property. A label may legally be called
+ * `constructor` or `toString`: read a name that is not known in advance with `labelValue`.
  *
  * A series key is the canonical text of a series: `name{a="x",b="y"}`, label values escaped as in
  * the exposition formats (`\\`, `\"`, `\n`), labels in canonical order: by name, except that `le`
@@ -25,12 +26,26 @@ export function compareLabelNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** A null-prototype label object from name/value pairs; empty values are dropped, names sorted canonically. */
+/** The value of label `name`, `undefined` when absent (safe for any name, `constructor` included). */
+export function labelValue(labels: Labels, name: string): string | undefined {
+  return Object.hasOwn(labels, name) ? labels[name] : undefined;
+}
+
+/** Sets a label on an object being built (a `__proto__` label becomes an own property). */
+export function setLabel(out: Record<string, string>, name: string, value: string): void {
+  if (name === '__proto__') {
+    Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    out[name] = value;
+  }
+}
+
+/** A label object from name/value pairs; empty values are dropped, names sorted canonically. */
 export function makeLabels(entries: Iterable<readonly [string, string]>): Labels {
   const pairs = [...entries].filter(([, v]) => v !== '');
   pairs.sort((x, y) => compareLabelNames(x[0], y[0]));
-  const out: Record<string, string> = Object.create(null);
-  for (const [k, v] of pairs) out[k] = v;
+  const out: Record<string, string> = {};
+  for (const [k, v] of pairs) setLabel(out, k, v);
   return out;
 }
 
@@ -72,7 +87,7 @@ export function keyMetricName(key: string): string {
  * anything else gives unspecified labels.
  */
 export function keyLabels(key: string): Labels {
-  const out: Record<string, string> = Object.create(null);
+  const out: Record<string, string> = {};
   let i = key.indexOf('{');
   if (i === -1) return out;
   i++;
@@ -97,7 +112,7 @@ export function keyLabels(key: string): Labels {
       j++;
     }
     value += key.slice(start, j);
-    out[name] = value;
+    setLabel(out, name, value);
     i = j + 2;
   }
   return out;
@@ -105,9 +120,9 @@ export function keyLabels(key: string): Labels {
 
 /** The same labels without the given names. */
 export function withoutLabels(labels: Labels, removed: readonly string[]): Labels {
-  const out: Record<string, string> = Object.create(null);
-  for (const name in labels) {
-    if (!removed.includes(name)) out[name] = labels[name] as string;
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(labels)) {
+    if (!removed.includes(name)) setLabel(out, name, labels[name] as string);
   }
   return out;
 }
@@ -116,7 +131,7 @@ export function withoutLabels(labels: Labels, removed: readonly string[]): Label
 export function onlyLabels(labels: Labels, kept: readonly string[]): Labels {
   const pairs: [string, string][] = [];
   for (const name of kept) {
-    const v = labels[name];
+    const v = labelValue(labels, name);
     if (v !== undefined && v !== '') pairs.push([name, v]);
   }
   return makeLabels(pairs);
@@ -165,16 +180,16 @@ export function compileMatchers(matchers: readonly LabelMatcher[]): CompiledMatc
     const name = m.label;
     switch (m.op) {
       case '=':
-        return (l) => (l[name] ?? '') === m.value;
+        return (l) => (labelValue(l, name) ?? '') === m.value;
       case '!=':
-        return (l) => (l[name] ?? '') !== m.value;
+        return (l) => (labelValue(l, name) ?? '') !== m.value;
       case '=~': {
         const re = new RegExp(`^(?:${m.value})$`, 's');
-        return (l) => re.test(l[name] ?? '');
+        return (l) => re.test(labelValue(l, name) ?? '');
       }
       case '!~': {
         const re = new RegExp(`^(?:${m.value})$`, 's');
-        return (l) => !re.test(l[name] ?? '');
+        return (l) => !re.test(labelValue(l, name) ?? '');
       }
       default:
         throw new SyntaxError(`unknown matcher operator ${JSON.stringify(m.op)}`);

@@ -3,8 +3,9 @@
  *
  * `parseOffThread` parses in a worker thread: one worker, started on first use, reused, unref'd
  * while idle (it never keeps the process alive), replaced after a crash. Requests are served in
- * call order. The result arrives as transferred typed arrays plus one string holding every series
- * key, so receiving it costs the calling thread no per-series work. `parsePage` parses small pages
+ * call order. The result arrives as transferred buffers only (samples, and every series key as
+ * UTF-8 bytes), so receiving it costs the calling thread neither copying nor per-series work. (A
+ * key with a lone surrogate, which text decoded from bytes cannot have, comes back with U+FFFD.) `parsePage` parses small pages
  * inline and large ones (`offThreadAboveBytes`, default 1 MiB) off-thread. `closeParseWorker()`
  * stops the worker; pending requests reject.
  *
@@ -36,14 +37,22 @@ class ParseWorkerPool {
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
 
-  parse(input: string | Uint8Array, options: OffThreadParseOptions): Promise<ParsedPage> {
+  parse(input: string | Uint8Array, options: OffThreadParseOptions, transferInput: boolean): Promise<ParsedPage> {
     const worker = this.#ensureWorker();
     const id = this.#nextId++;
     return new Promise<ParsedPage>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, source: options.source });
       worker.ref();
       const request: ParseRequest = { id, input, options };
-      worker.postMessage(request);
+      const transfer =
+        transferInput &&
+        typeof input !== 'string' &&
+        input.byteOffset === 0 &&
+        input.byteLength === input.buffer.byteLength &&
+        input.buffer instanceof ArrayBuffer
+          ? [input.buffer]
+          : [];
+      worker.postMessage(request, transfer);
     });
   }
 
@@ -120,10 +129,19 @@ function tsxEsmApiUrl(from: string): string {
 
 let pool: ParseWorkerPool | undefined;
 
-/** Parses `input` (text, or UTF-8 bytes) in the shared worker thread. Errors are `ExpositionError`s as in `parseExposition`. */
-export function parseOffThread(input: string | Uint8Array, options: OffThreadParseOptions = {}): Promise<ParsedPage> {
+/**
+ * Parses `input` (text, or UTF-8 bytes) in the shared worker thread. Errors are `ExpositionError`s
+ * as in `parseExposition`. Bytes are copied to the worker, unless `transferInput` is set and the
+ * array spans its whole buffer: then the buffer moves to the worker (zero-copy) and the caller's
+ * array becomes empty.
+ */
+export function parseOffThread(
+  input: string | Uint8Array,
+  options: OffThreadParseOptions & { readonly transferInput?: boolean } = {},
+): Promise<ParsedPage> {
   pool ??= new ParseWorkerPool();
-  return pool.parse(input, options);
+  const { transferInput, ...parseOptions } = options;
+  return pool.parse(input, parseOptions, transferInput === true);
 }
 
 export interface ParsePageOptions extends OffThreadParseOptions {

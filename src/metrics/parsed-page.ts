@@ -89,8 +89,10 @@ export function pageToData(page: ParsedPage): { data: ParsedPageData; transfer: 
     timestamps: s.timestamps.slice(0, s.count),
   };
   const transfer = [
+    series.bytes.buffer,
     series.offsets.buffer,
     series.families.buffer,
+    series.hashes.buffer,
     samples.series.buffer,
     samples.values.buffer,
     samples.timestamps.buffer,

@@ -290,6 +290,7 @@ class ExpositionParser {
         this.index.ranges().ends,
         this.index.strings(),
         this.seriesFamilies.subarray(0, this.index.count),
+        this.index.hashes(),
       ),
       samples: {
         count: this.count,

@@ -13,7 +13,7 @@
  */
 
 import { floatError, readFloat } from './float-text.js';
-import { type Labels, makeLabels, withoutLabels } from './labels.js';
+import { type Labels, labelValue, makeLabels, withoutLabels } from './labels.js';
 import { LABEL } from './names.js';
 
 export interface Points {
@@ -390,7 +390,7 @@ export interface QuantileSample extends QuantileResult {
 export function histogramQuantile(q: number, vector: readonly VectorSample[]): QuantileSample[] {
   const groups = new Map<string, { labels: Labels; buckets: Bucket[] }>();
   for (const s of vector) {
-    const le = s.labels[LABEL.le];
+    const le = labelValue(s.labels, LABEL.le);
     if (le === undefined) continue;
     const upperBound = readFloat(le, 0, le.length);
     if (floatError !== undefined) continue;
@@ -418,7 +418,7 @@ export function groupLabels(labels: Labels, grouping: Grouping): Labels {
   if ('by' in grouping) {
     const pairs: [string, string][] = [];
     for (const name of grouping.by) {
-      const v = labels[name];
+      const v = labelValue(labels, name);
       if (v !== undefined && v !== '' && name !== LABEL.metricName) pairs.push([name, v]);
     }
     return makeLabels(pairs);

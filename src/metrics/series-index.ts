@@ -49,6 +49,11 @@ export class SeriesIndex {
     return { starts: this.#starts.subarray(0, this.#count), ends: this.#ends.subarray(0, this.#count) };
   }
 
+  /** Key hash per id (`hashRange` of the key). */
+  hashes(): Int32Array {
+    return this.#hashes.subarray(0, this.#count);
+  }
+
   /** Keys held as strings, by id. */
   strings(): ReadonlyMap<number, string> {
     return this.#strings;

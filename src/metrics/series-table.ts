@@ -1,47 +1,60 @@
 /**
  * The series of one parsed page: series id → series key, metric name, labels and family.
  *
- * Keys are held as ranges of one string (the parsed text, or, for a table handed over from a
- * worker thread, one string holding every key), so that building or receiving a table costs no
- * per-series allocation; key strings, names and labels are made on demand.
+ * Keys are held without one string per series, so that building or receiving a table costs no
+ * per-series allocation: as ranges of the parsed text (a table built in this thread), or as UTF-8
+ * bytes plus offsets (a table handed over from a worker thread: its buffers are transferred, not
+ * copied). Key strings, names and labels are made on demand; `keyEquals` and `hashes` let a store
+ * recognise a series it already holds without making its key string at all.
  *
  * Keys may be slices of a large parsed text: a consumer that keeps a key beyond the page's
  * lifetime should copy it (see `detachString`).
  */
 import { keyLabels, keyMetricName, type Labels } from './labels.js';
+import { hashRange } from './series-index.js';
 
-/** The transferable form of a table (see `SeriesTable.toData`). */
+/** The transferable form of a table (see `SeriesTable.toData`); every buffer can be transferred. */
 export interface SeriesTableData {
-  readonly blob: string;
-  /** `count + 1` offsets into `blob`. */
+  /** Every key, UTF-8, one after the other. */
+  readonly bytes: Uint8Array;
+  /** `count + 1` byte offsets into `bytes`. */
   readonly offsets: Uint32Array;
   readonly families: Int32Array;
+  readonly hashes: Int32Array;
+}
+
+const decoder = new TextDecoder('utf-8');
+const encoder = new TextEncoder();
+
+interface TextKeys {
+  readonly kind: 'text';
+  readonly text: string;
+  /** Key of series i is `text[starts[i], ends[i])`, or `strings.get(i)` when `starts[i]` is -1. */
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  readonly strings: ReadonlyMap<number, string>;
+}
+
+interface ByteKeys {
+  readonly kind: 'bytes';
+  readonly bytes: Uint8Array;
+  readonly offsets: Uint32Array;
 }
 
 export class SeriesTable {
   readonly count: number;
   /** Family index (into `ParsedPage.families`) of each series. */
   readonly families: Int32Array;
-  readonly #text: string;
-  /** Key of series i is `#text[#starts[i], #ends[i])`, or `#strings.get(i)` when `#starts[i]` is -1. */
-  readonly #starts: Int32Array | Uint32Array;
-  readonly #ends: Int32Array | Uint32Array;
-  readonly #strings: ReadonlyMap<number, string> | undefined;
+  /** `hashRange(key)` of each series. */
+  readonly hashes: Int32Array;
+  readonly #keys: TextKeys | ByteKeys;
   readonly #labels: (Labels | undefined)[] = [];
 
-  private constructor(
-    text: string,
-    starts: Int32Array | Uint32Array,
-    ends: Int32Array | Uint32Array,
-    strings: ReadonlyMap<number, string> | undefined,
-    families: Int32Array,
-  ) {
+  private constructor(keys: TextKeys | ByteKeys, families: Int32Array, hashes: Int32Array) {
     this.count = families.length;
     this.families = families;
-    this.#text = text;
-    this.#starts = starts;
-    this.#ends = ends;
-    this.#strings = strings !== undefined && strings.size > 0 ? strings : undefined;
+    this.hashes = hashes;
+    this.#keys = keys;
   }
 
   /** Keys as ranges of `text` (start -1: the key is in `strings`). */
@@ -51,31 +64,44 @@ export class SeriesTable {
     ends: Int32Array,
     strings: ReadonlyMap<number, string>,
     families: Int32Array,
+    hashes: Int32Array,
   ): SeriesTable {
-    return new SeriesTable(text, starts, ends, strings, families);
+    return new SeriesTable({ kind: 'text', text, starts, ends, strings }, families, hashes);
   }
 
   static fromKeys(keys: readonly string[], families: Int32Array): SeriesTable {
-    const offsets = new Uint32Array(keys.length + 1);
-    let total = 0;
-    for (let i = 0; i < keys.length; i++) {
-      offsets[i] = total;
-      total += (keys[i] as string).length;
-    }
-    offsets[keys.length] = total;
-    return new SeriesTable(keys.join(''), offsets.subarray(0, keys.length), offsets.subarray(1), undefined, families);
+    const text = keys.join('');
+    const starts = new Int32Array(keys.length);
+    const ends = new Int32Array(keys.length);
+    let at = 0;
+    keys.forEach((k, i) => {
+      starts[i] = at;
+      at += k.length;
+      ends[i] = at;
+    });
+    const hashes = Int32Array.from(keys, (k) => hashRange(k, 0, k.length));
+    return new SeriesTable({ kind: 'text', text, starts, ends, strings: new Map() }, families, hashes);
   }
 
   static fromData(data: SeriesTableData): SeriesTable {
-    const n = data.families.length;
-    return new SeriesTable(data.blob, data.offsets.subarray(0, n), data.offsets.subarray(1), undefined, data.families);
+    return new SeriesTable({ kind: 'bytes', bytes: data.bytes, offsets: data.offsets }, data.families, data.hashes);
   }
 
   /** The series key of series `id` (0 ≤ id < count). */
   key(id: number): string {
-    const start = this.#starts[id] as number;
-    if (this.#strings !== undefined && (start === -1 || start === 0xffffffff)) return this.#strings.get(id) as string;
-    return this.#text.slice(start, this.#ends[id]);
+    const k = this.#keys;
+    if (k.kind === 'bytes') return decoder.decode(k.bytes.subarray(k.offsets[id], k.offsets[id + 1]));
+    const start = k.starts[id] as number;
+    return start === -1 ? (k.strings.get(id) as string) : k.text.slice(start, k.ends[id]);
+  }
+
+  /** Whether the key of series `id` is `s`, without making the key string. */
+  keyEquals(id: number, s: string): boolean {
+    const k = this.#keys;
+    if (k.kind === 'bytes') return utf8Equals(k.bytes, k.offsets[id] as number, k.offsets[id + 1] as number, s);
+    const start = k.starts[id] as number;
+    if (start === -1) return k.strings.get(id) === s;
+    return s.length === (k.ends[id] as number) - start && k.text.startsWith(s, start);
   }
 
   name(id: number): string {
@@ -92,26 +118,94 @@ export class SeriesTable {
     return l;
   }
 
-  /** The form a worker posts back: all keys in one string; `families` and `offsets` buffers can be transferred. */
+  /** The form a worker posts back: all keys as UTF-8 bytes; every buffer in it can be transferred. */
   toData(): SeriesTableData {
-    const offsets = new Uint32Array(this.count + 1);
-    const parts: string[] = [];
-    let total = 0;
-    for (let i = 0; i < this.count; i++) {
-      const key = this.key(i);
-      offsets[i] = total;
-      total += key.length;
-      parts.push(key);
+    const k = this.#keys;
+    if (k.kind === 'bytes') {
+      return { bytes: k.bytes, offsets: k.offsets, families: this.families.slice(), hashes: this.hashes.slice() };
     }
-    offsets[this.count] = total;
-    return { blob: parts.join(''), offsets, families: this.families.slice() };
+    const parts: string[] = [];
+    for (let i = 0; i < this.count; i++) parts.push(this.key(i));
+    const bytes = encoder.encode(parts.join(''));
+    const offsets = new Uint32Array(this.count + 1);
+    let at = 0;
+    for (let i = 0; i < this.count; i++) {
+      offsets[i] = at;
+      at += utf8Length(parts[i] as string);
+    }
+    offsets[this.count] = at;
+    return { bytes, offsets, families: this.families.slice(), hashes: this.hashes.slice() };
   }
 }
 
+/** UTF-8 length of `s` (lone surrogates count as U+FFFD, as `TextEncoder` writes them). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** Whether `bytes[start, end)` is the UTF-8 encoding of `s`. */
+function utf8Equals(bytes: Uint8Array, start: number, end: number, s: string): boolean {
+  let p = start;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      if (p >= end || bytes[p] !== c) return false;
+      p++;
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      c = 0x10000 + ((c - 0xd800) << 10) + (s.charCodeAt(i + 1) - 0xdc00);
+      i++;
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      c = 0xfffd;
+    }
+    if (c < 0x800) {
+      if (p + 2 > end || bytes[p] !== (0xc0 | (c >> 6)) || bytes[p + 1] !== (0x80 | (c & 0x3f))) return false;
+      p += 2;
+    } else if (c < 0x10000) {
+      if (
+        p + 3 > end ||
+        bytes[p] !== (0xe0 | (c >> 12)) ||
+        bytes[p + 1] !== (0x80 | ((c >> 6) & 0x3f)) ||
+        bytes[p + 2] !== (0x80 | (c & 0x3f))
+      ) {
+        return false;
+      }
+      p += 3;
+    } else {
+      if (
+        p + 4 > end ||
+        bytes[p] !== (0xf0 | (c >> 18)) ||
+        bytes[p + 1] !== (0x80 | ((c >> 12) & 0x3f)) ||
+        bytes[p + 2] !== (0x80 | ((c >> 6) & 0x3f)) ||
+        bytes[p + 3] !== (0x80 | (c & 0x3f))
+      ) {
+        return false;
+      }
+      p += 4;
+    }
+  }
+  return p === end;
+}
+
 /**
- * A copy of `s` that does not keep a larger string alive (V8 represents slices as views of their
- * parent string). Use it for strings that outlive a parsed page.
+ * A flat copy of `s` that does not keep a larger string alive (V8 represents slices as views of
+ * their parent string, and compares them more slowly). Use it for strings that outlive a parsed page.
  */
 export function detachString(s: string): string {
-  return s.length < 13 ? s : ` ${s}`.slice(1);
+  if (s.length < 13) return s;
+  // Latin-1 when every code unit fits (a one-byte string), UTF-16 otherwise: both round-trip exactly.
+  return WIDE.test(s) ? Buffer.from(s, 'utf16le').toString('utf16le') : Buffer.from(s, 'latin1').toString('latin1');
 }
+
+const WIDE = /[^\u0000-\u00ff]/;

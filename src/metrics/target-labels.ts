@@ -4,17 +4,18 @@
  * a scraped label they clash with is kept as `exported_<name>` (`exported_exported_<name>` when
  * that is taken too, and so on), clashes resolved shortest name first.
  */
-import { type Labels, makeLabels } from './labels.js';
+import { compareLabelNames, type Labels, labelValue, makeLabels, setLabel } from './labels.js';
 
 const EXPORTED_PREFIX = 'exported_';
 
 export function applyTargetLabels(scraped: Labels, target: Labels): Labels {
   const targetNames = Object.keys(target).sort();
   if (targetNames.length === 0) return scraped;
+  if (!targetNames.some((n) => Object.hasOwn(scraped, n))) return merged(scraped, target);
   const out = new Map<string, string>(Object.entries(scraped));
   const conflicting: { name: string; value: string }[] = [];
   for (const name of targetNames) {
-    const existing = scraped[name];
+    const existing = labelValue(scraped, name);
     if (existing !== undefined && existing !== '') conflicting.push({ name, value: existing });
     const value = target[name] as string;
     if (value === '') out.delete(name);
@@ -37,4 +38,24 @@ export function applyTargetLabels(scraped: Labels, target: Labels): Labels {
   }
   for (const c of conflicting) out.set(c.name, c.value);
   return makeLabels(out);
+}
+
+/** Both label sets in one object, in canonical order (no name in common; empty values left out). */
+function merged(a: Labels, b: Labels): Labels {
+  const an = Object.keys(a).sort(compareLabelNames);
+  const bn = Object.keys(b).sort(compareLabelNames);
+  const out: Record<string, string> = {};
+  let i = 0;
+  let j = 0;
+  while (i < an.length || j < bn.length) {
+    const x = an[i];
+    const y = bn[j];
+    const fromA = y === undefined || (x !== undefined && compareLabelNames(x, y) < 0);
+    const name = (fromA ? x : y) as string;
+    const value = (fromA ? a[name] : b[name]) as string;
+    if (fromA) i++;
+    else j++;
+    if (value !== '') setLabel(out, name, value);
+  }
+  return out;
 }

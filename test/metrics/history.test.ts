@@ -4,6 +4,7 @@ import type { LabelMatcher } from '../../src/metrics/labels.js';
 import { LABEL, WORKQUEUE } from '../../src/metrics/names.js';
 import { parseExposition } from '../../src/metrics/parser.js';
 import { histogramQuantile, sumVector } from '../../src/metrics/promql-functions.js';
+import { hashRange } from '../../src/metrics/series-index.js';
 
 const T0 = 1_700_000_000_000;
 const S = 1000;
@@ -229,6 +230,39 @@ describe('History: range functions', () => {
     ).toEqual([2]);
     expect(h.removeTarget('a')).toBe(true);
     expect(h.instant('m', [], T0).map((s) => s.value)).toEqual([2]);
+  });
+});
+
+describe('History: finding series again', () => {
+  it('follows series when a page lists them in another order', () => {
+    const h = new History();
+    h.append(TARGET, page('m{k="a"} 1\nm{k="b"} 2\nm{k="c"} 3\n'), T0);
+    h.append(TARGET, page('m{k="c"} 30\nm{k="a"} 10\nm{k="d"} 40\nm{k="b"} 20\n'), T0 + 15 * S);
+    const values = h.select({ metric: 'm' }).map((v) => [v.labels.k, Array.from(v.v)]);
+    expect(values.sort()).toEqual([
+      ['a', [1, 10]],
+      ['b', [2, 20]],
+      ['c', [3, 30]],
+      ['d', [40]],
+    ]);
+  });
+
+  it('keeps series apart whose keys have the same hash', () => {
+    // These two keys collide in the 32-bit key hash used by the parser and the history.
+    const [x, y] = ['m{a="149599"}', 'm{a="312382"}'];
+    expect(hashRange(x, 0, x.length)).toBe(hashRange(y, 0, y.length));
+    const first = page(`${x} 1\n${y} 2\n`);
+    expect(first.series.count).toBe(2);
+    const h = new History();
+    h.append(TARGET, first, T0);
+    h.append(TARGET, page(`${y} 20\n${x} 10\n`), T0 + 15 * S);
+    h.append(TARGET, page(`${x} 100\n`), T0 + 30 * S);
+    const values = h.select({ metric: 'm' }).map((v) => [v.labels.a, Array.from(v.v)]);
+    expect(values.sort()).toEqual([
+      ['149599', [1, 10, 100]],
+      ['312382', [2, 20]],
+    ]);
+    expect(h.instant('m', [], T0 + 30 * S).map((s) => s.labels.a)).toEqual(['149599']);
   });
 });
 

@@ -49,6 +49,28 @@ describe('parseOffThread (worker loaded from the TypeScript source)', () => {
     expect(page.skippedLines).toBe(1);
   });
 
+  it('moves a whole-buffer byte array to the worker when asked, and copies it otherwise', async () => {
+    const bytes = new TextEncoder().encode(text);
+    const copied = await parseOffThread(bytes);
+    expect(bytes.byteLength).toBe(Buffer.byteLength(text));
+    const moved = await parseOffThread(bytes, { transferInput: true });
+    expect(bytes.byteLength).toBe(0);
+    expect(summary(moved)).toEqual(summary(copied));
+    expect(summary(moved)).toEqual(summary(parseExposition(text)));
+  });
+
+  it('finds keys across the thread boundary without decoding them (UTF-8 comparison)', async () => {
+    const input = 'm{a="é😀x",b="\\\\"} 1\nn 2\n';
+    const page = await parseOffThread(input);
+    expect(page.series.key(0)).toBe('m{a="é😀x",b="\\\\"}');
+    expect(page.series.keyEquals(0, 'm{a="é😀x",b="\\\\"}')).toBe(true);
+    expect(page.series.keyEquals(0, 'm{a="é😀y",b="\\\\"}')).toBe(false);
+    expect(page.series.keyEquals(0, 'm{a="é😀x",b="\\\\"} ')).toBe(false);
+    expect(page.series.keyEquals(1, 'n')).toBe(true);
+    expect(page.series.keyEquals(1, 'm')).toBe(false);
+    expect(Array.from(page.series.hashes)).toEqual(Array.from(parseExposition(input).series.hashes));
+  });
+
   it('rejects with an ExpositionError naming the line, column and source', async () => {
     const bad = 'ok 1\nbad{a="b" 2\n';
     await expect(parseOffThread(bad, { source: 'http://x/metrics' })).rejects.toThrow(
