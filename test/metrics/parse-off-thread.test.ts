@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExpositionError } from '../../src/metrics/exposition-error.js';
+import { History } from '../../src/metrics/history.js';
 import { DIAGNOSTIC_FAMILIES, WORKQUEUE } from '../../src/metrics/names.js';
 import { closeParseWorker, parseOffThread, parsePage } from '../../src/metrics/parse-off-thread.js';
 import { type ParsedPage, pageSamples } from '../../src/metrics/parsed-page.js';
@@ -69,6 +70,24 @@ describe('parseOffThread (worker loaded from the TypeScript source)', () => {
     expect(page.series.keyEquals(1, 'n')).toBe(true);
     expect(page.series.keyEquals(1, 'm')).toBe(false);
     expect(Array.from(page.series.hashes)).toEqual(Array.from(parseExposition(input).series.hashes));
+  });
+
+  it('gives a page that a history stores exactly like an inline one', async () => {
+    const target = { id: 't', labels: { job: 'j' } };
+    const inline = new History();
+    const off = new History();
+    for (let i = 0; i < 3; i++) {
+      const scrape = text.replaceAll(' 319', ` ${319 + i}`);
+      inline.append(target, parseExposition(scrape), 1_700_000_000_000 + i * 15_000);
+      await off.appendInChunks(target, await parseOffThread(scrape), 1_700_000_000_000 + i * 15_000);
+    }
+    const dump = (h: History) =>
+      h
+        .metricNames()
+        .flatMap((m) => h.select({ metric: m }).map((v) => [m, { ...v.labels }, Array.from(v.t), Array.from(v.v)]));
+    expect(dump(off)).toEqual(dump(inline));
+    expect(off.stats()).toEqual(inline.stats());
+    expect(off.stats().series).toBe(parseExposition(text).series.count);
   });
 
   it('rejects with an ExpositionError naming the line, column and source', async () => {

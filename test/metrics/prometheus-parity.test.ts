@@ -16,7 +16,13 @@ import {
   type VectorSample,
 } from '../../src/metrics/promql-functions.js';
 import { readRecording } from '../../src/metrics/recording.js';
-import { importRecording, type PrometheusHandle, startPrometheus } from '../support/prometheus.js';
+import {
+  formatTimeSec,
+  importRecording,
+  type PrometheusHandle,
+  requireTool,
+  startPrometheus,
+} from '../support/prometheus.js';
 import { generateRecording, type RecordingSpec } from '../support/recordings.js';
 
 const START = 1_700_000_000;
@@ -154,6 +160,20 @@ function close(a: number, b: number): boolean {
   return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
 }
 
+describe('test support', () => {
+  it('requireTool names the Debian package to install when a tool is missing', () => {
+    expect(requireTool('promtool')).toMatch(/\/promtool$/);
+    expect(() => requireTool('prometheus-frobnicator')).toThrow(
+      '`prometheus-frobnicator` not found: install Debian package prometheus-frobnicator (apt-get install prometheus-frobnicator)',
+    );
+  });
+
+  it('formats query times with millisecond precision', () => {
+    expect(formatTimeSec(1_700_000_000.0015)).toBe('1700000000.002');
+    expect(formatTimeSec(1_700_000_015)).toBe('1700000015.000');
+  });
+});
+
 describe('parity with Prometheus 2.42', () => {
   let prom: PrometheusHandle;
   let history: History;
@@ -232,6 +252,26 @@ describe('parity with Prometheus 2.42', () => {
     );
     expect(remote.map((s) => s.value)).toEqual([10]);
     expect(local).toEqual([{ labels: { name: 'beta' }, value: 10, inInfBucket: true }]);
+  });
+
+  it('agrees over a range query (query_range, 15 s steps across the reset and the gaps)', async () => {
+    const start = START + 30 * 15;
+    const end = START + 140 * 15;
+    const remote = await prom.queryRange(`rate(${WORKQUEUE.adds}[2m])`, start, end, 15);
+    expect(remote).toHaveLength(3);
+    let compared = 0;
+    for (const series of remote) {
+      for (const [t, value] of series.values) {
+        const local = history
+          .range('rate', WORKQUEUE.adds, [], Math.round(t * 1000), 120_000)
+          .find((s) => key(s.labels) === key(series.labels));
+        expect(local, `${key(series.labels)} @ ${t}`).toBeDefined();
+        if (!close(local?.value as number, value))
+          expect.fail(`@ ${t} {${key(series.labels)}}: ${local?.value} vs ${value}`);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(250);
   });
 
   for (const c of CASES) {
