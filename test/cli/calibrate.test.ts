@@ -2,29 +2,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { main } from '../../src/cli/main.js';
+import { type CliResult, runCli } from '../support/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'wqd-calibrate-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await main(['node', 'workqueue-doctor', 'calibrate', ...args]), stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
+function cli(...args: string[]): Promise<CliResult> {
+  return runCli('calibrate', ...args);
 }
 
 describe('calibrate', () => {

@@ -7,12 +7,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { main } from '../../src/cli/main.js';
 import type { Report } from '../../src/diagnosis/report.js';
 import { runVirtual, startLiveSimulation } from '../../src/simulate/index.js';
 import { expectValid, validateReport } from '../server/helpers.js';
+import { type CliResult, runCli } from '../support/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'wqd-diagnose-cli-'));
 const file = (name: string) => join(work, name);
@@ -25,23 +25,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    const code = await main(['node', 'workqueue-doctor', 'diagnose', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
+function cli(...args: string[]): Promise<CliResult> {
+  return runCli('diagnose', ...args);
 }
 
 describe('diagnose --recording', () => {

@@ -6,37 +6,21 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { main } from '../../src/cli/main.js';
 import { ruleSettings } from '../../src/diagnosis/catalog.js';
 import { renderPromQL } from '../../src/diagnosis/promql-render.js';
 import { SIGNALS } from '../../src/diagnosis/signals.js';
 import { generateArtifacts } from '../../src/generate/artifacts.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
+import { type CliResult, runCli } from '../support/cli.js';
 import { expectedLines, filesByPath, type PanelJson, ruleFileOf } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'wqd-generate-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function generate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    const code = await main(['node', 'workqueue-doctor', 'generate', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-    process.exitCode = undefined;
-  }
+function generate(...args: string[]): Promise<CliResult> {
+  return runCli('generate', ...args);
 }
 
 function readOut(dir: string, path: string): string {

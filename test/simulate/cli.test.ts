@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { main } from '../../src/cli/main.js';
 import { SCENARIO_NAMES } from '../../src/simulate/index.js';
+import { type CliResult, runCli } from '../support/cli.js';
 import { tempDir } from './helpers.js';
 
 const work = tempDir('wqd-sim-cli-');
@@ -17,23 +17,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    const code = await main(['node', 'workqueue-doctor', 'simulate', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
+function cli(...args: string[]): Promise<CliResult> {
+  return runCli('simulate', ...args);
 }
 
 describe('simulate --list', () => {
