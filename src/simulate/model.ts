@@ -5,6 +5,7 @@
  * Times inside a scenario are milliseconds since the simulated process started (the recording's
  * first sample). Rates are per second.
  */
+import { RULE_IDS, type RuleId } from '../diagnosis/rule.js';
 import type { KeyDistribution } from './distributions.js';
 import type { Random } from './random.js';
 
@@ -16,17 +17,9 @@ import type { Random } from './random.js';
 export type Flavor = 'controller-runtime' | 'component-base';
 export const FLAVORS: readonly Flavor[] = ['controller-runtime', 'component-base'];
 
-/** The diagnoses a scenario's ground truth names (ids as the diagnosis rules spell them). */
-export const DIAGNOSIS_IDS = [
-  'WorkqueueBacklog',
-  'WorkqueueHotLoop',
-  'WorkqueueSlowWork',
-  'WorkqueueStuckWorker',
-  'WorkqueuePersistentFailures',
-  'WorkqueueSaturated',
-  'WorkqueueNotObservable',
-] as const;
-export type DiagnosisId = (typeof DIAGNOSIS_IDS)[number];
+/** The diagnoses a scenario's ground truth names: the diagnosis rules' ids. */
+export const DIAGNOSIS_IDS = RULE_IDS;
+export type DiagnosisId = RuleId;
 
 /** How a sync ended, as controller-runtime's reconcile result. */
 export type SyncResult =
