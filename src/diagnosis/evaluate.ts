@@ -20,7 +20,7 @@ import {
 /**
  * What evaluation needs from storage.
  * Contract: `instant` applies the 5-minute lookback and staleness of a PromQL instant selector and
- * returns labels including `__name__`; `range` applies `fn` to each series over `(atMs - windowMs, atMs]`
+ * returns labels including `__name__`; `range` applies `fn` to each series over `[atMs - windowMs, atMs]` (both ends included, as in Prometheus 2.x)
  * and omits series without enough samples (as Prometheus does), returning labels without `__name__`.
  */
 export interface SeriesStore {

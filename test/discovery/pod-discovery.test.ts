@@ -11,7 +11,7 @@ import {
 import { ANNOTATION } from '../../src/discovery/pod-target.js';
 import type { Target } from '../../src/discovery/target.js';
 import { FakeKubeApi, type FakePodSpec } from '../support/fake-kube-api.js';
-import { unusedPort, waitFor } from '../support/local-server.js';
+import { freePort, waitFor } from '../support/local-server.js';
 import { makeSelfSignedCert } from '../support/tls.js';
 
 const TOKEN = 'sa-token-1';
@@ -213,7 +213,7 @@ describe('pod discovery over list+watch', () => {
   });
 
   it('reports an unreachable API server from start() on, and keeps retrying', async () => {
-    const port = await unusedPort();
+    const port = await freePort();
     const d = discover({ connection: { kind: 'server', server: `http://127.0.0.1:${port}`, skipTLSVerify: true } });
     await d.start();
     const s = d.status();

@@ -17,7 +17,7 @@ import {
 import { createHttpAgents, type HttpAgents } from '../../src/metrics/http-transport.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
 import { newTargetHealth, recordScrapeFailure, recordScrapeSuccess } from '../../src/metrics/target-health.js';
-import { type LocalServer, startHttpServer, startHttpsServer, unusedPort } from '../support/local-server.js';
+import { freePort, type LocalServer, startHttpServer, startHttpsServer } from '../support/local-server.js';
 import { makeSelfSignedCert, type SelfSignedCert } from '../support/tls.js';
 
 const TEXT_PAGE = `# HELP ${WORKQUEUE.depth} Current depth of workqueue\n# TYPE ${WORKQUEUE.depth} gauge\n${WORKQUEUE.depth}{name="pods"} 3\n`;
@@ -251,7 +251,7 @@ describe('fetchMetricsPage over http', () => {
   });
 
   it('fails with connection when nothing listens', async () => {
-    const port = await unusedPort();
+    const port = await freePort();
     const err = await scrapeError(fetchMetricsPage({ url: `http://127.0.0.1:${port}/metrics` }, { ...base, agents }));
     expect(err.code).toBe('connection');
     expect(err.message).toMatch(new RegExp(`^GET http://127\\.0\\.0\\.1:${port}/metrics: connection refused`));

@@ -12,7 +12,7 @@ import {
   parseSampleValue,
   type QueryResult,
 } from '../../src/metrics/prometheus-api.js';
-import { type LocalServer, startHttpServer, unusedPort, waitFor } from '../support/local-server.js';
+import { freePort, type LocalServer, startHttpServer, waitFor } from '../support/local-server.js';
 import {
   EXPORTER_JOB,
   type RunningPrometheus,
@@ -314,7 +314,7 @@ describe('Prometheus API client against a fake server', () => {
     const decode = await apiError(client.query('up'));
     expect([decode.kind, decode.errorType]).toEqual(['decode', 'bad_response']);
 
-    const port = await unusedPort();
+    const port = await freePort();
     const down = createPrometheusClient({ url: `http://127.0.0.1:${port}`, timeoutMs: 5_000 });
     const conn = await apiError(down.query('up'));
     expect([conn.kind, conn.errorType, conn.expr]).toEqual(['transport', 'connection', 'up']);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { staticTargets } from '../../src/discovery/static.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
 import type { ScrapeEvent } from '../../src/sources/scrape-source.js';
-import { unusedPort } from '../support/local-server.js';
+import { freePort } from '../support/local-server.js';
 import { ManualClock, queuePage, scrapeSource, serve, serveOnPort, servePage, TEXT_CT } from './scrape-support.js';
 
 const INTERVAL = 15_000;
@@ -242,7 +242,7 @@ describe('scrape source: failing targets', () => {
   });
 
   it('counts a counter reset across a target restart as Prometheus does', async () => {
-    const port = await unusedPort();
+    const port = await freePort();
     // Two lives of one process: the adds counter goes 0, 10, 20, 30, then restarts at 0, 10, 20.
     const life = (values: number[]) => {
       let i = 0;

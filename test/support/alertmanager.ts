@@ -7,11 +7,11 @@
  *   returns. `alerts(filter)` lists its alerts through `GET /api/v2/alerts`. `stop()` kills it and removes its
  *   temporary directory.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, requireTool } from './prometheus.js';
+import { startDaemon } from './daemon.js';
+import { requireTool } from './prometheus.js';
 
 export interface AlertmanagerOptions {
   /** alertmanager.yml contents. */
@@ -49,86 +49,38 @@ export async function startAlertmanager(options: AlertmanagerOptions): Promise<A
   const configFile = join(dir, 'alertmanager.yml');
   writeFileSync(configFile, options.configYaml);
 
-  let lastError: Error | undefined;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
-    const address = `127.0.0.1:${port}`;
-    const url = `http://${address}`;
-    const child = spawn(
+  try {
+    const daemon = await startDaemon({
+      name: 'alertmanager',
       binary,
-      [
+      readyTimeoutMs: options.readyTimeoutMs ?? 30_000,
+      args: (port, attempt) => [
         `--config.file=${configFile}`,
         `--storage.path=${join(dir, `data-${attempt}`)}`,
-        `--web.listen-address=${address}`,
+        `--web.listen-address=127.0.0.1:${port}`,
         '--cluster.listen-address=',
         '--log.level=warn',
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    const keep = (d: Buffer): void => {
-      output = (output + d.toString()).slice(-8192);
-    };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    try {
-      await waitReady(url, child, options.readyTimeoutMs ?? 30_000, () => output);
-    } catch (err) {
-      await kill(child);
-      lastError = err as Error;
-      if (/address already in use/.test(output)) continue;
-      cleanup();
-      throw err;
-    }
+    });
     let stopped = false;
     return {
-      url,
-      address,
+      url: daemon.url,
+      address: `127.0.0.1:${daemon.port}`,
       async alerts(filter = []) {
         const query = new URLSearchParams(filter.map((f): [string, string] => ['filter', f]));
-        const res = await fetch(`${url}/api/v2/alerts${filter.length > 0 ? `?${query.toString()}` : ''}`);
+        const res = await fetch(`${daemon.url}/api/v2/alerts${filter.length > 0 ? `?${query.toString()}` : ''}`);
         if (!res.ok) throw new Error(`GET /api/v2/alerts: ${res.status} ${await res.text()}`);
         return (await res.json()) as AlertmanagerAlert[];
       },
       async stop() {
         if (stopped) return;
         stopped = true;
-        await kill(child);
+        await daemon.stop();
         cleanup();
       },
     };
+  } catch (error) {
+    cleanup();
+    throw error;
   }
-  cleanup();
-  throw lastError ?? new Error('alertmanager did not start');
-}
-
-async function waitReady(url: string, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let exited: number | null = null;
-  child.once('exit', (code) => {
-    exited = code ?? -1;
-  });
-  while (Date.now() < deadline) {
-    if (exited !== null) throw new Error(`alertmanager exited with code ${exited} before it was ready:\n${output()}`);
-    try {
-      const res = await fetch(`${url}/-/ready`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`alertmanager at ${url} not ready after ${timeoutMs} ms:\n${output()}`);
-}
-
-function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }

@@ -2,7 +2,6 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import net from 'node:net';
 
 export interface LocalServer {
   server: http.Server;
@@ -42,13 +41,7 @@ async function listen(server: http.Server, scheme: 'http' | 'https'): Promise<Lo
 }
 
 /** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
-export async function unusedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
+export { freePort } from './daemon.js';
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(

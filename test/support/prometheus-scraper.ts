@@ -1,17 +1,12 @@
 /**
- * A real Prometheus (Debian package `prometheus`) on a free 127.0.0.1 port with a temporary storage
- * directory, scraping a prom-client exporter on 127.0.0.1 every second. `stop()` ends both.
+ * A real Prometheus (`startPrometheus`) scraping a prom-client exporter on 127.0.0.1 every second.
+ * `stop()` ends both.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { LABEL, WORKQUEUE } from '../../src/metrics/names.js';
-import { type LocalServer, startHttpServer, unusedPort, waitFor } from './local-server.js';
+import { type LocalServer, startHttpServer } from './local-server.js';
+import { startPrometheus } from './prometheus.js';
 
-export const PROMETHEUS_BINARY = '/usr/bin/prometheus';
 export const EXPORTER_JOB = 'wqd-exporter';
 
 export interface Exporter {
@@ -67,104 +62,34 @@ export interface RunningPrometheus {
   stop(): Promise<void>;
 }
 
-/** Fails (never skips) when the binary is missing. */
-export function requirePrometheusBinary(): void {
-  if (!existsSync(PROMETHEUS_BINARY)) {
-    throw new Error(`${PROMETHEUS_BINARY} not found: install Debian package prometheus (apt-get install prometheus)`);
-  }
-}
-
+/** Prometheus scraping a fresh exporter every second; fails (never skips) when the binary is missing. */
 export async function startPrometheusScrapingExporter(): Promise<RunningPrometheus> {
-  requirePrometheusBinary();
   const exporter = await startExporter();
-  const dir = mkdtempSync(join(tmpdir(), 'wqd-prom-'));
-  const configFile = join(dir, 'prometheus.yml');
-  writeFileSync(
-    configFile,
-    [
-      'global:',
-      '  scrape_interval: 1s',
-      '  evaluation_interval: 1s',
-      'scrape_configs:',
-      `  - job_name: ${EXPORTER_JOB}`,
-      '    static_configs:',
-      `      - targets: ['${exporter.hostPort}']`,
-      '',
-    ].join('\n'),
-  );
-  let lastFailure = '';
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await unusedPort();
-    const storage = mkdtempSync(join(dir, 'data-'));
-    const child = spawn(
-      PROMETHEUS_BINARY,
-      [
-        `--config.file=${configFile}`,
-        `--storage.tsdb.path=${storage}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        '--log.level=warn',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    const collect = (chunk: Buffer): void => {
-      output = (output + chunk.toString('utf8')).slice(-64 * 1024);
-    };
-    child.stdout?.on('data', collect);
-    child.stderr?.on('data', collect);
-    let exited = false;
-    child.on('exit', () => {
-      exited = true;
+  try {
+    const prom = await startPrometheus({
+      configYaml: [
+        'global:',
+        '  scrape_interval: 1s',
+        '  evaluation_interval: 1s',
+        'scrape_configs:',
+        `  - job_name: ${EXPORTER_JOB}`,
+        '    static_configs:',
+        `      - targets: ['${exporter.hostPort}']`,
+        '',
+      ].join('\n'),
+      readyTimeoutMs: 20_000,
     });
-    const url = `http://127.0.0.1:${port}`;
-    try {
-      await waitFor(
-        'prometheus to be ready',
-        async () => {
-          if (exited) throw new Error(`prometheus exited: ${output}`);
-          return (await httpStatus(`${url}/-/ready`)) === 200;
-        },
-        20_000,
-        100,
-      );
-    } catch (err) {
-      await stopChild(child);
-      lastFailure = err instanceof Error ? err.message : String(err);
-      if (output.includes('address already in use')) continue; // the free port was taken meanwhile
-      break;
-    }
     return {
-      url,
+      url: prom.url,
       exporter,
-      output: () => output,
+      output: prom.output,
       stop: async () => {
-        await stopChild(child);
+        await prom.stop();
         await exporter.server.close();
-        rmSync(dir, { recursive: true, force: true });
       },
     };
+  } catch (error) {
+    await exporter.server.close();
+    throw error;
   }
-  await exporter.server.close();
-  rmSync(dir, { recursive: true, force: true });
-  throw new Error(`could not start prometheus: ${lastFailure}`);
-}
-
-function httpStatus(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    req.setTimeout(2_000, () => req.destroy(new Error('timeout')));
-  });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(killTimer);
 }

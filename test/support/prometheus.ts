@@ -9,11 +9,11 @@
  *   directories (including a storage directory made by `importRecording`).
  *   Start one per test file (beforeAll/afterAll), not one per test.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { type Daemon, freePort, startDaemon } from './daemon.js';
 
 const DEBIAN_PACKAGE: Readonly<Record<string, string>> = {
   prometheus: 'prometheus',
@@ -98,19 +98,7 @@ export async function importRecording(file: string): Promise<string> {
   return dir;
 }
 
-/** A free TCP port on 127.0.0.1 (listen on port 0, read it, close). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface PrometheusOptions {
   /** TSDB directory to serve (e.g. from `importRecording`); default a new empty temp dir. */
@@ -155,6 +143,8 @@ export interface PrometheusHandle {
   query(expr: string, timeSec: number): Promise<PromSample[]>;
   /** `GET /api/v1/query_range`, as series of numeric points. */
   queryRange(expr: string, startSec: number, endSec: number, stepSec: number): Promise<PromSeries[]>;
+  /** What the process printed (bounded), for failure messages. */
+  output(): string;
   /** Kills Prometheus and removes its temporary directories. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -189,13 +179,12 @@ export async function startPrometheus(options: PrometheusOptions = {}): Promise<
     if (ownStorage || tempDirs.has(storagePath)) removeTempDir(storagePath);
   };
 
-  let lastError: Error | undefined;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const child = spawn(
+  try {
+    const daemon = await startDaemon({
+      name: 'prometheus',
       binary,
-      [
+      readyTimeoutMs: options.readyTimeoutMs ?? 30_000,
+      args: (port) => [
         `--config.file=${configFile}`,
         `--storage.tsdb.path=${storagePath}`,
         `--web.listen-address=127.0.0.1:${port}`,
@@ -204,62 +193,16 @@ export async function startPrometheus(options: PrometheusOptions = {}): Promise<
         '--log.level=warn',
         ...(options.extraArgs ?? []),
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      output = (output + d.toString()).slice(-8192);
     });
-    child.stderr?.on('data', (d: Buffer) => {
-      output = (output + d.toString()).slice(-8192);
-    });
-    try {
-      await waitReady(url, child, options.readyTimeoutMs ?? 30_000, () => output);
-    } catch (err) {
-      await kill(child);
-      lastError = err as Error;
-      if (/address already in use/.test(output)) continue;
-      cleanup();
-      throw err;
-    }
-    return handle(url, storagePath, child, cleanup);
+    return handle(daemon, storagePath, cleanup);
+  } catch (error) {
+    cleanup();
+    throw error;
   }
-  cleanup();
-  throw lastError ?? new Error('prometheus did not start');
 }
 
-async function waitReady(url: string, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let exited: number | null = null;
-  child.once('exit', (code) => {
-    exited = code ?? -1;
-  });
-  while (Date.now() < deadline) {
-    if (exited !== null) throw new Error(`prometheus exited with code ${exited} before it was ready:\n${output()}`);
-    try {
-      const res = await fetch(`${url}/-/ready`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`prometheus at ${url} not ready after ${timeoutMs} ms:\n${output()}`);
-}
-
-function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-function handle(url: string, storagePath: string, child: ChildProcess, cleanup: () => void): PrometheusHandle {
+function handle(daemon: Daemon, storagePath: string, cleanup: () => void): PrometheusHandle {
+  const url = daemon.url;
   let stopped = false;
   const api = async (path: string, params: Record<string, string>): Promise<PromQueryData> => {
     const res = await fetch(`${url}${path}?${new URLSearchParams(params).toString()}`);
@@ -272,6 +215,7 @@ function handle(url: string, storagePath: string, child: ChildProcess, cleanup: 
   return {
     url,
     storagePath,
+    output: daemon.output,
     queryRaw: (expr, timeSec) => api('/api/v1/query', { query: expr, time: formatTimeSec(timeSec) }),
     async query(expr, timeSec) {
       const data = await api('/api/v1/query', { query: expr, time: formatTimeSec(timeSec) });
@@ -294,7 +238,7 @@ function handle(url: string, storagePath: string, child: ChildProcess, cleanup: 
     async stop() {
       if (stopped) return;
       stopped = true;
-      await kill(child);
+      await daemon.stop();
       cleanup();
     },
   };
