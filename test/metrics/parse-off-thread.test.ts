@@ -10,10 +10,11 @@ import { DIAGNOSTIC_FAMILIES, WORKQUEUE } from '../../src/metrics/names.js';
 import { closeParseWorker, parseOffThread, parsePage } from '../../src/metrics/parse-off-thread.js';
 import { type ParsedPage, pageSamples } from '../../src/metrics/parsed-page.js';
 import { keepFamilies, parseExposition } from '../../src/metrics/parser.js';
+import { CLIENT_GO_FIXTURES } from '../support/fixtures.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
-const FIXTURE = '/work/shared/fixtures/client-go/controller-runtime-failing-with-reconcile-metrics.prom';
+const FIXTURE = join(CLIENT_GO_FIXTURES, 'controller-runtime-failing-with-reconcile-metrics.prom');
 const text = readFileSync(FIXTURE, 'utf8');
 
 function summary(page: ParsedPage) {

@@ -15,10 +15,11 @@ import { CLIENT_GO, CONTROLLER_RUNTIME, DIAGNOSTIC_FAMILIES, LABEL, WORKQUEUE } 
 import { type ExpositionFormat, type ParsedPage, pageSamples } from '../../src/metrics/parsed-page.js';
 import { keepFamilies, parseExposition } from '../../src/metrics/parser.js';
 import { groupSeries, type SeriesGroup } from '../../src/metrics/series-groups.js';
+import { CLIENT_GO_FIXTURES } from '../support/fixtures.js';
 import { promtoolCheckMetrics } from '../support/prometheus.js';
 import { COMPONENT_BASE_BUCKETS, CONTROLLER_RUNTIME_BUCKETS } from '../support/recordings.js';
 
-const FIXTURES = '/work/shared/fixtures/client-go';
+const FIXTURES = CLIENT_GO_FIXTURES;
 
 /** Samples as plain objects (labels copied into ordinary objects). */
 function plain(

@@ -10,9 +10,10 @@ import {
   FakeClock,
   type PrometheusFlavor,
 } from '../../src/queue/index.js';
+import { CLIENT_GO_FIXTURES } from '../support/fixtures.js';
 import { type Family, parseExposition, promtoolCheckMetrics } from './support/exposition.js';
 
-const FIXTURES = '/work/shared/fixtures/client-go';
+const FIXTURES = CLIENT_GO_FIXTURES;
 const CONTROLLER_RUNTIME_FIXTURES = [
   'controller-runtime-hotloop.prom',
   'controller-runtime-backlog.prom',

@@ -4,10 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import { WORKQUEUE } from '../../src/metrics/names.js';
 import { createScrapeSource, type ScrapeSource, type ScrapeSourceOptions } from '../../src/sources/scrape-source.js';
+import { CLIENT_GO_FIXTURES } from '../support/fixtures.js';
 import { type LocalServer, startHttpServer } from '../support/local-server.js';
 
 export const TEXT_CT = 'text/plain; version=0.0.4; charset=utf-8';
-export const FIXTURES = '/work/shared/fixtures/client-go';
+export const FIXTURES = CLIENT_GO_FIXTURES;
 
 /** A clock the test moves by hand; starts at a round unix time in milliseconds. */
 export class ManualClock {
