@@ -8,8 +8,12 @@
 import { readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diagnose } from '../../src/diagnosis/engine.js';
+import type { Report } from '../../src/diagnosis/report.js';
+import { DOCTOR, LABEL } from '../../src/metrics/names.js';
 import { DEFAULT_START_MS, runVirtual } from '../../src/simulate/index.js';
 import type { GroundTruth } from '../../src/simulate/model.js';
+import { recordingSourceFromText } from '../../src/sources/recording-source.js';
 import { tempDir } from '../simulate/helpers.js';
 import { importRecording, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
 import {
@@ -29,6 +33,27 @@ const dashboards = dashboardsOf(files);
 const work = tempDir('wqd-generate-prom-');
 const truths: GroundTruth[] = [];
 let prom: PrometheusHandle;
+let report: Report;
+
+/** `workqueue_doctor_finding` series of a report, as the service exposes them, scraped every 15 s for 10 minutes. */
+function findingsRecording(r: Report): string {
+  const lines = [`# TYPE ${DOCTOR.finding} gauge`];
+  for (const queue of r.queues) {
+    for (const finding of queue.findings) {
+      const labels = [
+        `${LABEL.rule}="${finding.rule}"`,
+        `${LABEL.severity}="${finding.severity}"`,
+        `${LABEL.target}="${queue.queue.target}"`,
+        `${LABEL.name}="${queue.queue.name ?? ''}"`,
+        `${LABEL.controller}="${queue.queue.controller ?? ''}"`,
+        `${LABEL.job}="workqueue-doctor"`,
+        `${LABEL.instance}="doctor:9808"`,
+      ].join(',');
+      for (let t = AT - 600; t <= AT; t += 15) lines.push(`${DOCTOR.finding}{${labels}} 1 ${t}`);
+    }
+  }
+  return `${lines.join('\n')}\n# EOF\n`;
+}
 
 beforeAll(async () => {
   const runs = [
@@ -48,6 +73,15 @@ beforeAll(async () => {
     const dir = await importRecording(file);
     if (storage === undefined) storage = dir;
     else for (const block of readdirSync(dir)) renameSync(join(dir, block), join(storage, block));
+    if (run.scenario === 'mixed') {
+      // The service's verdicts on this recording, as its /metrics would have exposed them, for the diagnoses dashboard.
+      const source = recordingSourceFromText(result.recording.text(), file);
+      report = await diagnose(source.backend, { atMs: AT * 1000, runbookBaseUrl: 'x', targets: source.targets() });
+      const findingsFile = join(work.path, 'findings.om');
+      writeFileSync(findingsFile, findingsRecording(report));
+      const findingsDir = await importRecording(findingsFile);
+      for (const block of readdirSync(findingsDir)) renameSync(join(findingsDir, block), join(storage, block));
+    }
   }
   prom = await startPrometheus({ storagePath: storage! });
 }, 120_000);
@@ -116,6 +150,40 @@ describe('generated PromQL in a real Prometheus', () => {
         );
       }
     }
+  });
+
+  it("answers every variable's label_values query with the recorded values", async () => {
+    const recorded = {
+      job: truths.map((t) => t.job),
+      instance: truths.map((t) => t.instance),
+      controller: truths.flatMap((t) => t.queues.map((q) => q.controller).filter((c) => c !== null)),
+      name: truths.flatMap((t) => t.queues.map((q) => q.name).filter((n) => n !== null)),
+      target: report.queues.filter((q) => q.findings.length > 0).map((q) => q.queue.target),
+    } as Record<string, string[]>;
+    const withFindings = report.queues.filter((q) => q.findings.length > 0);
+    const findingValues = {
+      target: withFindings.map((q) => q.queue.target),
+      controller: withFindings.map((q) => q.queue.controller ?? '').filter((c) => c !== ''),
+      name: withFindings.map((q) => q.queue.name ?? '').filter((n) => n !== ''),
+    } as Record<string, string[]>;
+    expect(findingValues.name?.length).toBeGreaterThanOrEqual(4);
+    let checked = 0;
+    for (const [key, dashboard] of Object.entries(dashboards)) {
+      for (const variable of (
+        dashboard as { templating?: { list?: Array<{ name: string; type: string; definition?: string }> } }
+      ).templating?.list ?? []) {
+        if (variable.type !== 'query') continue;
+        const match = /^label_values\((.+), ([A-Za-z_]+)\)$/.exec(variable.definition ?? '');
+        expect(match, `${key}/${variable.name}: ${variable.definition}`).not.toBeNull();
+        const [, selector, label] = match as RegExpExecArray;
+        const samples = await prom.query(`count by (${label}) (${substituteVariables(selector ?? '')})`, AT);
+        const values = samples.map((s) => s.labels[label ?? ''] ?? '').filter((v) => v !== '');
+        const want = (key === 'diagnoses' ? findingValues : recorded)[label ?? ''] ?? [];
+        expect([...new Set(values)].sort(), `${key}/${variable.name}`).toEqual([...new Set(want)].sort());
+        checked += 1;
+      }
+    }
+    expect(checked).toBe(11);
   });
 
   it('selects one queue of either schema in the detail dashboard', async () => {
