@@ -11,12 +11,12 @@
 import { FakeClock } from '../queue/index.js';
 import { formatDuration, formatTime } from '../util/duration.js';
 import {
+  type ControllerSpec,
   DEFAULT_DURATION_MS,
   DEFAULT_FLAVOR,
   DEFAULT_SEED,
-  FLAVORS,
-  type ControllerSpec,
   type DiagnosisId,
+  FLAVORS,
   type GroundTruth,
   type ProcessSpec,
   type QueueTruth,
