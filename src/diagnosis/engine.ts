@@ -121,7 +121,7 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
       queue: { target: queue.identity.target, name: queue.identity.name, controller: queue.identity.controller },
       status: queueStatus(findings, snapshot),
       findings: findings.sort((a, b) => severityRank(b) - severityRank(a)),
-      signals: publicSignals(snapshot),
+      signals: snapshot,
     });
   }
 
@@ -249,10 +249,6 @@ function toSignalValue(
   if (!Number.isFinite(value)) return { value: null, unit: definition.unit, missing: 'insufficient_data' };
   if (topBound !== undefined && value >= topBound) return { value: topBound, unit: definition.unit, bound: 'ge' };
   return { value, unit: definition.unit };
-}
-
-function publicSignals(snapshot: Record<string, SignalValue>): Record<string, SignalValue> {
-  return snapshot;
 }
 
 // ---- rules ----
