@@ -47,6 +47,8 @@ export type StartOptions = RuntimeOptions & {
   readonly logger?: Logger;
   /** Where the demo prints the URL to open; default stderr (stdout carries the JSON log). */
   readonly announce?: (line: string) => void;
+  /** Runs after the runtime is built and before it starts scraping (e.g. to preload history). */
+  readonly beforeStart?: (runtime: ServiceRuntime) => void | Promise<void>;
 };
 
 export function registerServeCommand(program: Command): void {
@@ -166,6 +168,7 @@ export async function startServer(config: ServiceConfig, options: StartOptions =
       evaluationIntervalMs: config.evaluation.intervalMs,
       version: packageVersion(),
     });
+    await options.beforeStart?.(runtime);
     await runtime.start();
     const address = await listen(app, config);
     const shownHost = address.host === '0.0.0.0' || address.host === '::' ? '127.0.0.1' : address.host;

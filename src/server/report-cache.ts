@@ -1,12 +1,14 @@
 /**
- * The latest report as JSON text, serialized once per evaluation and per filter, so that serving it costs
- * a map lookup. A new report (a new object from the service) empties the cache.
+ * The latest report as JSON, serialized once per evaluation and per filter (and compressed at most once
+ * per encoding, see `CachedBody`), so that serving it costs a map lookup. A new report (a new object from
+ * the service) empties the cache.
  *
  * Serialization is `JSON.stringify` of the report as the engine built it: the schema allows fields to be
  * added, so nothing is dropped on the way out.
  */
 import type { QueueReport, QueueStatus, Report } from '../diagnosis/report.js';
 import type { RuleId } from '../diagnosis/rule.js';
+import { CachedBody } from './cached-body.js';
 
 export type ReportFilter = {
   /** Keep queues with one of these statuses; empty or absent: all. */
@@ -16,10 +18,10 @@ export type ReportFilter = {
 };
 
 export interface ReportCache {
-  /** The (filtered) report as JSON, or undefined before the first report. */
-  report(filter?: ReportFilter): string | undefined;
-  /** One queue as JSON; undefined before the first report, null when the report has no such queue. */
-  queue(id: string): string | null | undefined;
+  /** The (filtered) report, or undefined before the first report. */
+  report(filter?: ReportFilter): CachedBody | undefined;
+  /** One queue; undefined before the first report, null when the report has no such queue. */
+  queue(id: string): CachedBody | null | undefined;
 }
 
 /** Distinct filters kept per report; beyond that the cache starts over (each is one small string). */
@@ -27,9 +29,9 @@ const MAX_FILTERS = 64;
 
 export function createReportCache(current: () => Report | undefined): ReportCache {
   let cached: Report | undefined;
-  let bodies = new Map<string, string>();
+  let bodies = new Map<string, CachedBody>();
   let queues: Map<string, QueueReport> | undefined;
-  let queueBodies = new Map<string, string>();
+  let queueBodies = new Map<string, CachedBody>();
 
   const sync = (): Report | undefined => {
     const report = current();
@@ -49,7 +51,7 @@ export function createReportCache(current: () => Report | undefined): ReportCach
       const key = filterKey(filter);
       let body = bodies.get(key);
       if (body === undefined) {
-        body = JSON.stringify(key === '|' ? report : applyFilter(report, filter));
+        body = new CachedBody(JSON.stringify(key === '|' ? report : applyFilter(report, filter)));
         if (bodies.size >= MAX_FILTERS) bodies.clear();
         bodies.set(key, body);
       }
@@ -63,7 +65,7 @@ export function createReportCache(current: () => Report | undefined): ReportCach
       queues ??= new Map(report.queues.map((q) => [q.id, q]));
       const queue = queues.get(id);
       if (queue === undefined) return null;
-      body = JSON.stringify(queue);
+      body = new CachedBody(JSON.stringify(queue));
       queueBodies.set(id, body);
       return body;
     },

@@ -3,6 +3,7 @@
  * bearer token, the service's own metrics and the OpenAPI document. The report is a real one: the `mixed`
  * scenario simulated for 30 minutes and diagnosed.
  */
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RULES } from '../../src/diagnosis/catalog.js';
@@ -93,6 +94,33 @@ describe('GET /api/v1/diagnosis', () => {
     } finally {
       await app.app.close();
     }
+  });
+
+  it('compresses for clients that accept it, and answers 304 to a matching If-None-Match', async () => {
+    const plain = await get(ready.app, '/api/v1/diagnosis');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toBe('accept-encoding');
+    const etag = String(plain.headers.etag);
+    expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]+"$/);
+
+    const gz = await get(ready.app, '/api/v1/diagnosis', { 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+    expect(gz.rawPayload.length).toBeLessThan(plain.rawPayload.length / 4);
+
+    const br = await get(ready.app, '/api/v1/diagnosis', { 'accept-encoding': 'gzip, deflate, br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+    const noBrotli = await get(ready.app, '/api/v1/diagnosis', { 'accept-encoding': 'br;q=0, gzip;q=0.5' });
+    expect(noBrotli.headers['content-encoding']).toBe('gzip');
+    expect(br.headers.etag).toBe(etag);
+
+    const notModified = await get(ready.app, '/api/v1/diagnosis', { 'if-none-match': etag });
+    expect(notModified.statusCode).toBe(304);
+    expect(notModified.body).toBe('');
+    const other = await get(ready.app, '/api/v1/diagnosis?status=ok', { 'if-none-match': etag });
+    expect(other.statusCode).toBe(200);
+    expect(other.headers.etag).not.toBe(etag);
   });
 
   it('filters by status: repeated, comma-separated, or single', async () => {

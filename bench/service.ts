@@ -1,0 +1,524 @@
+/**
+ * The service under load and at rest.
+ *
+ * 1. Serving: `GET /api/v1/diagnosis` with 100 queues (10 targets × 10 queues of synthetic controllers,
+ *    30 minutes of history at 15 s, diagnosed by the real engine) against `GET /healthz` of the same server
+ *    in the same run, with autocannon on loopback, routes alternating in bounded rounds. Reported as the
+ *    ratio of requests per second (goal >= 0.6) with the p99 latency of both, for a client that accepts
+ *    gzip (Go's HTTP client, Prometheus, browsers, curl --compressed) and for one that does not. The
+ *    evaluation loop is paused during the rounds (interval 1 h): its cost is reported on its own row.
+ * 2. Memory, each in a fresh process: the built CLI idle (`serve --target` of one exporter without
+ *    work-queue metrics; goal <= 70 MiB), and the service with 50 queues × 30 minutes at 15 s in its
+ *    scrape source's history (goal <= 100 MiB). RSS right after start (after a forced GC where the process
+ *    can force one) and settled (median of the last 10 s of a 30 s idle window, once V8's memory reducer
+ *    has run, as in a long-running process).
+ *
+ * The servers run from compiled JavaScript (tsx alone adds ~45 MB of RSS): this file is compiled with
+ * `src/` into `.tmp/bench-service/` and re-run from there as the child. The child is `startServer`, the
+ * programmatic `serve`, with its history preloaded before it starts; the synthetic exporters run in this
+ * (the driver) process and keep their counters going, so the live scrapes continue the preloaded history.
+ *
+ * Run: `npx tsx bench/service.ts`. Prints a markdown table.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism, loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROUND_SECONDS = 3;
+const ROUNDS = 5;
+const CONNECTIONS = 10;
+const SETTLE_SECONDS = 30;
+const GOALS = { ratio: 0.6, idleMiB: 70, historyMiB: 100 } as const;
+const MiB = 1024 * 1024;
+/** Extra node flags for the measured processes, e.g. BENCH_NODE_FLAGS=--max-semi-space-size=4. */
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+const INTERVAL_MS = 15_000;
+const HISTORY_MS = 30 * 60_000;
+
+type ChildResult = {
+  port: number;
+  rssBytes: number;
+  heapUsedBytes: number;
+  queues: number;
+  findings: number;
+  series: number;
+  samples: number;
+  reportBytes: number;
+  evaluationMs: number;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Synthetic controllers: the series a controller-runtime manager exposes, with rates by kind.
+
+type Kind = 'healthy' | 'backlog' | 'hot' | 'failing' | 'slow';
+const KINDS: readonly Kind[] = [
+  'healthy',
+  'healthy',
+  'healthy',
+  'backlog',
+  'healthy',
+  'hot',
+  'healthy',
+  'failing',
+  'healthy',
+  'slow',
+];
+const BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * 10 ** i);
+
+type QueueProfile = { name: string; kind: Kind; rate: number; seconds: number };
+
+function profiles(target: number, count: number): QueueProfile[] {
+  return Array.from({ length: count }, (_, i) => {
+    const kind = KINDS[(target * count + i) % KINDS.length] as Kind;
+    const rate = kind === 'hot' ? 150 : kind === 'backlog' ? 10 : 2 + (i % 5);
+    const seconds = kind === 'slow' ? 20 : kind === 'backlog' ? 0.5 : 0.05;
+    return { name: `ctl-${target}-${i}`, kind, rate, seconds };
+  });
+}
+
+function histogram(lines: string[], name: string, labels: string, count: number, typical: number): void {
+  for (const b of BUCKETS) {
+    const fraction = b >= typical * 3 ? 1 : b >= typical ? 0.9 : b >= typical / 10 ? 0.3 : 0;
+    lines.push(`${name}_bucket{${labels},le="${b}"} ${Math.floor(count * fraction)}`);
+  }
+  lines.push(`${name}_bucket{${labels},le="+Inf"} ${count}`);
+  lines.push(`${name}_sum{${labels}} ${count * typical}`);
+  lines.push(`${name}_count{${labels}} ${count}`);
+}
+
+/** The page of one synthetic manager `t` seconds after its start (Prometheus text). */
+function syntheticPage(queues: readonly QueueProfile[], t: number): string {
+  if (queues.length === 0) return '# no work queues here\n';
+  const lines: string[] = [];
+  const family = (name: string, type: string) => lines.push(`# HELP ${name} synthetic`, `# TYPE ${name} ${type}`);
+  const each = (fn: (q: QueueProfile, labels: string) => void) => {
+    for (const q of queues) fn(q, `controller="${q.name}",name="${q.name}"`);
+  };
+  const adds = (q: QueueProfile) => Math.floor(q.rate * t);
+  const done = (q: QueueProfile) => (q.kind === 'backlog' ? Math.floor(q.rate * 0.8 * t) : adds(q));
+  const failed = (q: QueueProfile) => (q.kind === 'failing' ? Math.floor(adds(q) * 0.8) : 0);
+  family('workqueue_depth', 'gauge');
+  each((q, l) =>
+    lines.push(`workqueue_depth{${l},priority=""} ${q.kind === 'backlog' ? Math.min(5000, 20 + 2 * t) : t % 3}`),
+  );
+  family('workqueue_adds_total', 'counter');
+  each((q, l) => lines.push(`workqueue_adds_total{${l}} ${adds(q)}`));
+  family('workqueue_retries_total', 'counter');
+  each((q, l) => lines.push(`workqueue_retries_total{${l}} ${failed(q)}`));
+  family('workqueue_longest_running_processor_seconds', 'gauge');
+  each((q, l) => lines.push(`workqueue_longest_running_processor_seconds{${l}} ${q.kind === 'slow' ? 25 : 0.01}`));
+  family('workqueue_unfinished_work_seconds', 'gauge');
+  each((q, l) => lines.push(`workqueue_unfinished_work_seconds{${l}} ${q.kind === 'slow' ? 60 : 0.02}`));
+  family('workqueue_queue_duration_seconds', 'histogram');
+  each((q, l) => histogram(lines, 'workqueue_queue_duration_seconds', l, done(q), q.kind === 'backlog' ? 60 : 0.01));
+  family('workqueue_work_duration_seconds', 'histogram');
+  each((q, l) => histogram(lines, 'workqueue_work_duration_seconds', l, done(q), q.seconds));
+  family('controller_runtime_reconcile_total', 'counter');
+  for (const q of queues) {
+    const c = `controller="${q.name}"`;
+    lines.push(`controller_runtime_reconcile_total{${c},result="success"} ${done(q) - failed(q)}`);
+    lines.push(`controller_runtime_reconcile_total{${c},result="error"} ${failed(q)}`);
+    lines.push(`controller_runtime_reconcile_total{${c},result="requeue"} 0`);
+    lines.push(`controller_runtime_reconcile_total{${c},result="requeue_after"} 0`);
+  }
+  family('controller_runtime_reconcile_errors_total', 'counter');
+  for (const q of queues) lines.push(`controller_runtime_reconcile_errors_total{controller="${q.name}"} ${failed(q)}`);
+  family('controller_runtime_reconcile_time_seconds', 'histogram');
+  for (const q of queues) {
+    histogram(lines, 'controller_runtime_reconcile_time_seconds', `controller="${q.name}"`, done(q), q.seconds);
+  }
+  family('controller_runtime_active_workers', 'gauge');
+  for (const q of queues) {
+    const busy = q.kind === 'backlog' || q.kind === 'slow' ? 4 : 1;
+    lines.push(`controller_runtime_active_workers{controller="${q.name}"} ${busy}`);
+  }
+  family('controller_runtime_max_concurrent_reconciles', 'gauge');
+  for (const q of queues) lines.push(`controller_runtime_max_concurrent_reconciles{controller="${q.name}"} 4`);
+  const writes = queues.reduce((n, q) => n + (q.kind === 'hot' ? adds(q) : Math.floor(adds(q) * 0.1)), 0);
+  family('rest_client_requests_total', 'counter');
+  lines.push(`rest_client_requests_total{code="200",host="10.96.0.1:443",method="GET"} ${Math.floor(t * 5)}`);
+  lines.push(`rest_client_requests_total{code="200",host="10.96.0.1:443",method="PUT"} ${writes}`);
+  family('leader_election_master_status', 'gauge');
+  lines.push('leader_election_master_status{name="manager"} 1');
+  return `${lines.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Child: `startServer` with its history preloaded.
+
+async function child(args: readonly string[]): Promise<void> {
+  const [startText, perTargetText, evaluationInterval, ...urls] = args;
+  const startMs = Number(startText);
+  const perTarget = Number(perTargetText);
+  const { pino } = await import('pino');
+  const { startServer } = await import('../src/cli/serve.js');
+  const { resolveServiceConfig } = await import('../src/config/service-config.js');
+  const { parseExposition, keepFamilies } = await import('../src/metrics/parser.js');
+  const { DIAGNOSTIC_FAMILIES } = await import('../src/metrics/names.js');
+  const { staticTargets } = await import('../src/discovery/static.js');
+  const { scrapeLabels } = await import('../src/sources/target-provider.js');
+
+  const config = resolveServiceConfig({
+    flags: { target: urls, listen: '127.0.0.1:0', evaluationInterval },
+    env: {},
+  });
+  const keep = keepFamilies(DIAGNOSTIC_FAMILIES);
+  const server = await startServer(config, {
+    logger: pino({ level: 'silent' }),
+    beforeStart: (runtime) => {
+      const history = (runtime.source as import('../src/sources/scrape-source.js').ScrapeSource).history;
+      // The service names static targets as `staticTargets` does: the same ids and labels here.
+      for (const [i, target] of staticTargets(urls).entries()) {
+        const queues = profiles(urls.indexOf(target.url) >= 0 ? urls.indexOf(target.url) : i, perTarget);
+        for (let t = 0; t <= HISTORY_MS; t += INTERVAL_MS) {
+          const page = parseExposition(syntheticPage(queues, t / 1000), { keep });
+          history.append({ id: target.key, labels: scrapeLabels(target) }, page, startMs + t);
+        }
+      }
+    },
+  });
+  while (!server.runtime.service.ready()) await new Promise((done) => setTimeout(done, 20));
+  const outcome = await server.runtime.service.evaluate();
+  const report = server.runtime.service.report();
+  const gc = (globalThis as { gc?: () => void }).gc;
+  for (let i = 0; i < 3; i++) {
+    gc?.();
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  const memory = process.memoryUsage();
+  const stats = (server.runtime.source as import('../src/sources/scrape-source.js').ScrapeSource).history.stats();
+  const result: ChildResult = {
+    port: Number(new URL(server.origin).port),
+    rssBytes: memory.rss,
+    heapUsedBytes: memory.heapUsed,
+    queues: report?.queues.length ?? 0,
+    findings: report?.queues.reduce((n, q) => n + q.findings.length, 0) ?? 0,
+    series: stats.series,
+    samples: stats.samples,
+    reportBytes: Buffer.byteLength(JSON.stringify(report ?? {})),
+    evaluationMs: outcome.durationMs,
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  if (process.env.BENCH_SERVICE_VERBOSE === '1') {
+    const v8 = await import('node:v8');
+    setInterval(() => {
+      const m = process.memoryUsage();
+      const spaces = v8
+        .getHeapSpaceStatistics()
+        .map((x) => `${x.space_name}=${mib(x.physical_space_size)}`)
+        .join(' ');
+      process.stderr.write(
+        `rss=${mib(m.rss)} heapTotal=${mib(m.heapTotal)} heapUsed=${mib(m.heapUsed)} external=${mib(m.external)} arrayBuffers=${mib(m.arrayBuffers)} ${spaces}\n`,
+      );
+    }, 5000).unref();
+  }
+  process.once('SIGTERM', () => void server.close());
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Driver.
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '..');
+const buildDir = join(root, '.tmp', 'bench-service');
+
+function compile(): { child: string; cli: string } {
+  mkdirSync(buildDir, { recursive: true });
+  const config = join(buildDir, 'tsconfig.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      extends: '../../tsconfig.json',
+      compilerOptions: { rootDir: '../..', outDir: 'build', declaration: false, sourceMap: false, noEmit: false },
+      include: ['../../src', '../../bench/service.ts', '../../bench/autocannon.d.ts'],
+    }),
+  );
+  const tsc = spawnSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', config], { stdio: 'inherit' });
+  // Type errors elsewhere in the tree still emit JavaScript; only a missing output is fatal.
+  if (tsc.status !== 0)
+    process.stderr.write('bench/service: tsc reported errors (see above); running what it emitted\n');
+  mkdirSync(join(buildDir, 'build', 'schemas'), { recursive: true });
+  copyFileSync(join(root, 'schemas', 'report.schema.json'), join(buildDir, 'build', 'schemas', 'report.schema.json'));
+  copyFileSync(join(root, 'package.json'), join(buildDir, 'build', 'package.json'));
+  return {
+    child: join(buildDir, 'build', 'bench', 'service.js'),
+    cli: join(buildDir, 'build', 'src', 'cli', 'bin.js'),
+  };
+}
+
+type Exporters = { urls: string[]; close(): Promise<void> };
+
+/** `targets` synthetic managers of `perTarget` queues each, on loopback, started `HISTORY_MS` ago. */
+async function startExporters(targets: number, perTarget: number, startMs: number): Promise<Exporters> {
+  const servers = await Promise.all(
+    Array.from({ length: targets }, async (_, i) => {
+      const queues = profiles(i, perTarget);
+      const server = http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+        res.end(syntheticPage(queues, (Date.now() - startMs) / 1000));
+      });
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+      return server;
+    }),
+  );
+  return {
+    urls: servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/metrics`),
+    close: async () => {
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((done) => {
+              s.close(() => done());
+              s.closeAllConnections();
+            }),
+        ),
+      );
+    },
+  };
+}
+
+type Running = { proc: ChildProcess; stop(): Promise<void> };
+
+function run(args: readonly string[]): Running {
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((done) => proc.once('exit', () => done()));
+  return {
+    proc,
+    stop: async () => {
+      if (proc.exitCode !== null) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The first stdout line for which `pick` returns a value. */
+function firstLine<T>(proc: ChildProcess, pick: (line: string) => T | undefined): Promise<T> {
+  return new Promise<T>((done, fail) => {
+    let buffer = '';
+    proc.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let newline = buffer.indexOf('\n');
+      while (newline >= 0) {
+        const value = pick(buffer.slice(0, newline));
+        buffer = buffer.slice(newline + 1);
+        if (value !== undefined) done(value);
+        newline = buffer.indexOf('\n');
+      }
+    });
+    proc.once('exit', (code) => fail(new Error(`process exited (${code}) before it was ready`)));
+  });
+}
+
+async function startService(
+  script: string,
+  perTarget: number,
+  urls: readonly string[],
+  startMs: number,
+  evaluation: string,
+  flags: readonly string[] = NODE_FLAGS,
+) {
+  const running = run([
+    ...flags,
+    '--expose-gc',
+    script,
+    '--child',
+    String(startMs),
+    String(perTarget),
+    evaluation,
+    ...urls,
+  ]);
+  const result = await firstLine(running.proc, (line) => JSON.parse(line) as ChildResult);
+  return { ...running, result };
+}
+
+function rssOf(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return kb === undefined ? Number.NaN : Number(kb) * 1024;
+}
+
+/** RSS every second for `SETTLE_SECONDS`; the settled value is the median of the last 10 samples. */
+async function settledRss(pid: number): Promise<{ first: number; settled: number }> {
+  const samples: number[] = [];
+  for (let i = 0; i < SETTLE_SECONDS; i++) {
+    samples.push(rssOf(pid));
+    await new Promise((done) => setTimeout(done, 1000));
+  }
+  const tail = samples.slice(-10).sort((a, b) => a - b);
+  return { first: samples[0] ?? Number.NaN, settled: tail[Math.floor(tail.length / 2)] ?? Number.NaN };
+}
+
+type Load = { reqPerSec: number; p99Ms: number; bytesPerReq: number; failures: number };
+
+async function load(url: string, seconds: number, headers: Record<string, string>): Promise<Load> {
+  const { default: autocannon } = await import('autocannon');
+  const r = await autocannon({ url, connections: CONNECTIONS, pipelining: 1, duration: seconds, headers });
+  return {
+    reqPerSec: r.requests.average,
+    p99Ms: r.latency.p99,
+    bytesPerReq: r.throughput.average / Math.max(1, r.requests.average),
+    failures: r.non2xx + r.errors + r.timeouts,
+  };
+}
+
+const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+
+const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+
+async function driver(): Promise<void> {
+  const { child: script, cli } = compile();
+  const startMs = Date.now() - HISTORY_MS;
+  const rows: string[] = ['| measurement | value | goal | |', '|---|---|---|---|'];
+  const notes: string[] = [];
+  if (!process.argv.includes('--memory-only')) await serving(script, startMs, rows, notes);
+  if (!process.argv.includes('--serving-only')) await memory(script, cli, startMs, rows);
+  process.stdout.write(
+    `\nService benchmark: Node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg()[0]?.toFixed(1)} at the end; ` +
+      `autocannon ${CONNECTIONS} connections on loopback, ${ROUNDS} rounds of ${ROUND_SECONDS} s per case, cases alternating.\n\n` +
+      `${rows.join('\n')}\n${notes.map((n) => `\n${n}`).join('')}\n`,
+  );
+}
+
+/** `/api/v1/diagnosis` with 100 queues against `/healthz`, per client encoding; ratios are medians of per-round ratios. */
+async function serving(script: string, startMs: number, rows: string[], notes: string[]): Promise<void> {
+  const exporters = await startExporters(10, 10, startMs);
+  const service = await startService(script, 10, exporters.urls, startMs, '1h');
+  const base = `http://127.0.0.1:${service.result.port}`;
+  const clients = [
+    { name: 'client accepts gzip (Go, Prometheus, Grafana)', headers: { 'accept-encoding': 'gzip' } },
+    {
+      name: 'client accepts gzip, deflate, br (browsers, curl --compressed)',
+      headers: { 'accept-encoding': 'gzip, deflate, br' },
+    },
+    { name: 'client without Accept-Encoding', headers: {} },
+  ];
+  const routes = [
+    { name: 'GET /healthz', path: '/healthz' },
+    { name: 'GET /api/v1/diagnosis', path: '/api/v1/diagnosis' },
+  ];
+  const results = new Map<string, Load[]>();
+  let rssUnderLoad = 0;
+  let failures = 0;
+  try {
+    for (const c of clients) for (const r of routes) await load(`${base}${r.path}`, 1, c.headers); // warm-up
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [ci, c] of clients.entries()) {
+        for (const [ri, r] of routes.entries()) {
+          const l = await load(`${base}${r.path}`, ROUND_SECONDS, c.headers);
+          failures += l.failures;
+          results.set(`${ci}/${ri}`, [...(results.get(`${ci}/${ri}`) ?? []), l]);
+          rssUnderLoad = Math.max(rssUnderLoad, rssOf(service.proc.pid ?? 0));
+        }
+      }
+    }
+  } finally {
+    await service.stop();
+    await exporters.close();
+  }
+  const s = service.result;
+  for (const [ci, c] of clients.entries()) {
+    const trivial = results.get(`${ci}/0`) ?? [];
+    const diagnosis = results.get(`${ci}/1`) ?? [];
+    for (const [ri, loads] of [trivial, diagnosis].entries()) {
+      const rps = median(loads.map((l) => l.reqPerSec));
+      const p99 = Math.max(...loads.map((l) => l.p99Ms));
+      const kib = median(loads.map((l) => l.bytesPerReq)) / 1024;
+      const what = ri === 0 ? routes[0]?.name : `${routes[1]?.name} (${s.queues} queues, ${s.findings} findings)`;
+      rows.push(`| ${what}, ${c.name} | ${rps.toFixed(0)} req/s, p99 ${p99} ms, ${kib.toFixed(1)} KiB/response | | |`);
+    }
+    const ratio = median(diagnosis.map((d, i) => d.reqPerSec / (trivial[i]?.reqPerSec ?? Number.NaN)));
+    rows.push(
+      `| **ratio diagnosis / healthz**, ${c.name} | **${ratio.toFixed(2)}** | >= ${GOALS.ratio} | ${verdict(ratio >= GOALS.ratio)} |`,
+    );
+  }
+  rows.push(`| RSS while serving 100 queues under load (max) | ${mib(rssUnderLoad)} | | |`);
+  rows.push(
+    `| one evaluation of ${s.queues} queues (the event loop is busy meanwhile) | ${s.evaluationMs.toFixed(0)} ms | | |`,
+  );
+  notes.push(
+    `Report: ${(s.reportBytes / 1024).toFixed(0)} KiB of JSON for ${s.queues} queues. Requests failed (non-2xx, errors, timeouts): ${failures}.`,
+  );
+}
+
+/**
+ * RSS of the built CLI idle, and of the service holding 50 queues × 30 minutes of history: with Node's
+ * defaults, and with the young generation capped (`--max-semi-space-size=2`, e.g. through NODE_OPTIONS):
+ * the evaluation allocates in bursts, and by default V8 keeps up to 32 MiB of young generation committed.
+ */
+async function memory(script: string, cli: string, startMs: number, rows: string[]): Promise<void> {
+  const variants = NODE_FLAGS.length > 0 ? [NODE_FLAGS] : [[], ['--max-semi-space-size=2']];
+  for (const flags of variants) await memoryWith(flags, script, cli, startMs, rows);
+}
+
+async function memoryWith(
+  flags: readonly string[],
+  script: string,
+  cli: string,
+  startMs: number,
+  rows: string[],
+): Promise<void> {
+  const label = flags.length === 0 ? 'Node defaults' : flags.join(' ');
+  const idleExporter = await startExporters(1, 0, startMs);
+  const idle = run([
+    ...NODE_FLAGS,
+    cli,
+    'serve',
+    '--target',
+    ...idleExporter.urls,
+    '--listen',
+    '127.0.0.1:0',
+    '--log-level',
+    'info',
+  ]);
+  try {
+    const listen = await firstLine(idle.proc, (l) => {
+      const entry = JSON.parse(l) as { msg?: string; listen?: string };
+      return entry.msg === 'listening' ? entry.listen : undefined;
+    });
+    for (let i = 0; i < 200; i++) {
+      if ((await fetch(`http://${listen}/readyz`)).status === 200) break;
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    const rss = await settledRss(idle.proc.pid ?? 0);
+    rows.push(
+      `| RSS idle: \`serve --target\` (built CLI, fresh process), ${label}, at start / settled | ${mib(rss.first)} / **${mib(rss.settled)}** | <= ${GOALS.idleMiB} MiB | ${verdict(rss.settled <= GOALS.idleMiB * MiB)} |`,
+    );
+  } finally {
+    await idle.stop();
+    await idleExporter.close();
+  }
+
+  const exporters = await startExporters(5, 10, startMs);
+  const history = await startService(script, 10, exporters.urls, startMs, '15s', flags);
+  try {
+    const rss = await settledRss(history.proc.pid ?? 0);
+    const h = history.result;
+    rows.push(
+      `| RSS with ${h.queues} queues × 30 min at 15 s (${h.series} series, ${h.samples} samples; heap ${mib(h.heapUsedBytes)}), ${label}, after GC / settled | ${mib(h.rssBytes)} / **${mib(rss.settled)}** | <= ${GOALS.historyMiB} MiB | ${verdict(rss.settled <= GOALS.historyMiB * MiB)} |`,
+    );
+    rows.push(`| one evaluation of ${h.queues} queues, ${label} | ${h.evaluationMs.toFixed(0)} ms | | |`);
+  } finally {
+    await history.stop();
+    await exporters.close();
+  }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+if (process.argv[2] === '--child') {
+  await child(process.argv.slice(3));
+} else {
+  await driver();
+}
