@@ -4,6 +4,7 @@
  * live scrapes form one history; static targets are scraped live; the built CLI stops on SIGTERM with exit 0.
  */
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/cli/serve.js';
@@ -118,6 +119,49 @@ describe('serve --demo', () => {
     started.length = 0;
     await expect(fetch(`${server.origin}/healthz`)).rejects.toThrow();
     await expect(fetch(simUrl)).rejects.toThrow();
+  });
+});
+
+describe('serve --demo listen address', () => {
+  it('falls back to a free port when the default 127.0.0.1:9808 is taken', async () => {
+    const blocker = net.createServer();
+    // Taken by this test, or already by someone else: either way the default port is busy.
+    await new Promise<void>((resolve) => {
+      blocker.once('error', () => resolve());
+      blocker.listen(9808, '127.0.0.1', () => resolve());
+    });
+    try {
+      const config = resolveServiceConfig({ flags: { demo: true }, env: {} });
+      expect(config.listen).toEqual({ host: '127.0.0.1', port: 9808 });
+      const lines: string[] = [];
+      const server = await startServer(config, {
+        logger: silent,
+        processMetrics: false,
+        demoWarmUpMs: 60_000,
+        announce: (l) => lines.push(l),
+      });
+      started.push(server);
+      expect(server.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(server.origin).not.toBe('http://127.0.0.1:9808');
+      expect(lines[0]).toContain(server.origin);
+      expect((await fetch(`${server.origin}/healthz`)).status).toBe(200);
+    } finally {
+      await new Promise<void>((resolve) => (blocker.listening ? blocker.close(() => resolve()) : resolve()));
+    }
+  });
+
+  it('fails with the key named when an explicitly given address is taken', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const config = resolveServiceConfig({ flags: { demo: true, listen: `127.0.0.1:${port}` }, env: {} });
+      await expect(
+        startServer(config, { logger: silent, processMetrics: false, demoWarmUpMs: 60_000 }),
+      ).rejects.toThrow(`--listen: 127.0.0.1:${port} is already in use`);
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
   });
 });
 
