@@ -12,12 +12,12 @@ import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { diagnose } from '../diagnosis/engine.js';
 import type { Report } from '../diagnosis/report.js';
 import { renderTextReport } from '../diagnosis/text-report.js';
+import { staticTargets } from '../discovery/static.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../generate/defaults.js';
 import { ExpositionError } from '../metrics/exposition-error.js';
 import { PrometheusApiError } from '../metrics/prometheus-api.js';
-import { staticTargets } from '../discovery/static.js';
-import { openRecordingSource } from '../sources/recording-source.js';
 import { createPrometheusSource } from '../sources/prometheus-source.js';
+import { openRecordingSource } from '../sources/recording-source.js';
 import { createScrapeSource } from '../sources/scrape-source.js';
 import type { MetricsSource } from '../sources/source.js';
 import { ParseError, parseDuration, parseTime } from '../util/duration.js';
@@ -120,7 +120,9 @@ async function openSource(flags: DiagnoseFlags): Promise<MetricsSource> {
         ? {
             basicAuth: {
               username: flags.basicAuthUser,
-              password: (await readFile(requireFlag(flags.basicAuthPasswordFile, '--basic-auth-password-file'), 'utf8')).trim(),
+              password: (
+                await readFile(requireFlag(flags.basicAuthPasswordFile, '--basic-auth-password-file'), 'utf8')
+              ).trim(),
             },
           }
         : {}),
@@ -128,7 +130,8 @@ async function openSource(flags: DiagnoseFlags): Promise<MetricsSource> {
   }
   const windowMs = usage(() => parseDuration(flags.window));
   const intervalMs = usage(() => parseDuration(flags.interval));
-  if (intervalMs <= 0 || windowMs < intervalMs) throw new UsageError('--window must be at least one --interval, and --interval above 0');
+  if (intervalMs <= 0 || windowMs < intervalMs)
+    throw new UsageError('--window must be at least one --interval, and --interval above 0');
   const targets = usage(() => staticTargets(flags.target ?? [], { job: 'workqueue-doctor-diagnose' }));
   const source = createScrapeSource({
     targets,
