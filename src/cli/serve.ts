@@ -125,21 +125,33 @@ async function runServe(flags: Record<string, unknown>): Promise<number> {
     base: { service: 'workqueue-doctor' },
     timestamp: pino.stdTimeFunctions.isoTime,
   });
+  // Listen for the signals before starting, so that one arriving during the start (the demo's warm-up,
+  // discovery's first list) still shuts down cleanly once the start has finished.
+  const handlers: Array<[NodeJS.Signals, () => void]> = [];
+  const signal = new Promise<NodeJS.Signals>((resolve) => {
+    for (const name of ['SIGTERM', 'SIGINT'] as const) {
+      const handler = (): void => resolve(name);
+      handlers.push([name, handler]);
+      process.once(name, handler);
+    }
+  });
+  const forget = (): void => {
+    for (const [name, handler] of handlers) process.off(name, handler);
+  };
   let server: RunningServer;
   try {
     server = await startServer(config, { logger });
   } catch (error) {
+    forget();
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
-  logger.info({ signal }, 'shutting down');
+  const received = await signal;
+  forget();
+  logger.info({ signal: received }, 'shutting down');
   const deadline = setTimeout(() => {
     logger.error({ ms: SHUTDOWN_DEADLINE_MS }, 'shutdown took too long; exiting');
-    process.exit(EXIT.ok);
+    process.exit(1);
   }, SHUTDOWN_DEADLINE_MS);
   deadline.unref();
   await server.close();
