@@ -181,8 +181,10 @@ export async function startServer(config: ServiceConfig, options: StartOptions =
       version: packageVersion(),
     });
     await options.beforeStart?.(runtime);
-    await runtime.start();
+    // Listen first: /healthz answers and /readyz says 503 while the first scrape round (bounded by the
+    // scrape timeout) and the first evaluation run.
     const address = await listen(app, config);
+    await runtime.start();
     const shownHost = address.host === '0.0.0.0' || address.host === '::' ? '127.0.0.1' : address.host;
     const origin = `http://${formatListenAddress({ host: shownHost, port: address.port })}`;
     logger.info(

@@ -223,7 +223,7 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
   const get = <T>(key: string): T | undefined =>
     value(key, (raw, where) => parseValue(setting(key).kind, raw, where) as T);
 
-  const listenText = get<ListenAddress>('listen');
+  const listenGivenAddress = get<ListenAddress>('listen');
   const source = resolveSource(layers, get, origins);
   const scrapeIntervalMs = positive(
     get<number>('scrape.interval') ?? parseDuration(DEFAULT_SCRAPE_INTERVAL),
@@ -263,8 +263,10 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
 
   return {
     ...(inputs.file !== undefined ? { configFile: inputs.file.path } : {}),
-    listen: listenText ?? parseListenAddress(source.kind === 'demo' ? DEFAULT_DEMO_LISTEN : DEFAULT_LISTEN, 'default'),
-    listenGiven: listenText !== undefined,
+    listen:
+      listenGivenAddress ??
+      parseListenAddress(source.kind === 'demo' ? DEFAULT_DEMO_LISTEN : DEFAULT_LISTEN, 'default'),
+    listenGiven: listenGivenAddress !== undefined,
     logLevel: get<LogLevel>('logLevel') ?? 'info',
     ...(apiTokenFile !== undefined ? { apiTokenFile } : {}),
     runbookBaseUrl: get<string>('runbookBaseUrl') ?? DEFAULT_RUNBOOK_BASE_URL,

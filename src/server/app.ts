@@ -77,7 +77,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     routerOptions: { maxParamLength: limits.maxParamLength },
-    // Requests that arrive while closing are still answered, in the API's own error shape if at all.
+    // Requests that arrive while closing are answered as usual (fastify's own 503 has another body shape);
+    // close() still waits for them.
     return503OnClosing: false,
   });
   // Response schemas document the answers (OpenAPI); bodies are plain JSON. The report is sent as bytes
@@ -125,11 +126,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
 
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook (no promise per request); the log call is a level check unless debug is on.
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.debug(
       { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime },
       'request',
     );
+    done();
   });
 
   app.setErrorHandler((error: Error, request, reply) => {
