@@ -7,12 +7,10 @@
  * `get()`, syncs and events are timers. The simulator's timers never hold Node open; `stop()` shuts
  * the queues down and closes the server with its connections.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { realClock } from '../queue/index.js';
+import { listenMetrics } from './metrics-server.js';
 import type { GroundTruth, Scenario, SimulationParams } from './model.js';
 import { SimProcess } from './process.js';
-import { formatOpenMetrics, OPENMETRICS_CONTENT_TYPE, PROMETHEUS_CONTENT_TYPE } from './recording-writer.js';
 import { getScenario, groundTruth, resolveParams, SimulationParamError } from './run.js';
 
 export interface LiveOptions {
@@ -54,46 +52,16 @@ export async function startLiveSimulation(options: LiveOptions): Promise<LiveSim
     realtime: true,
   });
 
-  const server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/metrics') {
-      res.writeHead(path === '/' ? 200 : 404, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(
-        path === '/' ? `workqueue-doctor simulate: scenario ${scenario.name}; metrics at /metrics\n` : 'not found\n',
-      );
-      return;
-    }
-    const openMetrics = /application\/openmetrics-text/i.test(req.headers.accept ?? '');
-    const body = openMetrics ? sim.registry.getMetricsAsJSON().then(formatOpenMetrics) : sim.registry.metrics();
-    body.then(
-      (text) => {
-        res.writeHead(200, { 'content-type': openMetrics ? OPENMETRICS_CONTENT_TYPE : PROMETHEUS_CONTENT_TYPE });
-        res.end(req.method === 'HEAD' ? undefined : text);
-      },
-      (error: unknown) => {
-        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end(`${error instanceof Error ? error.message : String(error)}\n`);
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const { server, url } = await listenMetrics(sim, scenario.name, host, port);
 
   sim.start();
   for (const controller of sim.controllers) {
     for (let i = 0; i < controller.workers; i++) void controller.runWorker();
   }
 
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let stopping: Promise<void> | undefined;
   return {
-    url: `http://${shownHost}:${address.port}/metrics`,
+    url,
     truth: groundTruth(scenario, params, {}, spec),
     stop: () => {
       stopping ??= new Promise<void>((resolve) => {

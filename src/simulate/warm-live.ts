@@ -14,18 +14,12 @@
  * - After the warm-up the clock never runs ahead of the real time; `stop()` stops the pacing, the process
  *   and the server (connections included).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { FakeClock } from '../queue/index.js';
 import { parseListen } from './live.js';
+import { listenMetrics } from './metrics-server.js';
 import type { GroundTruth, Scenario, SimulationParams } from './model.js';
 import { SimProcess } from './process.js';
-import {
-  formatOpenMetrics,
-  OPENMETRICS_CONTENT_TYPE,
-  PROMETHEUS_CONTENT_TYPE,
-  RecordingStore,
-} from './recording-writer.js';
+import { RecordingStore } from './recording-writer.js';
 import {
   advanceTo,
   DEFAULT_JOB,
@@ -108,17 +102,7 @@ export async function startWarmLiveSimulation(options: WarmLiveOptions): Promise
     realtime: true,
   });
 
-  const server = http.createServer((req, res) => serveMetrics(sim, scenario.name, req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${shownHost}:${address.port}/metrics`;
+  const { server, address, url } = await listenMetrics(sim, scenario.name, host, port);
   const job = options.job ?? DEFAULT_JOB;
   const instance = options.instance ?? `${new URL(url).hostname}:${address.port}`;
   const recording = new RecordingStore({ job, instance });
@@ -172,26 +156,4 @@ export async function startWarmLiveSimulation(options: WarmLiveOptions): Promise
     warmUpEndMs,
     stop,
   };
-}
-
-/** `/metrics` in Prometheus text, or OpenMetrics when the client asks for it; `/` says what this is. */
-function serveMetrics(sim: SimProcess, scenario: string, req: http.IncomingMessage, res: http.ServerResponse): void {
-  const path = (req.url ?? '/').split('?')[0];
-  if (path !== '/metrics') {
-    res.writeHead(path === '/' ? 200 : 404, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end(path === '/' ? `workqueue-doctor simulate: scenario ${scenario}; metrics at /metrics\n` : 'not found\n');
-    return;
-  }
-  const openMetrics = /application\/openmetrics-text/i.test(req.headers.accept ?? '');
-  const body = openMetrics ? sim.registry.getMetricsAsJSON().then(formatOpenMetrics) : sim.registry.metrics();
-  body.then(
-    (text) => {
-      res.writeHead(200, { 'content-type': openMetrics ? OPENMETRICS_CONTENT_TYPE : PROMETHEUS_CONTENT_TYPE });
-      res.end(req.method === 'HEAD' ? undefined : text);
-    },
-    (error: unknown) => {
-      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(`${error instanceof Error ? error.message : String(error)}\n`);
-    },
-  );
 }
