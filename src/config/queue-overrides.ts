@@ -16,7 +16,7 @@
  * `parseRuleOverrides`, with the same checks and messages.
  */
 import type { QueueOverride, RuleOverrides } from '../diagnosis/catalog.js';
-import { ConfigError } from './config-error.js';
+import { ConfigError, describeValue } from './config-error.js';
 import { parseConfigSections, parseRuleOverrides } from './rule-overrides.js';
 
 const ENTRY_KEYS = ['name', 'controller', 'silenced', 'rules'] as const;
@@ -24,7 +24,8 @@ const ENTRY_KEYS = ['name', 'controller', 'silenced', 'rules'] as const;
 /** Parses the value of a `queues:` key; `path` prefixes every error message (e.g. `config.yaml: queues`). */
 export function parseQueueOverrides(value: unknown, path: string): QueueOverride[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new ConfigError(`${path}: expected a list of queue entries, got ${describe(value)}`);
+  if (!Array.isArray(value))
+    throw new ConfigError(`${path}: expected a list of queue entries, got ${describeValue(value)}`);
   return value.map((entry, index) => parseEntry(entry, `${path}[${index}]`));
 }
 
@@ -47,7 +48,7 @@ export function parseOverridesFile(text: string, source: string): RuleOverrides 
 function parseEntry(value: unknown, path: string): QueueOverride {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ConfigError(
-      `${path}: expected a mapping with name, controller, silenced or rules, got ${describe(value)}`,
+      `${path}: expected a mapping with name, controller, silenced or rules, got ${describeValue(value)}`,
     );
   }
   const body = value as Record<string, unknown>;
@@ -64,7 +65,7 @@ function parseEntry(value: unknown, path: string): QueueOverride {
     );
   }
   if (body.silenced !== undefined && typeof body.silenced !== 'boolean') {
-    throw new ConfigError(`${path}.silenced: expected true or false, got ${describe(body.silenced)}`);
+    throw new ConfigError(`${path}.silenced: expected true or false, got ${describeValue(body.silenced)}`);
   }
   const rules = parseRuleOverrides(body.rules, `${path}.rules`).rules;
   return {
@@ -78,15 +79,7 @@ function parseEntry(value: unknown, path: string): QueueOverride {
 function optionalLabel(value: unknown, path: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || value === '') {
-    throw new ConfigError(`${path}: expected a non-empty string (a label value), got ${describe(value)}`);
+    throw new ConfigError(`${path}: expected a non-empty string (a label value), got ${describeValue(value)}`);
   }
   return value;
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return JSON.stringify(value);
-  return String(value);
 }

@@ -18,7 +18,7 @@ import { parseDocument } from 'yaml';
 import { RULE_BY_ID, type RuleOverride, type RuleOverrides } from '../diagnosis/catalog.js';
 import { RULE_IDS, type RuleId } from '../diagnosis/rule.js';
 import { ParseError, parseDuration } from '../util/duration.js';
-import { ConfigError } from './config-error.js';
+import { ConfigError, describeValue } from './config-error.js';
 
 const RULE_KEYS = ['thresholds', 'for', 'disabled'] as const;
 
@@ -55,7 +55,7 @@ function parseRuleOverride(id: RuleId, value: unknown, path: string): RuleOverri
   }
   if (body.disabled !== undefined) {
     if (typeof body.disabled !== 'boolean') {
-      throw new ConfigError(`${path}.disabled: expected true or false, got ${describe(body.disabled)}`);
+      throw new ConfigError(`${path}.disabled: expected true or false, got ${describeValue(body.disabled)}`);
     }
     override = { ...override, disabled: body.disabled };
   }
@@ -76,7 +76,7 @@ function parseThresholds(id: RuleId, value: unknown, path: string): Record<strin
       );
     }
     if (typeof raw !== 'number' || !Number.isFinite(raw)) {
-      throw new ConfigError(`${at}: expected a finite number, got ${describe(raw)}`);
+      throw new ConfigError(`${at}: expected a finite number, got ${describeValue(raw)}`);
     }
     out[name] = raw;
   }
@@ -85,7 +85,7 @@ function parseThresholds(id: RuleId, value: unknown, path: string): Record<strin
 
 function parseFor(value: unknown, path: string): number {
   if (typeof value !== 'string') {
-    throw new ConfigError(`${path}: expected a Prometheus duration such as 10m, got ${describe(value)}`);
+    throw new ConfigError(`${path}: expected a Prometheus duration such as 10m, got ${describeValue(value)}`);
   }
   try {
     return parseDuration(value);
@@ -125,19 +125,11 @@ export function parseConfigSections(text: string, source: string, allowed: reado
 
 function expectMapping(value: unknown, path: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ConfigError(`${path}: expected a mapping, got ${describe(value)}`);
+    throw new ConfigError(`${path}: expected a mapping, got ${describeValue(value)}`);
   }
   return value as Record<string, unknown>;
 }
 
 function isRuleId(id: string): id is RuleId {
   return (RULE_IDS as readonly string[]).includes(id);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return JSON.stringify(value);
-  return String(value);
 }

@@ -20,7 +20,7 @@ import { parseDocument } from 'yaml';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../generate/defaults.js';
 import { ParseError, parseDuration } from '../util/duration.js';
-import { ConfigError } from './config-error.js';
+import { ConfigError, describeValue } from './config-error.js';
 import { parseOverrideSections } from './queue-overrides.js';
 
 export const DEFAULT_LISTEN = '0.0.0.0:9808';
@@ -408,7 +408,7 @@ function parseFile(text: string, path: string): Record<string, unknown> {
   if (firstError !== undefined) throw new ConfigError(`${path}: not valid YAML: ${firstError.message}`);
   const root: unknown = document.toJS();
   if (root === null || root === undefined) return {};
-  if (!isMapping(root)) throw new ConfigError(`${path}: expected a mapping at the top, got ${describe(root)}`);
+  if (!isMapping(root)) throw new ConfigError(`${path}: expected a mapping at the top, got ${describeValue(root)}`);
   checkKeys(root, '', path);
   return root;
 }
@@ -428,7 +428,7 @@ function checkKeys(mapping: Record<string, unknown>, prefix: string, path: strin
     const isSection = SETTINGS.some((s) => s.key.startsWith(`${prefix}${key}.`));
     if (!isSection || value === null || value === undefined) continue;
     if (!isMapping(value))
-      throw new ConfigError(`${path}: ${prefix}${key}: expected a mapping, got ${describe(value)}`);
+      throw new ConfigError(`${path}: ${prefix}${key}: expected a mapping, got ${describeValue(value)}`);
     checkKeys(value, `${prefix}${key}.`, path);
   }
 }
@@ -439,7 +439,7 @@ function lookup(root: Record<string, unknown>, key: string, path: string): unkno
   for (const [i, part] of parts.entries()) {
     if (at === undefined || at === null) return undefined;
     if (!isMapping(at)) {
-      throw new ConfigError(`${path}: ${parts.slice(0, i).join('.')}: expected a mapping, got ${describe(at)}`);
+      throw new ConfigError(`${path}: ${parts.slice(0, i).join('.')}: expected a mapping, got ${describeValue(at)}`);
     }
     at = at[part];
   }
@@ -501,7 +501,7 @@ function parseValue(kind: Kind, raw: unknown, where: string): unknown {
 
 function nonEmptyString(raw: unknown, where: string): string {
   if (typeof raw !== 'string' || raw.trim() === '')
-    throw new ConfigError(`${where}: expected a non-empty string, got ${describe(raw)}`);
+    throw new ConfigError(`${where}: expected a non-empty string, got ${describeValue(raw)}`);
   return raw.trim();
 }
 
@@ -512,15 +512,16 @@ function parseBoolean(raw: unknown, where: string): boolean {
     if (text === 'true' || text === '1') return true;
     if (text === 'false' || text === '0') return false;
   }
-  throw new ConfigError(`${where}: expected true or false, got ${describe(raw)}`);
+  throw new ConfigError(`${where}: expected true or false, got ${describeValue(raw)}`);
 }
 
 function parseList(raw: unknown, where: string): string[] {
   const items = typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw : undefined;
-  if (items === undefined) throw new ConfigError(`${where}: expected a list, got ${describe(raw)}`);
+  if (items === undefined) throw new ConfigError(`${where}: expected a list, got ${describeValue(raw)}`);
   const out: string[] = [];
   for (const [i, item] of items.entries()) {
-    if (typeof item !== 'string') throw new ConfigError(`${where}[${i}]: expected a string, got ${describe(item)}`);
+    if (typeof item !== 'string')
+      throw new ConfigError(`${where}[${i}]: expected a string, got ${describeValue(item)}`);
     const text = item.trim();
     if (text !== '') out.push(text);
   }
@@ -531,7 +532,7 @@ function parseInteger(raw: unknown, where: string, min: number, max: number): nu
   const n =
     typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${where}: expected an integer from ${min} to ${max}, got ${describe(raw)}`);
+    throw new ConfigError(`${where}: expected an integer from ${min} to ${max}, got ${describeValue(raw)}`);
   }
   return n;
 }
@@ -555,16 +556,17 @@ function parseHeaders(raw: unknown, where: string): Record<string, string> {
     for (const item of raw) {
       const colon = typeof item === 'string' ? item.indexOf(':') : -1;
       if (typeof item !== 'string' || colon <= 0) {
-        throw new ConfigError(`${where}: expected "Name: value", got ${describe(item)}`);
+        throw new ConfigError(`${where}: expected "Name: value", got ${describeValue(item)}`);
       }
       out[item.slice(0, colon).trim()] = item.slice(colon + 1).trim();
     }
     return out;
   }
   if (!isMapping(raw))
-    throw new ConfigError(`${where}: expected a mapping of header names to values, got ${describe(raw)}`);
+    throw new ConfigError(`${where}: expected a mapping of header names to values, got ${describeValue(raw)}`);
   for (const [name, value] of Object.entries(raw)) {
-    if (typeof value !== 'string') throw new ConfigError(`${where}.${name}: expected a string, got ${describe(value)}`);
+    if (typeof value !== 'string')
+      throw new ConfigError(`${where}.${name}: expected a string, got ${describeValue(value)}`);
     out[name] = value;
   }
   return out;
@@ -590,13 +592,4 @@ export function formatListenAddress(address: ListenAddress): string {
 
 function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return JSON.stringify(value);
-  return String(value);
 }

@@ -121,27 +121,28 @@ export function regexMatch(label: string, value: string): LabelMatcher {
   return { label, op: '=~', value };
 }
 
+/** The direct subexpressions of `expr`, left to right. */
+export function childrenOf(expr: Expr): Expr[] {
+  switch (expr.kind) {
+    case 'aggregate':
+    case 'histogram_quantile':
+    case 'clamp_min':
+      return [expr.expr];
+    case 'binary':
+      return [expr.lhs, expr.rhs];
+    case 'selector':
+    case 'range':
+    case 'number':
+      return [];
+  }
+}
+
 /** The metric names an expression reads, for "which metric is absent" reporting. */
 export function metricsOf(expr: Expr): string[] {
   const names = new Set<string>();
   const visit = (e: Expr): void => {
-    switch (e.kind) {
-      case 'selector':
-      case 'range':
-        names.add(e.metric);
-        return;
-      case 'aggregate':
-      case 'histogram_quantile':
-      case 'clamp_min':
-        visit(e.expr);
-        return;
-      case 'binary':
-        visit(e.lhs);
-        visit(e.rhs);
-        return;
-      case 'number':
-        return;
-    }
+    if (e.kind === 'selector' || e.kind === 'range') names.add(e.metric);
+    else childrenOf(e).forEach(visit);
   };
   visit(expr);
   return [...names];

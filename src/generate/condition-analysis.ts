@@ -8,7 +8,7 @@
  * side: a number in the real tree whose twin is a sentinel is that threshold.
  */
 import type { RuleSettings } from '../diagnosis/catalog.js';
-import type { ComparisonOp, Expr } from '../diagnosis/expr.js';
+import { type ComparisonOp, childrenOf, type Expr } from '../diagnosis/expr.js';
 import { formatNumberWithUnit } from '../diagnosis/format.js';
 import { formatNumber, renderPromQL } from '../diagnosis/promql-render.js';
 import type { DiagnosisRule, RuleId, Severity, ThresholdSpec } from '../diagnosis/rule.js';
@@ -68,23 +68,8 @@ export function signalsIn(expr: Expr): Set<string> {
   const found = new Set<string>();
   const visit = (e: Expr): void => {
     const s = signalOf(e);
-    if (s !== undefined) {
-      found.add(s.id);
-      return;
-    }
-    switch (e.kind) {
-      case 'aggregate':
-      case 'histogram_quantile':
-      case 'clamp_min':
-        visit(e.expr);
-        return;
-      case 'binary':
-        visit(e.lhs);
-        visit(e.rhs);
-        return;
-      default:
-        return;
-    }
+    if (s !== undefined) found.add(s.id);
+    else childrenOf(e).forEach(visit);
   };
   visit(expr);
   return found;
