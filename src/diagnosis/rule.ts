@@ -60,6 +60,8 @@ export type DiagnosisRule<K extends string = string> = {
   readonly evidence: readonly SignalId[];
   /** Extra evidence computed from the signals (e.g. time to drain); keys become evidence entries. */
   derive?(signals: SignalSnapshot, thresholds: ThresholdValues<K>): Record<string, SignalValue>;
+  /** Titles of the entries `derive` returns, for people (text reports, runbooks). */
+  readonly derivedTitles?: Readonly<Record<string, string>>;
   readonly text: {
     /** One line with the measured values. */
     summary(context: TextContext<K>): string;

@@ -2,6 +2,8 @@
  * The report as text for people: one block per queue, worst first, evidence with units, the cause, the fix
  * and the runbook link. Healthy queues get one line each.
  */
+
+import { RULES } from './catalog.js';
 import { formatValue } from './format.js';
 import type { QueueReport, Report } from './report.js';
 import { SIGNAL_BY_ID } from './signals.js';
@@ -32,7 +34,7 @@ export function renderTextReport(report: Report): string {
       lines.push(`    ${finding.summary}`);
       lines.push('    evidence:');
       for (const [id, value] of Object.entries(finding.evidence)) {
-        lines.push(`      ${(SIGNAL_BY_ID.get(id)?.title ?? id).padEnd(32)} ${formatValue(value)}`);
+        lines.push(`      ${evidenceTitle(id).padEnd(32)} ${formatValue(value)}`);
       }
       lines.push(`    cause:   ${finding.cause}`);
       lines.push(`    fix:     ${finding.fix}`);
@@ -45,6 +47,15 @@ export function renderTextReport(report: Report): string {
     for (const error of report.errors) lines.push(`  ${error.target}: ${error.code}: ${error.message}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+const DERIVED_TITLES: ReadonlyMap<string, string> = new Map(
+  RULES.flatMap((rule) => Object.entries(rule.derivedTitles ?? {})),
+);
+
+/** A signal's or a derived value's title; the id itself when neither knows it. */
+export function evidenceTitle(id: string): string {
+  return SIGNAL_BY_ID.get(id)?.title ?? DERIVED_TITLES.get(id) ?? id;
 }
 
 function queueTitle(queue: QueueReport): string {

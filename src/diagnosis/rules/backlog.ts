@@ -61,6 +61,7 @@ export const backlog = defineRule({
     ),
   evidence: [
     'depth',
+    'depthMin',
     'depthSlope',
     'addRate',
     'completionRate',
@@ -69,6 +70,7 @@ export const backlog = defineRule({
     'workDurationMean',
     'queueLatencyMean',
   ],
+  derivedTitles: { timeToDrain: 'Time to drain', workersNeeded: 'Workers needed' },
   derive(signals, t) {
     const depth = numberOf(signals.depth);
     const adds = numberOf(signals.addRate);

@@ -103,6 +103,7 @@ export const hotLoop = defineRule({
     'workDurationMean',
     'busyWorkers',
   ],
+  derivedTitles: { writesPerAdd: 'API writes per add' },
   derive(signals) {
     const adds = numberOf(signals.addRate);
     const writes = numberOf(signals.writeRate);

@@ -92,6 +92,7 @@ export const persistentFailures = defineRule({
     'retryRate',
     'addRate',
   ],
+  derivedTitles: { errorRatio: 'Errors per reconcile' },
   derive(signals) {
     const errors = numberOf(signals.sustainedErrorRate);
     const reconciles = numberOf(signals.reconcileRate);

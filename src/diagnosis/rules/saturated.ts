@@ -48,6 +48,7 @@ export const saturated = defineRule({
     'depthAvg',
     'addRate',
   ],
+  derivedTitles: { utilization: 'Utilization', recommendedWorkers: 'Recommended workers' },
   derive(signals, t) {
     const busy = numberOf(signals.busyWorkers);
     const max = numberOf(signals.maxWorkers);

@@ -46,6 +46,7 @@ export const stuckWorker = defineRule({
     'maxWorkers',
     'completionRate',
   ],
+  derivedTitles: { stuckWorkers: 'Stuck workers' },
   derive(signals) {
     const growth = numberOf(signals.unfinishedWorkGrowth);
     return {
