@@ -1,10 +1,11 @@
 /**
- * What the three dashboards share: the datasource, the queue variables and the selectors they add to every
- * query (built once here, rendered into each definition's PromQL by `renderPromQL`), panel ids, grid
- * positions, units, and small presets.
+ * What the three dashboards share: their frame (title, uid, refresh, links), the datasource, the queue
+ * variables and the selectors they add to every query (built once here, rendered into each definition's
+ * PromQL by `renderPromQL`), panel ids, grid positions, units, and small presets.
  */
 import type { DataSourceRef } from '@grafana/grafana-foundation-sdk/common';
 import {
+  DashboardBuilder,
   DashboardLinkBuilder,
   DashboardLinkType,
   DatasourceVariableBuilder,
@@ -20,7 +21,7 @@ import type { Severity } from '../../diagnosis/rule.js';
 import type { SignalScope } from '../../diagnosis/signals.js';
 import type { Unit } from '../../diagnosis/units.js';
 import { LABEL } from '../../metrics/names.js';
-import { DASHBOARD_UID, type DashboardKey } from '../defaults.js';
+import { DASHBOARD_TAG, DASHBOARD_UID, type DashboardKey } from '../defaults.js';
 import { QUEUE_LABELS } from '../queue-labels.js';
 
 export const DATASOURCE_VARIABLE = 'datasource';
@@ -177,8 +178,16 @@ export function queueVariables(metric: string, nameIsMulti: boolean): QueryVaria
 
 // ---- links ----
 
+/** Dashboard titles; the links between the dashboards show them. */
+const DASHBOARD_TITLE: Readonly<Record<DashboardKey, string>> = {
+  overview: 'Workqueue overview',
+  detail: 'Workqueue detail',
+  diagnoses: 'Workqueue diagnoses',
+};
+
 /** A link to another generated dashboard, keeping the time range and the variables. */
-export function dashboardLink(key: DashboardKey, title: string): DashboardLinkBuilder {
+export function dashboardLink(key: DashboardKey): DashboardLinkBuilder {
+  const title = DASHBOARD_TITLE[key];
   return new DashboardLinkBuilder(title)
     .type(DashboardLinkType.Link)
     .url(`/d/${DASHBOARD_UID[key]}`)
@@ -189,6 +198,28 @@ export function dashboardLink(key: DashboardKey, title: string): DashboardLinkBu
     .targetBlank(false)
     .asDropdown(false)
     .tags([]);
+}
+
+/**
+ * What every generated dashboard starts with: its title and uid, the tag, a 30 s refresh over the last
+ * `timeFrom` (browser time zone), links to `links` in that order, and the datasource variable.
+ */
+export function dashboardBuilder(options: {
+  readonly key: DashboardKey;
+  readonly description: string;
+  readonly timeFrom: string;
+  readonly links: readonly DashboardKey[];
+}): DashboardBuilder {
+  let builder = new DashboardBuilder(DASHBOARD_TITLE[options.key])
+    .uid(DASHBOARD_UID[options.key])
+    .description(options.description)
+    .tags([DASHBOARD_TAG])
+    .editable()
+    .refresh('30s')
+    .time({ from: options.timeFrom, to: 'now' })
+    .timezone('browser');
+  for (const key of options.links) builder = builder.link(dashboardLink(key));
+  return builder.withVariable(datasourceVariable());
 }
 
 /** Grafana's `${name}` interpolation: variables, formats (`datasource:queryparam`), data link fields. */

@@ -13,7 +13,6 @@ import {
 } from '@grafana/grafana-foundation-sdk/common';
 import {
   type Dashboard,
-  DashboardBuilder,
   RowBuilder,
   type Threshold,
   ThresholdsConfigBuilder,
@@ -35,13 +34,11 @@ import type { Severity } from '../../diagnosis/rule.js';
 import { SIGNAL_WINDOW_MS, SIGNALS, type SignalDefinition, type SignalId, signal } from '../../diagnosis/signals.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../metrics/names.js';
 import { type RuleAnalysis, type SignalUse, type ThresholdLine, usesOfSignal } from '../condition-analysis.js';
-import { DASHBOARD_TAG, DASHBOARD_UID } from '../defaults.js';
 import { QUEUE_LABELS, scopeLabels } from '../queue-labels.js';
 import {
   DATASOURCE,
-  dashboardLink,
+  dashboardBuilder,
   dashboardQuery,
-  datasourceVariable,
   GridCursor,
   grafanaUnit,
   legendFor,
@@ -197,19 +194,13 @@ function formatLineValue(line: ThresholdLine): string {
 export function detailDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
   const ids = new PanelIds();
   const grid = new GridCursor();
-  const builder = new DashboardBuilder('Workqueue detail')
-    .uid(DASHBOARD_UID.detail)
-    .description(
+  const builder = dashboardBuilder({
+    key: 'detail',
+    description:
       'One work queue in depth: every signal the diagnoses read, with the thresholds of the rules that compare it.',
-    )
-    .tags([DASHBOARD_TAG])
-    .editable()
-    .refresh('30s')
-    .time({ from: 'now-1h', to: 'now' })
-    .timezone('browser')
-    .link(dashboardLink('overview', 'Workqueue overview'))
-    .link(dashboardLink('diagnoses', 'Workqueue diagnoses'))
-    .withVariable(datasourceVariable());
+    timeFrom: 'now-1h',
+    links: ['overview', 'diagnoses'],
+  });
   for (const variable of queueVariables(WORKQUEUE.adds, false)) builder.withVariable(variable);
 
   const legend = () =>

@@ -6,7 +6,6 @@
 import { TableCellDisplayMode, VisibilityMode } from '@grafana/grafana-foundation-sdk/common';
 import {
   type Dashboard,
-  DashboardBuilder,
   type DataTransformerConfig,
   MappingType,
   RowBuilder,
@@ -19,13 +18,11 @@ import { aggregateBy, binary, type Expr, num, selector } from '../../diagnosis/e
 import { formatDuration } from '../../diagnosis/promql-render.js';
 import { DOCTOR, DOCTOR_FINDING_LABELS, LABEL } from '../../metrics/names.js';
 import type { RuleAnalysis } from '../condition-analysis.js';
-import { DASHBOARD_TAG, DASHBOARD_UID } from '../defaults.js';
 import {
   DATASOURCE,
-  dashboardLink,
+  dashboardBuilder,
   dashboardQuery,
   dataLink,
-  datasourceVariable,
   detailLinkUrl,
   GridCursor,
   grafanaVariable,
@@ -131,19 +128,13 @@ export function diagnosesDashboard(analyses: readonly RuleAnalysis[], runbookBas
         { id: 'links', value: [dataLink('Queue detail', detailLinkUrl([LABEL.controller, LABEL.name])).build()] },
       ]);
 
-  const builder = new DashboardBuilder('Workqueue diagnoses')
-    .uid(DASHBOARD_UID.diagnoses)
-    .description(
+  const builder = dashboardBuilder({
+    key: 'diagnoses',
+    description:
       'What workqueue-doctor found, over time and now, with links to the runbooks. Fed by the service (workqueue-doctor serve); the generated alert rules page independently.',
-    )
-    .tags([DASHBOARD_TAG])
-    .editable()
-    .refresh('30s')
-    .time({ from: 'now-6h', to: 'now' })
-    .timezone('browser')
-    .link(dashboardLink('overview', 'Workqueue overview'))
-    .link(dashboardLink('detail', 'Workqueue detail'))
-    .withVariable(datasourceVariable());
+    timeFrom: 'now-6h',
+    links: ['overview', 'detail'],
+  });
   const titles: Record<string, string> = {
     [LABEL.target]: 'Target',
     [LABEL.controller]: 'Controller',

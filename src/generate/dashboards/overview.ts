@@ -5,7 +5,6 @@
 import { TableCellDisplayMode, TableSortByFieldStateBuilder } from '@grafana/grafana-foundation-sdk/common';
 import {
   type Dashboard,
-  DashboardBuilder,
   type DataTransformerConfig,
   type DynamicConfigValue,
   MappingType,
@@ -21,14 +20,12 @@ import type { Severity } from '../../diagnosis/rule.js';
 import { type SignalDefinition, type SignalId, signal } from '../../diagnosis/signals.js';
 import { LABEL, PROMETHEUS_ALERTS, WORKQUEUE } from '../../metrics/names.js';
 import type { RuleAnalysis } from '../condition-analysis.js';
-import { DASHBOARD_TAG, DASHBOARD_UID } from '../defaults.js';
 import { QUEUE_LABELS, scopeLabels } from '../queue-labels.js';
 import {
   DATASOURCE,
-  dashboardLink,
+  dashboardBuilder,
   dashboardQuery,
   dataLink,
-  datasourceVariable,
   detailLinkUrl,
   GridCursor,
   grafanaUnit,
@@ -201,17 +198,12 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard 
       .withTarget(prometheusQuery(dashboardQuery(s.expr, scopeLabels(s.scope)), legendFor(s.scope), 'A'));
   };
 
-  const builder = new DashboardBuilder('Workqueue overview')
-    .uid(DASHBOARD_UID.overview)
-    .description('Every Kubernetes controller work queue at a glance, with the status of the generated alerts.')
-    .tags([DASHBOARD_TAG])
-    .editable()
-    .refresh('30s')
-    .time({ from: 'now-1h', to: 'now' })
-    .timezone('browser')
-    .link(dashboardLink('diagnoses', 'Workqueue diagnoses'))
-    .link(dashboardLink('detail', 'Workqueue detail'))
-    .withVariable(datasourceVariable());
+  const builder = dashboardBuilder({
+    key: 'overview',
+    description: 'Every Kubernetes controller work queue at a glance, with the status of the generated alerts.',
+    timeFrom: 'now-1h',
+    links: ['diagnoses', 'detail'],
+  });
   for (const variable of queueVariables(WORKQUEUE.adds, true)) builder.withVariable(variable);
   builder.withPanel(table);
   builder.withRow(new RowBuilder('Trends').id(ids.next()).gridPos(grid.row()).datasource(DATASOURCE));
