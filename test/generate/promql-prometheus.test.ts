@@ -5,7 +5,7 @@
  * queues, and a component-base queue without a `controller` label), the overview table's queries return one
  * series per queue.
  */
-import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose } from '../../src/diagnosis/engine.js';
@@ -15,7 +15,7 @@ import { DEFAULT_START_MS, runVirtual } from '../../src/simulate/index.js';
 import type { GroundTruth } from '../../src/simulate/model.js';
 import { recordingSourceFromText } from '../../src/sources/recording-source.js';
 import { tempDir } from '../simulate/helpers.js';
-import { importRecording, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
+import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
 import {
   annotationQueries,
   dashboardExpressions,
@@ -60,7 +60,7 @@ beforeAll(async () => {
     { scenario: 'mixed', flavor: 'controller-runtime' as const, instance: 'mixed:8080' },
     { scenario: 'backlog', flavor: 'component-base' as const, instance: 'kcm:10257' },
   ];
-  let storage: string | undefined;
+  const recordings: string[] = [];
   for (const run of runs) {
     const result = await runVirtual(
       run.scenario,
@@ -70,20 +70,17 @@ beforeAll(async () => {
     truths.push(result.truth);
     const file = join(work.path, `${run.instance.replace(':', '_')}.om`);
     writeFileSync(file, result.recording.text());
-    const dir = await importRecording(file);
-    if (storage === undefined) storage = dir;
-    else for (const block of readdirSync(dir)) renameSync(join(dir, block), join(storage, block));
+    recordings.push(file);
     if (run.scenario === 'mixed') {
       // The service's verdicts on this recording, as its /metrics would have exposed them, for the diagnoses dashboard.
       const source = recordingSourceFromText(result.recording.text(), file);
       report = await diagnose(source.backend, { atMs: AT * 1000, runbookBaseUrl: 'x', targets: source.targets() });
       const findingsFile = join(work.path, 'findings.om');
       writeFileSync(findingsFile, findingsRecording(report));
-      const findingsDir = await importRecording(findingsFile);
-      for (const block of readdirSync(findingsDir)) renameSync(join(findingsDir, block), join(storage, block));
+      recordings.push(findingsFile);
     }
   }
-  prom = await startPrometheus({ storagePath: storage! });
+  prom = await startPrometheus({ storagePath: await importRecordings(recordings) });
 }, 120_000);
 
 afterAll(async () => {

@@ -3,13 +3,13 @@
  * recordings (distinct `instance` labels) are imported with promtool into one TSDB served by one
  * Prometheus for the whole file.
  */
-import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_GO, CONTROLLER_RUNTIME, WORKQUEUE } from '../../src/metrics/names.js';
 import { DEFAULT_START_MS, type RunStats, runVirtual } from '../../src/simulate/index.js';
 import type { Flavor, GroundTruth } from '../../src/simulate/model.js';
-import { importRecording, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
+import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
 import { tempDir } from './helpers.js';
 
 const T0 = DEFAULT_START_MS / 1000;
@@ -53,7 +53,7 @@ const stats = new Map<string, RunStats>();
 const work = tempDir('wqd-sim-scenarios-');
 
 beforeAll(async () => {
-  let storage: string | undefined;
+  const files: string[] = [];
   for (const run of RUNS) {
     const instance = run.instance ?? `${run.scenario}:8080`;
     const result = await runVirtual(
@@ -65,14 +65,9 @@ beforeAll(async () => {
     writeFileSync(file, result.recording.text());
     truths.set(instance, result.truth);
     stats.set(instance, result.stats);
-    const dir = await importRecording(file);
-    if (storage === undefined) {
-      storage = dir;
-    } else {
-      for (const block of readdirSync(dir)) renameSync(join(dir, block), join(storage, block));
-    }
+    files.push(file);
   }
-  prom = await startPrometheus({ storagePath: storage! });
+  prom = await startPrometheus({ storagePath: await importRecordings(files) });
 }, 120_000);
 
 afterAll(async () => {
