@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import type http from 'node:http';
 import net from 'node:net';
@@ -17,6 +16,7 @@ import {
 import { createHttpAgents, type HttpAgents } from '../../src/metrics/http-transport.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
 import { newTargetHealth, recordScrapeFailure, recordScrapeSuccess } from '../../src/metrics/target-health.js';
+import { drainOrClose, gzipBomb } from '../support/gzip-bomb.js';
 import { freePort, type LocalServer, startHttpServer, startHttpsServer } from '../support/local-server.js';
 import { makeSelfSignedCert, type SelfSignedCert } from '../support/tls.js';
 
@@ -32,19 +32,6 @@ async function serve(handler: http.RequestListener): Promise<LocalServer> {
   const s = await startHttpServer(handler);
   servers.push(s);
   return s;
-}
-
-/** Resolves on 'drain' or 'close', removing both listeners. */
-function drainOrClose(res: http.ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 async function scrapeError(p: Promise<unknown>): Promise<ScrapeError> {
@@ -204,26 +191,8 @@ describe('fetchMetricsPage over http', () => {
   });
 
   it('fails fast with too_large on a gzip bomb, reading only a sliver of it', async () => {
-    // 1 MiB of zeros, deflated with a full flush: a byte-aligned, self-contained run of blocks
-    // (about 1 KB) that can be repeated to make a valid deflate stream of any length.
-    const mib = Buffer.alloc(1 << 20);
-    const block = zlib.deflateRawSync(mib, { level: 9, finishFlush: zlib.constants.Z_FULL_FLUSH });
-    const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
-    const blocksInBomb = 256 * 1024; // 256 GiB uncompressed, about 272 MB compressed
-    const bombCompressedBytes = header.length + blocksInBomb * block.length;
-    let compressedSent = 0;
-    let serverDone: Promise<unknown> = Promise.resolve();
-    const s = await serve(async (_req, res) => {
-      serverDone = once(res, 'close');
-      res.writeHead(200, { 'content-type': TEXT_CT, 'content-encoding': 'gzip' });
-      res.write(header);
-      const batch = Buffer.concat(Array.from({ length: 64 }, () => block));
-      for (let i = 0; i < blocksInBomb / 64 && !res.destroyed; i++) {
-        compressedSent += batch.length;
-        if (!res.write(batch)) await drainOrClose(res);
-      }
-      res.end();
-    });
+    const bomb = gzipBomb(256 * 1024, TEXT_CT); // 256 GiB uncompressed, about 272 MB compressed
+    const s = await serve(bomb.handler);
     const limit = 8 << 20;
     const err = await scrapeError(
       fetchMetricsPage({ url: `${s.origin}/metrics` }, { ...base, agents, maxBytes: limit }),
@@ -234,8 +203,8 @@ describe('fetchMetricsPage over http', () => {
     expect(err.bytes).toBeGreaterThan(limit);
     expect(err.bytes).toBeLessThanOrEqual(limit + (1 << 20));
     // the client hung up long before the server could send the bomb
-    await serverDone;
-    expect(compressedSent).toBeLessThan(bombCompressedBytes / 4);
+    await bomb.closed();
+    expect(bomb.sent()).toBeLessThan(bomb.compressedBytes / 4);
   });
 
   it('fails with http_status on a 500, with the status and the start of the body', async () => {

@@ -1,27 +1,13 @@
-import { once } from 'node:events';
 import type http from 'node:http';
-import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { staticTargets } from '../../src/discovery/static.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
 import type { ScrapeEvent } from '../../src/sources/scrape-source.js';
+import { gzipBomb } from '../support/gzip-bomb.js';
 import { freePort } from '../support/local-server.js';
 import { ManualClock, queuePage, scrapeSource, serve, serveOnPort, servePage, TEXT_CT } from './scrape-support.js';
 
 const INTERVAL = 15_000;
-
-/** Resolves on 'drain' or 'close'. */
-function drainOrClose(res: http.ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
 
 function depthValues(src: { history: { select: (s: { metric: string }) => { v: Float64Array }[] } }): number[][] {
   return src.history.select({ metric: WORKQUEUE.depth }).map((view) => [...view.v]);
@@ -90,24 +76,8 @@ describe('scrape source: failing targets', () => {
   });
 
   it('stops reading a gzip bomb at the size limit with too_large', async () => {
-    const mib = Buffer.alloc(1 << 20);
-    // A byte-aligned run of deflate blocks for 1 MiB of zeros; repeated, it makes a valid stream of any length.
-    const block = zlib.deflateRawSync(mib, { level: 9, finishFlush: zlib.constants.Z_FULL_FLUSH });
-    const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
-    const blocks = 64 * 1024; // 64 GiB uncompressed, about 68 MB compressed
-    let compressedSent = 0;
-    let serverDone: Promise<unknown> = Promise.resolve();
-    const bomb = await serve(async (_req, res) => {
-      serverDone = once(res, 'close');
-      res.writeHead(200, { 'content-type': TEXT_CT, 'content-encoding': 'gzip' });
-      res.write(header);
-      const batch = Buffer.concat(Array.from({ length: 64 }, () => block));
-      for (let i = 0; i < blocks / 64 && !res.destroyed; i++) {
-        compressedSent += batch.length;
-        if (!res.write(batch)) await drainOrClose(res);
-      }
-      res.end();
-    });
+    const gzip = gzipBomb(64 * 1024, TEXT_CT); // 64 GiB uncompressed, about 68 MB compressed
+    const bomb = await serve(gzip.handler);
     const fine = await servePage(() => queuePage({ depth: 1, adds: 1 }));
     const clock = new ManualClock();
     const events: ScrapeEvent[] = [];
@@ -126,8 +96,8 @@ describe('scrape source: failing targets', () => {
     expect(event).toMatchObject({ ok: false, errorCode: 'too_large' });
     expect(event?.bytes).toBeGreaterThan(limit);
     expect(event?.bytes).toBeLessThanOrEqual(limit + (1 << 20));
-    await serverDone;
-    expect(compressedSent).toBeLessThan((header.length + blocks * block.length) / 4);
+    await gzip.closed();
+    expect(gzip.sent()).toBeLessThan(gzip.compressedBytes / 4);
   });
 
   it('reports a malformed page as parse_error naming line and column, and loses nothing already held', async () => {
