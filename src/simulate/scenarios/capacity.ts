@@ -6,22 +6,16 @@
  */
 import { lognormal, meanMs } from '../distributions.js';
 import type { ControllerSpec, Scenario, SimulationParams } from '../model.js';
-import { capacity, capacityTruth, leaseName, round, steadySync } from './common.js';
+import { capacityTruth, type LoadSizes, leaseName, loadDefaults, loadSizes, round, steadySync } from './common.js';
 
 // ---------------------------------------------------------------------------------------------
 // backlog
 
-const BACKLOG_WORKERS = 4;
-const BACKLOG_KEYS = 200_000;
 const BACKLOG_SYNC = lognormal(80, 0.6);
-/** Arrivals over capacity. */
-const BACKLOG_LOAD = 1.2;
+const BACKLOG: LoadSizes = { workers: 4, keys: 200_000, sync: BACKLOG_SYNC, load: 1.2, rateDigits: 3 };
 
 export function backlogController(params: SimulationParams, name = 'pod'): ControllerSpec {
-  const workers = params.workers ?? BACKLOG_WORKERS;
-  const keys = params.keys ?? BACKLOG_KEYS;
-  const cap = capacity(workers, BACKLOG_SYNC);
-  const rate = params.rate ?? round(BACKLOG_LOAD * cap, 3);
+  const { workers, keys, rate, capacity: cap } = loadSizes(params, BACKLOG);
   // With uniform keys, events for keys already waiting are deduplicated: arrivals the queue counts
   // fall as depth builds, and depth levels off where they meet completions, at keys × (1 − 1/load).
   // The default population keeps that far away; a small one reaches it early and the queue is then
@@ -60,11 +54,7 @@ export const backlog: Scenario = {
     'A pod controller over 200,000 objects: syncs of ~96 ms (log-normal, median 80 ms) on 4 workers complete ~42 ' +
     'per second; events for distinct objects arrive at 1.2× that (derived from --workers). Depth grows by several ' +
     'items per second, queue latency with it; workers are always busy.',
-  defaults: {
-    workers: BACKLOG_WORKERS,
-    keys: BACKLOG_KEYS,
-    rate: round(BACKLOG_LOAD * capacity(BACKLOG_WORKERS, BACKLOG_SYNC), 3),
-  },
+  defaults: loadDefaults(BACKLOG),
   build: (params) => ({
     leader: true,
     leaseName: leaseName(params.flavor, 'pod-operator'),
@@ -75,9 +65,8 @@ export const backlog: Scenario = {
 // ---------------------------------------------------------------------------------------------
 // saturation
 
-const SATURATION_WORKERS = 8;
 const SATURATION_SYNC = lognormal(400, 0.5);
-const SATURATION_LOAD = 0.93;
+const SATURATION: LoadSizes = { workers: 8, keys: 20_000, sync: SATURATION_SYNC, load: 0.93, rateDigits: 3 };
 
 export const saturation: Scenario = {
   name: 'saturation',
@@ -86,16 +75,9 @@ export const saturation: Scenario = {
     'A machine controller over 20,000 objects: syncs of ~450 ms on 8 workers (~17.6/s), distinct-object events at ' +
     '93% of that (derived from --workers). Items wait several times as long as they take; depth fluctuates but has ' +
     'no trend. The capacity is nearly spent: one more burst or slower dependency and it becomes a backlog.',
-  defaults: {
-    workers: SATURATION_WORKERS,
-    keys: 20_000,
-    rate: round(SATURATION_LOAD * capacity(SATURATION_WORKERS, SATURATION_SYNC), 3),
-  },
+  defaults: loadDefaults(SATURATION),
   build: (params) => {
-    const workers = params.workers ?? SATURATION_WORKERS;
-    const cap = capacity(workers, SATURATION_SYNC);
-    const rate = params.rate ?? round(SATURATION_LOAD * cap, 3);
-    const keys = params.keys ?? 20_000;
+    const { workers, keys, rate, capacity: cap } = loadSizes(params, SATURATION);
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'cluster-operator'),

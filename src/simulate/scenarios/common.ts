@@ -27,6 +27,40 @@ export function sizes(params: SimulationParams, defaults: Sizes): Sizes {
   };
 }
 
+/**
+ * Sizes of a queue whose arrival rate is set relative to what its workers complete: by default `load` ×
+ * their capacity with syncs of `sync`, rounded to `rateDigits` decimals, so that it keeps its ratio to
+ * capacity whatever `--workers` says.
+ */
+export interface LoadSizes {
+  readonly workers: number;
+  readonly keys: number;
+  readonly sync: DurationDist;
+  /** Arrivals over capacity. */
+  readonly load: number;
+  readonly rateDigits: number;
+}
+
+/** The scenario's defaults for `d`: its rate derived from the default workers. */
+export function loadDefaults(d: LoadSizes): Sizes {
+  return { workers: d.workers, keys: d.keys, rate: round(d.load * capacity(d.workers, d.sync), d.rateDigits) };
+}
+
+/**
+ * The main controller's sizes for `d`, overridden by the parameters: the rate, unless given, derived from the
+ * workers; with the capacity of those workers.
+ */
+export function loadSizes(params: SimulationParams, d: LoadSizes): Sizes & { readonly capacity: number } {
+  const workers = params.workers ?? d.workers;
+  const cap = capacity(workers, d.sync);
+  return {
+    workers,
+    keys: params.keys ?? d.keys,
+    rate: params.rate ?? round(d.load * cap, d.rateDigits),
+    capacity: cap,
+  };
+}
+
 /** The lease a process holds: kube-controller-manager's, or an operator's leader-election id. */
 export function leaseName(flavor: Flavor, processName: string): string {
   return flavor === 'component-base' ? 'kube-controller-manager' : `${processName}-leader-election`;

@@ -5,7 +5,20 @@
 import { lognormal, meanMs, sampler } from '../distributions.js';
 import type { ControllerSpec, Scenario, SimulationParams } from '../model.js';
 import { requeueAfter, SUCCESS } from '../model.js';
-import { capacity, capacityTruth, leaseName, MINUTE, round, SECOND, type Sizes, sizes, steadySync } from './common.js';
+import {
+  capacity,
+  capacityTruth,
+  type LoadSizes,
+  leaseName,
+  loadDefaults,
+  loadSizes,
+  MINUTE,
+  round,
+  SECOND,
+  type Sizes,
+  sizes,
+  steadySync,
+} from './common.js';
 
 // ---------------------------------------------------------------------------------------------
 // healthy
@@ -236,8 +249,7 @@ export const shortSpike: Scenario = {
 // busy-but-fine
 
 const BUSY_SYNC = lognormal(100, 0.5);
-const BUSY_UTILIZATION = 0.8;
-const BUSY_WORKERS = 4;
+const BUSY: LoadSizes = { workers: 4, keys: 20_000, sync: BUSY_SYNC, load: 0.8, rateDigits: 2 };
 
 export const busyButFine: Scenario = {
   name: 'busy-but-fine',
@@ -246,16 +258,9 @@ export const busyButFine: Scenario = {
     'An ingress controller over 20,000 objects, syncs of ~113 ms on 4 workers (~35/s), and distinct-object events ' +
     'at 80% of that capacity (the default rate is derived from --workers). Workers are busy most of the time, a few ' +
     'items wait, depth and queue latency stay bounded with no trend. Busy is not saturated.',
-  defaults: {
-    workers: BUSY_WORKERS,
-    keys: 20_000,
-    rate: round(BUSY_UTILIZATION * capacity(BUSY_WORKERS, BUSY_SYNC), 2),
-  },
+  defaults: loadDefaults(BUSY),
   build: (params) => {
-    const workers = params.workers ?? BUSY_WORKERS;
-    const cap = capacity(workers, BUSY_SYNC);
-    const rate = params.rate ?? round(BUSY_UTILIZATION * cap, 2);
-    const keys = params.keys ?? 20_000;
+    const { workers, keys, rate, capacity: cap } = loadSizes(params, BUSY);
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'ingress-operator'),
