@@ -24,6 +24,7 @@ import {
   eq,
   histogramQuantile,
   type LabelMatcher,
+  num,
   rangeFn,
   regexMatch,
   selector,
@@ -104,6 +105,16 @@ function meanSignal(id: string, title: string, histogram: string, description: s
       perQueue(rate(histogramSeries(histogram, SUFFIX.count))),
     ),
   };
+}
+
+/**
+ * REST client requests per second of one process matching `matchers`, and 0 (not "no data") for a process
+ * whose REST client shows requests but none that match: a controller that never writes has a write rate of 0.
+ */
+function restRequestRate(matchers: readonly LabelMatcher[]): Expr {
+  const perProcess = (m: readonly LabelMatcher[]) =>
+    sumWithout([LABEL.code, LABEL.method, LABEL.host], rate(CLIENT_GO.restClientRequests, W, m));
+  return binary('or', perProcess(matchers), binary('*', perProcess([]), num(0)));
 }
 
 function reconcileResultRate(result: string): Expr {
@@ -228,7 +239,7 @@ const signalList = [
       'Share of the syncs finished over the sustained window that took longer than 10 s (the 10 s bucket, present in both bucket layouts). Catches a few blocking syncs that the p99 hides.',
     expr: binary(
       '-',
-      { kind: 'number', value: 1 },
+      num(1),
       binary(
         '/',
         perQueue(
@@ -369,10 +380,7 @@ const signalList = [
     scope: 'process',
     description:
       'PUT, PATCH and POST requests per second from the whole process (client-go REST client). Per process, not per queue: next to the add rate it tells a self-triggering status write.',
-    expr: sumWithout(
-      [LABEL.code, LABEL.method, LABEL.host],
-      rate(CLIENT_GO.restClientRequests, W, [regexMatch(LABEL.method, WRITE_METHODS.join('|'))]),
-    ),
+    expr: restRequestRate([regexMatch(LABEL.method, WRITE_METHODS.join('|'))]),
   },
   {
     id: 'failedRequestRate',
@@ -381,10 +389,7 @@ const signalList = [
     scope: 'process',
     description:
       'API requests per second from the whole process that did not succeed (code not 2xx, any method): conflicts, rejected writes, objects not found.',
-    expr: sumWithout(
-      [LABEL.code, LABEL.method, LABEL.host],
-      rate(CLIENT_GO.restClientRequests, W, [{ label: LABEL.code, op: '!~', value: '2..' }]),
-    ),
+    expr: restRequestRate([{ label: LABEL.code, op: '!~', value: '2..' }]),
   },
   {
     id: 'leaderStatus',

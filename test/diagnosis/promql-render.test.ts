@@ -16,8 +16,9 @@ describe('renderPromQL', () => {
     expect(renderPromQL(signal('queueLatencyMean').expr)).toBe(
       '(sum without (priority) (rate(workqueue_queue_duration_seconds_sum[5m]))) / (sum without (priority) (rate(workqueue_queue_duration_seconds_count[5m])))',
     );
+    // A process that shows REST requests but no writes has a write rate of 0, not "no data".
     expect(renderPromQL(signal('writeRate').expr)).toBe(
-      'sum without (code, method, host) (rate(rest_client_requests_total{method=~"PUT|PATCH|POST"}[5m]))',
+      '(sum without (code, method, host) (rate(rest_client_requests_total{method=~"PUT|PATCH|POST"}[5m]))) or ((sum without (code, method, host) (rate(rest_client_requests_total[5m]))) * 0)',
     );
   });
 
