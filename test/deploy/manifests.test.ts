@@ -312,7 +312,8 @@ describe('deploy/standalone', RENDER_TIMEOUT, () => {
     const args = checkServiceContainer('standalone', container(deployment, 'workqueue-doctor'));
     expect(hasFlag(args, '--kubernetes')).toBe(true);
     expect(flag(args, '--namespace')).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
-    expect(flag(args, '--selector')).toBeTruthy();
+    // A label selector: one or more key=value (or key!=value, key in (...)) requirements.
+    expect(flag(args, '--selector')).toMatch(/^[A-Za-z0-9./_-]+\s*(=|==|!=|\s+in\s|\s+notin\s)/);
 
     const account = only<{ metadata: { name: string; namespace: string } }>(objects, 'ServiceAccount');
     expect(podSpec(deployment).serviceAccountName).toBe(account.metadata.name);
