@@ -1,3 +1,4 @@
+import { workersFor } from '../capacity.js';
 import { compare, scale, sig } from '../conditions.js';
 import { allOf, anyOf, binary } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
@@ -84,11 +85,8 @@ export const backlog = defineRule({
           ? { value: depth / net, unit: 's' as const }
           : // Not draining: arrivals are at or above completions; there is no finite time.
             { value: null, unit: 's' as const, missing: 'insufficient_data' as const };
-    const workersNeeded =
-      adds === undefined || meanSync === undefined
-        ? { value: null, unit: 'workers' as const, missing: 'insufficient_data' as const }
-        : { value: Math.ceil((adds * meanSync) / t.targetUtilization), unit: 'workers' as const };
-    return { timeToDrain, workersNeeded };
+    const offeredLoad = adds === undefined || meanSync === undefined ? undefined : adds * meanSync;
+    return { timeToDrain, workersNeeded: workersFor(offeredLoad, t.targetUtilization) };
   },
   text: {
     summary: ({ signals }) =>

@@ -1,3 +1,4 @@
+import { workersFor } from '../capacity.js';
 import { compare, relate, scale, sig } from '../conditions.js';
 import { allOf, binary } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
@@ -57,10 +58,7 @@ export const saturated = defineRule({
         busy !== undefined && max !== undefined && max > 0
           ? { value: busy / max, unit: 'ratio' }
           : { value: null, unit: 'ratio', missing: max === undefined ? 'metric_absent' : 'insufficient_data' },
-      recommendedWorkers:
-        busy === undefined
-          ? { value: null, unit: 'workers', missing: 'insufficient_data' }
-          : { value: Math.ceil(busy / t.targetUtilization), unit: 'workers' },
+      recommendedWorkers: workersFor(busy, t.targetUtilization),
     };
   },
   text: {
