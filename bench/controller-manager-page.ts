@@ -7,23 +7,12 @@
  */
 import { formatGoFloat } from '../src/metrics/float-text.js';
 import { CLIENT_GO, CONTROLLER_RUNTIME, LABEL, RECONCILE_RESULT, SUFFIX, WORKQUEUE } from '../src/metrics/names.js';
+import { WORKQUEUE_BUCKETS } from '../src/queue/index.js';
+import { RECONCILE_TIME_BUCKETS } from '../src/simulate/process-metrics.js';
 
-function exponentialBuckets(start: number, factor: number, count: number): number[] {
-  const out: number[] = [];
-  let b = start;
-  for (let i = 0; i < count; i++) {
-    out.push(b);
-    b *= factor;
-  }
-  return out;
-}
-
-const CR_BUCKETS = exponentialBuckets(1e-8, 10, 12);
-const CB_BUCKETS = exponentialBuckets(1e-8, 10, 10);
-const RECONCILE_BUCKETS = [
-  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75, 2,
-  2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
-];
+const CR_BUCKETS = WORKQUEUE_BUCKETS['controller-runtime'];
+const CB_BUCKETS = WORKQUEUE_BUCKETS['component-base'];
+const RECONCILE_BUCKETS = RECONCILE_TIME_BUCKETS;
 const REST_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 
 interface Queue {

@@ -29,6 +29,7 @@ export {
   type PrometheusFlavor,
   type PrometheusMetricsProviderOptions,
   type PrometheusRegistry,
+  WORKQUEUE_BUCKETS,
 } from './prometheus-metrics-provider.js';
 export { createQueue, type GetResult, type Queue, type QueueOptions } from './queue.js';
 export {

@@ -51,6 +51,16 @@ const UNFINISHED_HELP_TAIL =
   " that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. " +
   'One can deduce the number of stuck threads by observing the rate at which this increases.';
 
+/**
+ * Bucket bounds of the queue and work duration histograms per flavor, as Go's
+ * `prometheus.ExponentialBuckets(1e-8, 10, n)` computes them: 12 (to 1000 s) in controller-runtime,
+ * 10 (to 10 s) in component-base.
+ */
+export const WORKQUEUE_BUCKETS: Readonly<Record<PrometheusFlavor, readonly number[]>> = {
+  'controller-runtime': exponentialBuckets(1e-8, 10, 12),
+  'component-base': exponentialBuckets(1e-8, 10, 10),
+};
+
 const FLAVORS: Readonly<Record<PrometheusFlavor, FlavorSpec>> = {
   'controller-runtime': {
     help: {
@@ -62,7 +72,7 @@ const FLAVORS: Readonly<Record<PrometheusFlavor, FlavorSpec>> = {
       longestRunningProcessor: 'How many seconds has the longest running processor for workqueue been running.',
       retries: 'Total number of retries handled by workqueue',
     },
-    buckets: exponentialBuckets(1e-8, 10, 12),
+    buckets: [...WORKQUEUE_BUCKETS['controller-runtime']],
     labels: (family, name) =>
       family === 'depth'
         ? { [LABEL.controller]: name, [LABEL.name]: name, [LABEL.priority]: '' }
@@ -78,7 +88,7 @@ const FLAVORS: Readonly<Record<PrometheusFlavor, FlavorSpec>> = {
       longestRunningProcessor: '[BETA] How many seconds has the longest running processor for workqueue been running.',
       retries: '[BETA] Total number of retries handled by workqueue',
     },
-    buckets: exponentialBuckets(1e-8, 10, 10),
+    buckets: [...WORKQUEUE_BUCKETS['component-base']],
     labels: (_family, name) => ({ [LABEL.name]: name }),
   },
 };

@@ -11,20 +11,10 @@
  */
 import { formatGoFloat } from '../../src/metrics/float-text.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../src/metrics/names.js';
+import { WORKQUEUE_BUCKETS } from '../../src/queue/index.js';
 
-/** `prometheus.ExponentialBuckets(start, factor, count)`, computed as Go computes it. */
-export function exponentialBuckets(start: number, factor: number, count: number): number[] {
-  const out: number[] = [];
-  let b = start;
-  for (let i = 0; i < count; i++) {
-    out.push(b);
-    b *= factor;
-  }
-  return out;
-}
-
-export const CONTROLLER_RUNTIME_BUCKETS: readonly number[] = exponentialBuckets(1e-8, 10, 12);
-export const COMPONENT_BASE_BUCKETS: readonly number[] = exponentialBuckets(1e-8, 10, 10);
+export const CONTROLLER_RUNTIME_BUCKETS: readonly number[] = WORKQUEUE_BUCKETS['controller-runtime'];
+export const COMPONENT_BASE_BUCKETS: readonly number[] = WORKQUEUE_BUCKETS['component-base'];
 
 export interface QueueSpec {
   readonly name: string;
