@@ -2,13 +2,18 @@
  * Scoring a report against a scenario's ground truth, and the confusion matrix over many runs.
  * A queue passes when every expected diagnosis is found and nothing outside expected ∪ allowed is.
  */
+
+import { rule } from '../diagnosis/catalog.js';
+import { childrenOf, type Expr } from '../diagnosis/expr.js';
 import type { QueueReport, Report } from '../diagnosis/report.js';
-import { RULE_IDS, type RuleId } from '../diagnosis/rule.js';
+import { defaultThresholds, RULE_IDS, type RuleId } from '../diagnosis/rule.js';
 import type { GroundTruth, QueueTruth } from '../simulate/index.js';
 
 export type QueueVerdict = {
   readonly scenario: string;
   readonly seed: number;
+  /** When the report was judged, in milliseconds since the recording started. */
+  readonly elapsedMs: number;
   readonly name: string | null;
   readonly controller: string | null;
   readonly expected: readonly RuleId[];
@@ -19,15 +24,24 @@ export type QueueVerdict = {
   /** Problems other than rules: a queue absent from the report, a standby replica not reported as standby. */
   readonly problems: readonly string[];
   readonly pass: boolean;
+  /** Whether this verdict could have failed by a miss: the truth in force expected something. */
+  readonly canMiss: boolean;
+  /** Whether it could have failed by a false alarm: some rule was neither expected nor allowed. */
+  readonly canFalseAlarm: boolean;
 };
 
-export function compareWithTruth(report: Report, truth: GroundTruth): QueueVerdict[] {
+/**
+ * Scores `report`, made `elapsedMs` after the recording started, against the truth in force then: expected
+ * diagnoses are only allowed until one `for` after their `onsetMs`, allowed ones become unexpected after
+ * `allowedUntilMs`.
+ */
+export function compareWithTruth(report: Report, truth: GroundTruth, elapsedMs: number): QueueVerdict[] {
   const verdicts: QueueVerdict[] = [];
   const matched = new Set<QueueReport>();
   for (const queueTruth of truth.queues) {
     const entries = report.queues.filter((q) => matches(q, queueTruth));
     for (const e of entries) matched.add(e);
-    verdicts.push(verdictFor(truth, queueTruth, entries));
+    verdicts.push(verdictFor(truth, truthAt(queueTruth, elapsedMs), entries, elapsedMs));
   }
   // Findings on queues the truth does not know are false positives too.
   for (const entry of report.queues) {
@@ -36,6 +50,7 @@ export function compareWithTruth(report: Report, truth: GroundTruth): QueueVerdi
     verdicts.push({
       scenario: truth.scenario,
       seed: truth.parameters.seed,
+      elapsedMs,
       name: entry.queue.name,
       controller: entry.queue.controller,
       expected: [],
@@ -45,6 +60,8 @@ export function compareWithTruth(report: Report, truth: GroundTruth): QueueVerdi
       unexpected: found,
       problems: ['a queue the ground truth does not know'],
       pass: false,
+      canMiss: false,
+      canFalseAlarm: true,
     });
   }
   return verdicts;
@@ -55,7 +72,64 @@ function matches(entry: QueueReport, truth: QueueTruth): boolean {
   return entry.queue.name === truth.name && (truth.controller === null || entry.queue.controller === truth.controller);
 }
 
-function verdictFor(truth: GroundTruth, queue: QueueTruth, entries: readonly QueueReport[]): QueueVerdict {
+/**
+ * Slack after a rule's windows and `for`: one evaluation step and a couple of scrapes, for the condition's
+ * instant parts (the depth rising past a threshold, a first scrape of a new series).
+ */
+export const ONSET_GRACE_MS = 60_000;
+
+/**
+ * When the expected diagnoses of `queue` must be present: after the onset, the time each rule's condition
+ * needs before its windows hold the problem in full (a rate over 15 minutes cannot show a younger problem
+ * in full: Prometheus divides by the whole window), then its `for`, then `ONSET_GRACE_MS`.
+ */
+export function expectedFrom(queue: QueueTruth): number {
+  const settle = Math.max(
+    0,
+    ...queue.expected.map((id) => {
+      const r = rule(id);
+      return settleMs(r.condition(defaultThresholds(r))) + r.forMs;
+    }),
+  );
+  return (queue.onsetMs ?? 0) + settle + ONSET_GRACE_MS;
+}
+
+/**
+ * How long a condition needs before all it reads covers the problem: a range's window; the longest of
+ * what must hold together (`and`, arithmetic, comparisons); the quickest alternative of `or`; the left
+ * side of `unless` (what it removes only ever silences).
+ */
+export function settleMs(expr: Expr): number {
+  switch (expr.kind) {
+    case 'range':
+      return expr.windowMs;
+    case 'binary':
+      if (expr.op === 'or') return Math.min(settleMs(expr.lhs), settleMs(expr.rhs));
+      if (expr.op === 'unless') return settleMs(expr.lhs);
+      return Math.max(settleMs(expr.lhs), settleMs(expr.rhs));
+    default:
+      return Math.max(0, ...childrenOf(expr).map(settleMs));
+  }
+}
+
+/** The truth of `queue` in force `elapsedMs` after the start. */
+export function truthAt(queue: QueueTruth, elapsedMs: number): QueueTruth {
+  const building = queue.expected.length > 0 && elapsedMs < expectedFrom(queue);
+  const cleared = queue.allowedUntilMs !== undefined && elapsedMs >= queue.allowedUntilMs;
+  if (!building && !cleared) return queue;
+  return {
+    ...queue,
+    expected: building ? [] : queue.expected,
+    allowed: [...(cleared ? [] : queue.allowed), ...(building ? queue.expected : [])],
+  };
+}
+
+function verdictFor(
+  truth: GroundTruth,
+  queue: QueueTruth,
+  entries: readonly QueueReport[],
+  elapsedMs: number,
+): QueueVerdict {
   const found = [...new Set(entries.flatMap((e) => e.findings.map((f) => f.rule)))];
   const expected = queue.expected as readonly RuleId[];
   const allowed = queue.allowed as readonly RuleId[];
@@ -69,6 +143,7 @@ function verdictFor(truth: GroundTruth, queue: QueueTruth, entries: readonly Que
   return {
     scenario: truth.scenario,
     seed: truth.parameters.seed,
+    elapsedMs,
     name: queue.name,
     controller: queue.controller,
     expected,
@@ -78,6 +153,8 @@ function verdictFor(truth: GroundTruth, queue: QueueTruth, entries: readonly Que
     unexpected,
     problems,
     pass: missed.length === 0 && unexpected.length === 0 && problems.length === 0,
+    canMiss: expected.length > 0,
+    canFalseAlarm: RULE_IDS.some((id) => !expected.includes(id) && !allowed.includes(id)),
   };
 }
 
@@ -147,4 +224,17 @@ export function confusionMatrix(verdicts: readonly QueueVerdict[]): string {
   lines.push('');
   lines.push('cells: runs showing the rule / runs; * expected, ~ allowed, blank: must not fire');
   return lines.join('\n');
+}
+
+/** How many verdicts could have failed, and how: a check that cannot fail proves nothing. */
+export function failability(verdicts: readonly QueueVerdict[]): {
+  total: number;
+  canMiss: number;
+  canFalseAlarm: number;
+} {
+  return {
+    total: verdicts.length,
+    canMiss: verdicts.filter((v) => v.canMiss).length,
+    canFalseAlarm: verdicts.filter((v) => v.canFalseAlarm).length,
+  };
 }

@@ -1,5 +1,5 @@
 /** The calibration grid file: a JSON list of cases, validated with the offending entry named. */
-import { FLAVORS, type Flavor } from '../simulate/index.js';
+import { BACKGROUND_MODES, type BackgroundMode, FLAVORS, type Flavor } from '../simulate/index.js';
 import type { CalibrationCase } from './run.js';
 
 /** A malformed grid file; the message names the file and the entry. */
@@ -36,10 +36,16 @@ export function parseCalibrationGrid(text: string, file: string): CalibrationCas
         throw new GridError(`${where}: "flavor" must be one of ${FLAVORS.join(', ')}`);
       out.flavor = record.flavor;
     }
+    if (record.background !== undefined) {
+      if (!BACKGROUND_MODES.includes(record.background as BackgroundMode))
+        throw new GridError(`${where}: "background" must be one of ${BACKGROUND_MODES.join(', ')}`);
+      out.background = record.background;
+    }
     for (const key of Object.keys(record)) {
       if (
         key !== 'scenario' &&
         key !== 'flavor' &&
+        key !== 'background' &&
         !(NUMBER_FIELDS as readonly string[]).includes(key) &&
         key !== 'note'
       ) {

@@ -3,8 +3,11 @@
  * the scenario's ground truth. The recording goes through the same reader and engine as
  * `diagnose --recording`.
  */
+
+import { memoizedBackend } from '../diagnosis/backend.js';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
-import { diagnose } from '../diagnosis/engine.js';
+import { RULES } from '../diagnosis/catalog.js';
+import { diagnose, EVALUATION_INTERVAL_MS } from '../diagnosis/engine.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../generate/defaults.js';
 import { runVirtual, type SimulationParams } from '../simulate/index.js';
 import { recordingSourceFromText } from '../sources/recording-source.js';
@@ -13,7 +16,22 @@ import { compareWithTruth, type QueueVerdict } from './compare.js';
 /** One run: a scenario with parameters (defaults where absent). */
 export type CalibrationCase = { readonly scenario: string } & Partial<SimulationParams>;
 
-export async function runCase(c: CalibrationCase, overrides: RuleOverrides = {}): Promise<QueueVerdict[]> {
+export type JudgeOptions = {
+  /**
+   * Judge at every evaluation step from the shortest rule `for` to the end (a problem must be caught at
+   * each of them once its truth expects it, a near miss must stay silent at each), not only at the end.
+   */
+  readonly everyStep?: boolean;
+};
+
+/** The first time a finding can exist: no rule holds before its `for` has passed. */
+export const FIRST_JUDGED_MS = Math.min(...RULES.map((rule) => rule.forMs));
+
+export async function runCase(
+  c: CalibrationCase,
+  overrides: RuleOverrides = {},
+  options: JudgeOptions = {},
+): Promise<QueueVerdict[]> {
   const { scenario, ...params } = c;
   const run = await runVirtual(scenario, params);
   const file = `${scenario}-${params.seed ?? 'default'}.om`;
@@ -21,16 +39,29 @@ export async function runCase(c: CalibrationCase, overrides: RuleOverrides = {})
   try {
     const range = source.dataRange();
     if (range === undefined) throw new Error(`scenario ${scenario} produced an empty recording`);
-    const report = await diagnose(source.backend, {
-      atMs: range.endMs,
-      runbookBaseUrl: DEFAULT_RUNBOOK_BASE_URL,
-      overrides,
-      targets: source.targets(),
-    });
-    return compareWithTruth(report, run.truth);
+    const verdicts: QueueVerdict[] = [];
+    const backend = memoizedBackend(source.backend);
+    for (const atMs of judgedTimes(range, options)) {
+      const report = await diagnose(backend, {
+        atMs,
+        runbookBaseUrl: DEFAULT_RUNBOOK_BASE_URL,
+        overrides,
+        targets: source.targets(),
+      });
+      verdicts.push(...compareWithTruth(report, run.truth, atMs - range.startMs));
+    }
+    return verdicts;
   } finally {
     await source.close();
   }
+}
+
+/** The end of the recording; with `everyStep`, every evaluation step from the first `for` up to it. */
+function judgedTimes(range: { startMs: number; endMs: number }, options: JudgeOptions): number[] {
+  if (options.everyStep !== true) return [range.endMs];
+  const times: number[] = [];
+  for (let t = range.endMs; t - range.startMs >= FIRST_JUDGED_MS; t -= EVALUATION_INTERVAL_MS) times.unshift(t);
+  return times.length === 0 ? [range.endMs] : times;
 }
 
 export function describeCase(c: CalibrationCase): string {

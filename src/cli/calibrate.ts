@@ -5,13 +5,20 @@
  */
 import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
-import { confusionMatrix, type QueueVerdict, scoreRules } from '../calibrate/compare.js';
+import { confusionMatrix, failability, type QueueVerdict, scoreRules } from '../calibrate/compare.js';
 import { GridError, parseCalibrationGrid } from '../calibrate/grid.js';
 import { type CalibrationCase, describeCase, runCase } from '../calibrate/run.js';
-import { SCENARIO_NAMES } from '../simulate/index.js';
+import { FLAVORS, type Flavor, SCENARIO_NAMES } from '../simulate/index.js';
 import { EXIT, UsageError } from './exit-codes.js';
 
-type CalibrateFlags = { seeds: string; grid?: string; scenario?: string[]; output: 'text' | 'json' };
+type CalibrateFlags = {
+  seeds: string;
+  grid?: string;
+  scenario?: string[];
+  everyStep?: boolean;
+  flavor?: Flavor[];
+  output: 'text' | 'json';
+};
 
 export function registerCalibrateCommand(program: Command): void {
   program
@@ -25,6 +32,16 @@ export function registerCalibrateCommand(program: Command): void {
       'a JSON list of cases ({scenario, seed, workers, keys, rate, durationMs, flavor}) to run instead',
     )
     .option('--scenario <name...>', 'only these scenarios')
+    .addOption(
+      new Option(
+        '--flavor <flavor...>',
+        'run each seed in these metrics flavors (default: the scenario default)',
+      ).choices(FLAVORS),
+    )
+    .option(
+      '--every-step',
+      'judge at every 30-second evaluation step after the first `for`, not only at the end (the truth in force at each time)',
+    )
     .addOption(new Option('--output <format>', 'report format').choices(['text', 'json']).default('text'))
     .action(async (flags: CalibrateFlags) => {
       process.exitCode = await runCalibrate(flags);
@@ -35,7 +52,7 @@ async function runCalibrate(flags: CalibrateFlags): Promise<number> {
   const cases = await casesFor(flags);
   const verdicts: Array<QueueVerdict & { case: string }> = [];
   for (const c of cases) {
-    const results = await runCase(c);
+    const results = await runCase(c, {}, { everyStep: flags.everyStep === true });
     verdicts.push(...results.map((v) => ({ ...v, case: describeCase(c) })));
     if (flags.output === 'text') {
       const failed = results.filter((v) => !v.pass);
@@ -46,7 +63,7 @@ async function runCalibrate(flags: CalibrateFlags): Promise<number> {
   const scores = scoreRules(verdicts);
   if (flags.output === 'json') {
     process.stdout.write(
-      `${JSON.stringify({ cases: cases.length, verdicts, scores, failures: failures.length }, null, 2)}\n`,
+      `${JSON.stringify({ cases: cases.length, verdicts, scores, failability: failability(verdicts), failures: failures.length }, null, 2)}\n`,
     );
   } else {
     const lines = [confusionMatrix(verdicts), '', 'rule                          precision  recall   TP  FP  FN'];
@@ -61,7 +78,10 @@ async function runCalibrate(flags: CalibrateFlags): Promise<number> {
         `FAIL ${f.case} queue=${f.name ?? '-'}: missed [${f.missed.join(', ')}] unexpected [${f.unexpected.join(', ')}]${f.problems.length > 0 ? ` ${f.problems.join('; ')}` : ''}`,
       );
     }
-    lines.push(`${cases.length} runs, ${verdicts.length} queues, ${failures.length} failing`);
+    const could = failability(verdicts);
+    lines.push(
+      `${cases.length} runs, ${verdicts.length} queue verdicts (${could.canMiss} could miss an expected diagnosis, ${could.canFalseAlarm} could raise a false alarm), ${failures.length} failing`,
+    );
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   return failures.length === 0 ? EXIT.ok : EXIT.findings;
@@ -91,7 +111,12 @@ async function casesFor(flags: CalibrateFlags): Promise<CalibrationCase[]> {
   if (!Number.isInteger(seeds) || seeds < 1 || seeds > 1000)
     throw new UsageError(`--seeds must be an integer from 1 to 1000, got ${flags.seeds}`);
   const cases: CalibrationCase[] = [];
-  for (const scenario of scenarios) for (let seed = 1; seed <= seeds; seed++) cases.push({ scenario, seed });
+  const flavors: readonly (Flavor | undefined)[] = flags.flavor ?? [undefined];
+  for (const scenario of scenarios) {
+    for (let seed = 1; seed <= seeds; seed++) {
+      for (const flavor of flavors) cases.push(flavor === undefined ? { scenario, seed } : { scenario, seed, flavor });
+    }
+  }
   return cases;
 }
 

@@ -6,11 +6,19 @@
  *   FILE and its ground truth to FILE.truth.json.
  * - `--scenario NAME --realtime [--listen HOST:PORT]`: the real clock; serves live `/metrics` until
  *   SIGINT or SIGTERM.
+ * - `--background off`: without the everyday noise every simulated process has by default (`BackgroundSpec`).
  */
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { startLiveSimulation } from '../simulate/live.js';
-import { FLAVORS, type Flavor, type SimulationParams } from '../simulate/model.js';
+import {
+  BACKGROUND_MODES,
+  type BackgroundMode,
+  DEFAULT_BACKGROUND_MODE,
+  FLAVORS,
+  type Flavor,
+  type SimulationParams,
+} from '../simulate/model.js';
 import {
   DEFAULT_JOB,
   defaultInstance,
@@ -31,6 +39,7 @@ interface SimulateFlags {
   seed?: string;
   scrapeInterval?: string;
   flavor?: string;
+  background?: string;
   workers?: string;
   keys?: string;
   rate?: string;
@@ -55,6 +64,12 @@ export function registerSimulateCommand(program: Command): void {
     .option('--seed <n>', 'random seed (integer >= 0)', '1')
     .option('--scrape-interval <duration>', 'time between recorded scrapes', '15s')
     .addOption(new Option('--flavor <flavor>', 'metrics flavor of the simulated process').default('controller-runtime'))
+    .addOption(
+      new Option(
+        '--background <mode>',
+        `everyday noise of a real process (conflicts, 404s, polling keys, resyncs, scrape jitter, pauses, sibling traffic): ${BACKGROUND_MODES.join(' or ')}`,
+      ).default(DEFAULT_BACKGROUND_MODE),
+    )
     .option('--workers <n>', "override the main controller's workers (max concurrent reconciles)")
     .option('--keys <n>', "override the main controller's number of objects")
     .option('--rate <r>', "override the main controller's watch events per second")
@@ -145,10 +160,15 @@ function parseParams(flags: SimulateFlags): SimulationParams {
   if (!FLAVORS.includes(flavor as Flavor)) {
     throw new UsageError(`--flavor must be one of ${FLAVORS.join(', ')}, got "${flavor}"`);
   }
+  const background = flags.background ?? DEFAULT_BACKGROUND_MODE;
+  if (!BACKGROUND_MODES.includes(background as BackgroundMode)) {
+    throw new UsageError(`--background must be one of ${BACKGROUND_MODES.join(', ')}, got "${background}"`);
+  }
   return resolveParams({
     seed: integer('--seed', flags.seed ?? '1'),
     durationMs: parseDuration(flags.duration ?? '30m'),
     flavor: flavor as Flavor,
+    background: background as BackgroundMode,
     ...(flags.workers === undefined ? {} : { workers: integer('--workers', flags.workers) }),
     ...(flags.keys === undefined ? {} : { keys: integer('--keys', flags.keys) }),
     ...(flags.rate === undefined ? {} : { rate: number('--rate', flags.rate) }),

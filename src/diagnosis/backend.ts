@@ -43,3 +43,35 @@ export function historyStore(history: History): ListableSeriesStore {
     },
   };
 }
+
+/**
+ * `inner` with every vector remembered by expression and time: for data that no longer changes (a
+ * recording judged at many times, where each evaluation's `for` steps overlap the previous one's). Not for
+ * a live history, whose recent vectors change as samples arrive.
+ */
+export function memoizedBackend(inner: DiagnosisBackend): DiagnosisBackend {
+  const keys = new WeakMap<Expr, string>();
+  const vectors = new Map<string, InstantVector>();
+  const keyOf = (expr: Expr): string => {
+    let key = keys.get(expr);
+    if (key === undefined) {
+      key = JSON.stringify(expr);
+      keys.set(expr, key);
+    }
+    return key;
+  };
+  return {
+    async evaluate(expr, timesMs) {
+      const key = keyOf(expr);
+      const missing = timesMs.filter((t) => !vectors.has(`${t} ${key}`));
+      if (missing.length > 0) {
+        const computed = await inner.evaluate(expr, missing);
+        missing.forEach((t, i) => {
+          vectors.set(`${t} ${key}`, computed[i] ?? []);
+        });
+      }
+      return timesMs.map((t) => vectors.get(`${t} ${key}`) ?? []);
+    },
+    seriesLabels: (metric, fromMs, toMs) => inner.seriesLabels(metric, fromMs, toMs),
+  };
+}

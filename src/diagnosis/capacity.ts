@@ -1,12 +1,51 @@
-/** Little's law for worker counts, shared by the diagnoses that recommend MaxConcurrentReconciles. */
+/**
+ * Little's law for worker counts: the one answer to "how many workers does this queue need", shared by every
+ * diagnosis that recommends MaxConcurrentReconciles, so a report never advises two numbers for one queue.
+ */
+import { scale, sig } from './conditions.js';
+import { binary, type Expr } from './expr.js';
+import { numberOf } from './format.js';
+import type { SignalSnapshot, ThresholdSpec } from './rule.js';
 import type { SignalValue } from './units.js';
 
+/** The sizing target: one spec, listed by each rule that recommends workers. */
+export const TARGET_UTILIZATION: ThresholdSpec = {
+  default: 0.7,
+  unit: 'ratio',
+  description:
+    'Worker utilization the recommended worker count aims for: at 70% busy, queue waits stay short and a burst of 40% more load is absorbed.',
+};
+
 /**
- * Workers that carry `offeredLoad` (busy worker-seconds per second: arrivals × mean sync time) at
- * `targetUtilization`, rounded up; insufficient data when the load is unknown.
+ * The drain bound, one spec listed by each rule that must not mistake a list being worked off for a problem:
+ * a queue whose depth falls by at least this share of its completions (the workers finish that much more
+ * than arrives: a fifth) is draining, whatever its size, and empties on its own: an initial list, a resync,
+ * a batch.
  */
-export function workersFor(offeredLoad: number | undefined, targetUtilization: number): SignalValue {
-  return offeredLoad === undefined
-    ? { value: null, unit: 'workers', missing: 'insufficient_data' }
-    : { value: Math.ceil(offeredLoad / targetUtilization), unit: 'workers' };
+export const DRAIN_SHARE: ThresholdSpec = {
+  default: 0.05,
+  unit: 'ratio',
+  description:
+    'Fall of the depth, as a share of the completion rate, at or above which the queue is draining a list that empties on its own (start-up list, resync, batch) rather than standing: the depth of a saturated or standing queue wanders by well under 1% of its throughput, a list being worked off falls by tens of percent.',
+};
+
+/** `depthSlope > -share × completionRate`: the queue is not draining a list (see `DRAIN_SHARE`). */
+export function notDraining(share: number): Expr {
+  return binary('>', sig('depthSlope'), scale('completionRate', -share));
+}
+
+/**
+ * Workers that carry the queue's offered load at `targetUtilization`, rounded up; insufficient data when the
+ * load is unknown. The offered load (busy worker-seconds per second) is the larger of what arrives (adds ×
+ * mean sync time) and what the workers were seen to carry (busy workers): in a backlog the workers carry only
+ * what they can, in a saturated queue deduplication can hide arrivals; either way the larger is the demand.
+ */
+export function recommendedWorkers(signals: SignalSnapshot, targetUtilization: number): SignalValue {
+  const adds = numberOf(signals.addRate);
+  const meanSync = numberOf(signals.workDurationMean);
+  const busy = numberOf(signals.busyWorkers);
+  const arriving = adds === undefined || meanSync === undefined ? undefined : adds * meanSync;
+  const loads = [arriving, busy].filter((load): load is number => load !== undefined);
+  if (loads.length === 0) return { value: null, unit: 'workers', missing: 'insufficient_data' };
+  return { value: Math.max(1, Math.ceil(Math.max(...loads) / targetUtilization)), unit: 'workers' };
 }

@@ -5,11 +5,16 @@
  * A rule's condition holds for a queue only if it held at every evaluation step across the rule's `for`
  * duration (steps of `stepMs`, ending at the evaluation time), exactly as a Prometheus alert with that
  * `for` evaluated on the same grid would fire.
+ *
+ * Observations are evaluated after the rules, per queue, with the same `for` semantics. They fill the
+ * queue's `observations` and nothing else: never a finding, never the status.
  */
 import { CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../metrics/names.js';
 import type { DiagnosisBackend } from './backend.js';
 import { type RuleOverrides, type RuleSettings, ruleSettingsForQueue } from './catalog.js';
-import { metricsOf } from './expr.js';
+import { type Expr, metricsOf } from './expr.js';
+import { type ObservationSettings, observationSettings } from './observation.js';
+import { OBSERVATIONS } from './observations/index.js';
 import { formatDuration } from './promql-render.js';
 import {
   CONTROLLER_AND_QUEUE_LABELS,
@@ -23,13 +28,21 @@ import {
 import {
   compareQueues,
   type Finding,
+  type Observation,
   type QueueReport,
   type QueueStatus,
   type Report,
   type ReportError,
 } from './report.js';
-import type { DiagnosisRule, SignalSnapshot } from './rule.js';
-import { REPORTED_SIGNALS, SIGNAL_WINDOW_MS, type SignalDefinition, type SignalScope, signal } from './signals.js';
+import type { DiagnosisRule, SignalSnapshot, TextContext, ThresholdValues } from './rule.js';
+import {
+  REPORTED_SIGNALS,
+  SIGNAL_WINDOW_MS,
+  type SignalDefinition,
+  type SignalId,
+  type SignalScope,
+  signal,
+} from './signals.js';
 import type { SignalValue } from './units.js';
 import { type Labels, signatureWithout } from './vector.js';
 
@@ -39,6 +52,8 @@ export const EVALUATION_INTERVAL_MS = 30_000;
 export const SINCE_LOOKBACK_MS = 60 * 60_000;
 /** Signals without which a queue's health cannot be judged. */
 const ESSENTIAL_SIGNALS = ['depthAvg', 'addRate'] as const;
+/** Observations take no overrides: their defaults are in force everywhere. */
+const OBSERVATION_SETTINGS: readonly ObservationSettings[] = OBSERVATIONS.map(observationSettings);
 
 export type TargetState = {
   /** `job/instance`, as `targetName` derives it from the labels. */
@@ -112,6 +127,8 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
     }
   }
 
+  const observationsByQueue = await queueObservations(backend, queues, signals, findingsByQueue, at, step, options);
+
   for (const queue of queues) {
     if (silenced.has(queue.key)) continue;
     const snapshot = signals.get(queue.key) ?? {};
@@ -122,6 +139,7 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
       status: queueStatus(findings, snapshot),
       findings: findings.sort((a, b) => severityRank(b) - severityRank(a)),
       signals: snapshot,
+      observations: observationsByQueue.get(queue.key) ?? [],
     });
   }
 
@@ -251,21 +269,30 @@ function toSignalValue(
   return { value, unit: definition.unit };
 }
 
-// ---- rules ----
+// ---- rules and observations ----
+
+/** The settings of a rule or of an observation: a condition with the thresholds in force, and its `for`. */
+type ConditionSettings = RuleSettings | ObservationSettings;
+
+function conditionOf(settings: ConditionSettings): Expr {
+  return 'rule' in settings
+    ? settings.rule.condition(settings.thresholds)
+    : settings.observation.condition(settings.thresholds);
+}
 
 /**
- * For every series key the condition holds for at every step of the `for` duration ending at `at`,
- * the time it has held since (tracing back up to SINCE_LOOKBACK_MS).
+ * The series keys the condition holds for at every step of the `for` duration ending at `at`, the first
+ * of those steps, and the condition (for tracing further back).
  */
-async function holdingSince(
+async function holding(
   backend: DiagnosisBackend,
-  settings: RuleSettings,
+  settings: ConditionSettings,
   at: number,
   step: number,
   historyStartMs: number | undefined,
   keyOf: (labels: Labels) => string,
-): Promise<Map<string, number>> {
-  const condition = settings.rule.condition(settings.thresholds);
+): Promise<{ keys: Set<string>; from: number; condition: Expr }> {
+  const condition = conditionOf(settings);
   let forMs = settings.forMs;
   if (historyStartMs !== undefined) {
     // Shorten `for` to the history there is, keeping at least one step.
@@ -275,16 +302,32 @@ async function holdingSince(
   const forSteps = Math.floor(forMs / step);
   const times = stepTimes(at, step, forSteps);
   const vectors = await backend.evaluate(condition, times);
-  let holding: Set<string> | undefined;
+  let keys: Set<string> | undefined;
   for (const vector of vectors) {
-    const keys = new Set(vector.map((s) => keyOf(s.labels)));
-    holding = holding === undefined ? keys : new Set([...holding].filter((k) => keys.has(k)));
+    const these = new Set(vector.map((s) => keyOf(s.labels)));
+    keys = keys === undefined ? these : new Set([...keys].filter((k) => these.has(k)));
   }
+  return { keys: keys ?? new Set(), from: times[0] ?? at, condition };
+}
+
+/**
+ * For every series key the condition holds for at every step of the `for` duration ending at `at`,
+ * the time it has held since (tracing back up to SINCE_LOOKBACK_MS).
+ */
+async function holdingSince(
+  backend: DiagnosisBackend,
+  settings: ConditionSettings,
+  at: number,
+  step: number,
+  historyStartMs: number | undefined,
+  keyOf: (labels: Labels) => string,
+): Promise<Map<string, number>> {
+  const { keys, from, condition } = await holding(backend, settings, at, step, historyStartMs, keyOf);
   const since = new Map<string, number>();
-  for (const key of holding ?? []) since.set(key, times[0] ?? at);
+  for (const key of keys) since.set(key, from);
   // Trace back, a chunk at a time, while some key still holds.
   let alive = new Set(since.keys());
-  let earliest = times[0] ?? at;
+  let earliest = from;
   const chunk = 20;
   const floor = Math.max(at - SINCE_LOOKBACK_MS, historyStartMs ?? Number.NEGATIVE_INFINITY);
   while (alive.size > 0 && earliest - step >= floor) {
@@ -324,18 +367,7 @@ function buildFinding(
   detail?: string,
 ): Finding {
   const r: DiagnosisRule = settings.rule;
-  const derived = r.derive?.(snapshot, settings.thresholds) ?? {};
-  const signals = { ...snapshot, ...derived };
-  const context =
-    detail === undefined
-      ? { signals, thresholds: settings.thresholds }
-      : { signals, thresholds: settings.thresholds, detail };
-  const evidence: Record<string, SignalValue> = {};
-  for (const id of r.evidence) {
-    const value = signals[id];
-    if (value !== undefined) evidence[id] = value;
-  }
-  Object.assign(evidence, derived);
+  const { context, evidence } = evidenceOf(r, snapshot, settings.thresholds, detail);
   return {
     rule: r.id,
     severity: r.severity,
@@ -346,6 +378,62 @@ function buildFinding(
     fix: r.text.fix(context),
     runbook: runbookUrl(runbookBase, r.id),
   };
+}
+
+/**
+ * Observations of every queue: each holding for its `for` (the same check as the rules'), except where a
+ * rule in its `supersededBy` already has a finding for the queue. In `OBSERVATIONS` order.
+ */
+async function queueObservations(
+  backend: DiagnosisBackend,
+  queues: readonly QueueEntry[],
+  signals: ReadonlyMap<string, SignalSnapshot>,
+  findingsByQueue: ReadonlyMap<string, readonly Finding[]>,
+  at: number,
+  step: number,
+  options: DiagnoseOptions,
+): Promise<Map<string, Observation[]>> {
+  const out = new Map<string, Observation[]>(queues.map((q) => [q.key, []]));
+  // Only which queues hold matters: an observation has no `since`, so nothing is traced back.
+  const held = await Promise.all(
+    OBSERVATION_SETTINGS.map((s) => holding(backend, s, at, step, options.historyStartMs, (l) => queueKey(l))),
+  );
+  OBSERVATION_SETTINGS.forEach((settings, index) => {
+    const { observation } = settings;
+    for (const queue of queues) {
+      if (!held[index]?.keys.has(queue.key)) continue;
+      const findings = findingsByQueue.get(queue.key) ?? [];
+      if (findings.some((f) => observation.supersededBy?.includes(f.rule))) continue;
+      const { context, evidence } = evidenceOf(observation, signals.get(queue.key) ?? {}, settings.thresholds);
+      out.get(queue.key)?.push({ id: observation.id, summary: observation.text.summary(context), evidence });
+    }
+  });
+  return out;
+}
+
+/**
+ * The evidence a rule or an observation reports (its evidence signals, then what it derives), and the
+ * context its texts read (every signal and the derived values).
+ */
+function evidenceOf(
+  definition: {
+    readonly evidence: readonly SignalId[];
+    derive?(signals: SignalSnapshot, thresholds: ThresholdValues): Record<string, SignalValue>;
+  },
+  snapshot: SignalSnapshot,
+  thresholds: ThresholdValues,
+  detail?: string,
+): { context: TextContext; evidence: Record<string, SignalValue> } {
+  const derived = definition.derive?.(snapshot, thresholds) ?? {};
+  const signals = { ...snapshot, ...derived };
+  const context = detail === undefined ? { signals, thresholds } : { signals, thresholds, detail };
+  const evidence: Record<string, SignalValue> = {};
+  for (const id of definition.evidence) {
+    const value = signals[id];
+    if (value !== undefined) evidence[id] = value;
+  }
+  Object.assign(evidence, derived);
+  return { context, evidence };
 }
 
 export function runbookUrl(base: string, id: string): string {
@@ -406,7 +494,7 @@ async function targetReports(
     if (targetsWithQueues.has(target.name)) continue;
     const identity = { target: target.name, name: null, controller: null };
     const id = identityOf({ ...target.labels }).id;
-    const base = { id, queue: identity };
+    const base = { id, queue: identity, observations: [] };
     if (target.error !== undefined) {
       if (notObservable?.enabled === true) {
         reports.push({

@@ -9,6 +9,12 @@ export function formatValue(value: SignalValue | undefined): string {
   return prefix + formatNumberWithUnit(value.value, value.unit);
 }
 
+/** The number alone, without its unit ("3 of 4 workers"); missing values as `formatValue` writes them. */
+export function formatNumber(value: SignalValue | undefined): string {
+  if (value === undefined || value.value === null) return formatValue(value);
+  return (value.bound === 'ge' ? '≥ ' : '') + round(value.value);
+}
+
 export function formatNumberWithUnit(n: number, unit: SignalValue['unit']): string {
   switch (unit) {
     case 's':

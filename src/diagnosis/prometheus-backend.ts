@@ -2,14 +2,48 @@
  * Prometheus mode: every expression is rendered as PromQL and evaluated by the server (Prometheus, Thanos,
  * Mimir, Cortex); nothing but label sets and evaluated vectors comes back. This module only translates
  * between the engine's calls and the HTTP API; it holds no PromQL of its own.
+ *
+ * Contract (target labels): series with neither `job` nor `instance` (federated without `honor_labels`
+ * targets, remote-written without target labels, a recording imported as is) form one target named after
+ * the server: every label set coming back, from `seriesLabels` and from `evaluate` alike, that carries
+ * neither label gets `instance="<targetName>"` (default `prometheusTargetName(url)`), so the engine's queue
+ * identities, target keys and `targetName()` all see that one target and never `unknown`. Label sets with
+ * `job` or `instance` are returned as the server sent them. Nothing is added to the PromQL: the label
+ * only names what came back.
  */
+import { labelValue, makeLabels } from '../metrics/labels.js';
+import { LABEL } from '../metrics/names.js';
 import type { PrometheusClient } from '../metrics/prometheus-api.js';
 import type { DiagnosisBackend } from './backend.js';
 import type { Expr } from './expr.js';
 import { renderPromQL } from './promql-render.js';
-import type { InstantVector, VectorSample } from './vector.js';
+import type { InstantVector, Labels, VectorSample } from './vector.js';
 
-export function createPrometheusBackend(client: PrometheusClient): DiagnosisBackend {
+export type PrometheusBackendOptions = {
+  /** The `instance` given to label sets without `job` and `instance`; see the module contract. */
+  readonly targetName: string;
+};
+
+/**
+ * The name of a Prometheus-compatible API as a target: its URL without credentials, query or fragment, and
+ * without a trailing slash (`https://u:p@mimir.example/prometheus/?x=1` gives
+ * `https://mimir.example/prometheus`). Unparseable input gives `prometheus`.
+ */
+export function prometheusTargetName(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return 'prometheus';
+  }
+}
+
+export function createPrometheusBackend(client: PrometheusClient, options: PrometheusBackendOptions): DiagnosisBackend {
+  const fallback = options.targetName;
+  const named = (labels: Labels): Labels =>
+    labelValue(labels, LABEL.job) === undefined && labelValue(labels, LABEL.instance) === undefined
+      ? makeLabels([...Object.entries(labels), [LABEL.instance, fallback]])
+      : labels;
   return {
     async evaluate(expr: Expr, timesMs: readonly number[]): Promise<InstantVector[]> {
       const query = renderPromQL(expr);
@@ -18,7 +52,8 @@ export function createPrometheusBackend(client: PrometheusClient): DiagnosisBack
       if (first === undefined || last === undefined) return [];
       if (timesMs.length === 1) {
         const result = await client.query(query, first / 1000);
-        if (result.resultType === 'vector') return [result.result.map((s) => ({ labels: s.metric, value: s.value }))];
+        if (result.resultType === 'vector')
+          return [result.result.map((s) => ({ labels: named(s.metric), value: s.value }))];
         if (result.resultType === 'scalar') return [[{ labels: {}, value: result.result.value }]];
         throw new TypeError(`expected a vector from ${query}, got a ${result.resultType}`);
       }
@@ -26,15 +61,16 @@ export function createPrometheusBackend(client: PrometheusClient): DiagnosisBack
       const matrix = await client.queryRange(query, first / 1000, last / 1000, stepMs / 1000);
       const vectors: VectorSample[][] = timesMs.map(() => []);
       for (const series of matrix.result) {
+        const labels = named(series.metric);
         for (const point of series.samples) {
           const index = Math.round((point.timeSec * 1000 - first) / stepMs);
-          vectors[index]?.push({ labels: series.metric, value: point.value });
+          vectors[index]?.push({ labels, value: point.value });
         }
       }
       return vectors;
     },
     async seriesLabels(metric, fromMs, toMs) {
-      return client.series([metric], fromMs / 1000, toMs / 1000);
+      return (await client.series([metric], fromMs / 1000, toMs / 1000)).map(named);
     },
   };
 }

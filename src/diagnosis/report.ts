@@ -2,6 +2,7 @@
  * The report: the shape of `diagnose --output json` and `GET /api/v1/diagnosis`
  * (`schemas/report.schema.json`). Fields may be added; none is renamed or removed.
  */
+import type { ObservationId } from './observation.js';
 import type { RuleId, Severity } from './rule.js';
 import type { SignalValue } from './units.js';
 
@@ -19,12 +20,21 @@ export type Finding = {
   readonly runbook: string;
 };
 
+/** What the metrics suggest but cannot prove; never a finding, never alerted on, no effect on `status`. */
+export type Observation = {
+  readonly id: ObservationId;
+  readonly summary: string;
+  readonly evidence: Readonly<Record<string, SignalValue>>;
+};
+
 export type QueueReport = {
   readonly id: string;
   readonly queue: { readonly target: string; readonly name: string | null; readonly controller: string | null };
   readonly status: QueueStatus;
   readonly findings: readonly Finding[];
   readonly signals: Readonly<Record<string, SignalValue>>;
+  /** Always present; empty for target-level entries. */
+  readonly observations: readonly Observation[];
 };
 
 export type ReportError = { readonly target: string; readonly code: string; readonly message: string };

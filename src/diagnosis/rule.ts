@@ -87,8 +87,12 @@ export function defineRule<K extends string>(rule: DiagnosisRule<K>): DiagnosisR
   return rule;
 }
 
-export function defaultThresholds<K extends string>(rule: DiagnosisRule<K>): ThresholdValues<K> {
+/** The default thresholds of a rule (or of an observation, which declares them the same way). */
+export function defaultThresholds<K extends string>(definition: {
+  readonly thresholds: Readonly<Record<K, ThresholdSpec>>;
+}): ThresholdValues<K> {
   const out = {} as Record<K, number>;
-  for (const [name, spec] of Object.entries(rule.thresholds) as Array<[K, ThresholdSpec]>) out[name] = spec.default;
+  for (const [name, spec] of Object.entries(definition.thresholds) as Array<[K, ThresholdSpec]>)
+    out[name] = spec.default;
   return out;
 }

@@ -11,6 +11,7 @@
  */
 import {
   CLIENT_GO,
+  CONFLICT_CODE,
   CONTROLLER_RUNTIME,
   LABEL,
   RECONCILE_RESULT,
@@ -20,6 +21,7 @@ import {
 } from '../metrics/names.js';
 import {
   binary,
+  clampMin,
   type Expr,
   eq,
   histogramQuantile,
@@ -54,6 +56,8 @@ export const MINUTE_MS = 60_000;
 export const SIGNAL_WINDOW_MS = 5 * MINUTE_MS;
 /** Trends (slopes) need a longer window than rates to rise above scrape noise. */
 export const TREND_WINDOW_MS = 10 * MINUTE_MS;
+/** Periodic batches need a window of several periods before their balance shows. */
+export const BALANCE_WINDOW_MS = 30 * MINUTE_MS;
 /** Rare but persistent events (errors of keys far into their backoff) need a longer window still. */
 export const SUSTAINED_WINDOW_MS = 15 * MINUTE_MS;
 
@@ -111,10 +115,40 @@ function meanSignal(id: string, title: string, histogram: string, description: s
  * REST client requests per second of one process matching `matchers`, and 0 (not "no data") for a process
  * whose REST client shows requests but none that match: a controller that never writes has a write rate of 0.
  */
-function restRequestRate(matchers: readonly LabelMatcher[]): Expr {
+function restRequestRate(matchers: readonly LabelMatcher[], windowMs: number = W): Expr {
   const perProcess = (m: readonly LabelMatcher[]) =>
-    sumWithout([LABEL.code, LABEL.method, LABEL.host], rate(CLIENT_GO.restClientRequests, W, m));
+    sumWithout([LABEL.code, LABEL.method, LABEL.host], rate(CLIENT_GO.restClientRequests, windowMs, m));
   return binary('or', perProcess(matchers), binary('*', perProcess([]), num(0)));
+}
+
+/** Reconciles per second over `windowMs`, all results. */
+function reconcileRate(windowMs: number): Expr {
+  return sumWithout([LABEL.result], rate(CONTROLLER_RUNTIME.reconcileTotal, windowMs));
+}
+
+/**
+ * Reconcile errors per second over `windowMs` that 409 Conflict answers do not explain: an
+ * optimistic-concurrency conflict fails one sync and succeeds on the retry, so each 409 accounts for at most
+ * one transient error. The REST client counts conflicts per process, not per controller, so a controller is
+ * charged with the process's conflicts in proportion to its share of the process's reconciles: a quiet
+ * controller beside a busy writer is not credited with the writer's conflicts. Without a REST client
+ * counter the errors stand as they are.
+ */
+function unexplainedErrorRate(windowMs: number): Expr {
+  const errors = rate(CONTROLLER_RUNTIME.reconcileErrors, windowMs);
+  const reconciles = reconcileRate(windowMs);
+  const shareOfProcess = binary('/', reconciles, sumWithout([LABEL.controller], reconciles), PER_PROCESS);
+  const conflicts = restRequestRate([eq(LABEL.code, CONFLICT_CODE)], windowMs);
+  const charged = binary('*', shareOfProcess, conflicts, PER_PROCESS);
+  return binary('or', clampMin(binary('-', errors, charged), 0), errors);
+}
+
+/** Joins controller-level series (left) to their process's series (right). */
+const PER_PROCESS = { ignoring: [LABEL.controller], groupLeft: true } as const;
+
+/** `unexplainedErrorRate / reconcileRate` over `windowMs`: the share of reconciles failing for lasting reasons. */
+function unexplainedErrorRatio(windowMs: number): Expr {
+  return binary('/', unexplainedErrorRate(windowMs), reconcileRate(windowMs));
 }
 
 function reconcileResultRate(result: string): Expr {
@@ -148,6 +182,15 @@ const signalList = [
     expr: perQueue(rangeFn('min_over_time', WORKQUEUE.depth, W)),
   },
   {
+    id: 'depthFloor',
+    title: 'Depth (floor of the last minute)',
+    unit: 'items',
+    scope: 'queue',
+    description:
+      'Lowest depth over the last minute. Checked at every 30-second step of a `for`, it shows a queue that did not drain once in that time, without waiting for a longer window to fill.',
+    expr: perQueue(rangeFn('min_over_time', WORKQUEUE.depth, MINUTE_MS)),
+  },
+  {
     id: 'depthSlope',
     title: 'Depth growth',
     unit: '1/s',
@@ -155,6 +198,15 @@ const signalList = [
     description:
       'Least-squares slope of the depth over the trend window, in items per second: positive and sustained means arrivals outpace the workers.',
     expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, TREND_WINDOW_MS)),
+  },
+  {
+    id: 'depthTrend',
+    title: 'Depth growth (half hour)',
+    unit: '1/s',
+    scope: 'queue',
+    description:
+      'Least-squares slope of the depth over half an hour: the balance of batches that arrive faster than they drain, whose depth falls between arrivals but rises from one to the next.',
+    expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, BALANCE_WINDOW_MS)),
   },
   {
     id: 'addRate',
@@ -260,6 +312,15 @@ const signalList = [
     expr: perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.sum))),
   },
   {
+    id: 'sustainedBusyWorkers',
+    title: 'Busy workers (sustained)',
+    unit: 'workers',
+    scope: 'queue',
+    description:
+      'Busy workers over the long window: steadier than the short window, whose arrivals and sync times vary by several percent at one or two workers.',
+    expr: perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.sum), SUSTAINED_WINDOW_MS)),
+  },
+  {
     id: 'maxWorkers',
     title: 'Max workers',
     unit: 'workers',
@@ -322,7 +383,15 @@ const signalList = [
     unit: '1/s',
     scope: 'controller',
     description: 'Reconciles per second, all results (controller-runtime).',
-    expr: sumWithout([LABEL.result], rate(CONTROLLER_RUNTIME.reconcileTotal)),
+    expr: reconcileRate(W),
+  },
+  {
+    id: 'sustainedReconcileRate',
+    title: 'Reconcile rate (sustained)',
+    unit: '1/s',
+    scope: 'controller',
+    description: 'Reconciles per second over the long window, all results (controller-runtime).',
+    expr: reconcileRate(SUSTAINED_WINDOW_MS),
   },
   {
     id: 'reconcileErrorRate',
@@ -340,6 +409,32 @@ const signalList = [
     description:
       'Reconcile errors per second over the long window: keys failing with exponential backoff fail rarely but never stop.',
     expr: rangeFn('rate', CONTROLLER_RUNTIME.reconcileErrors, SUSTAINED_WINDOW_MS),
+  },
+  {
+    id: 'errorRatio',
+    title: 'Unexplained error ratio',
+    unit: 'ratio',
+    scope: 'controller',
+    description:
+      'Share of reconciles that failed, less the failures that 409 Conflict answers explain (transient optimistic-concurrency noise that succeeds on the retry).',
+    expr: unexplainedErrorRatio(W),
+  },
+  {
+    id: 'sustainedErrorRatio',
+    title: 'Unexplained error ratio (sustained)',
+    unit: 'ratio',
+    scope: 'controller',
+    description: 'The unexplained error ratio over the long window: failures that keep coming, not a passing spike.',
+    expr: unexplainedErrorRatio(SUSTAINED_WINDOW_MS),
+  },
+  {
+    id: 'terminalErrorRate',
+    title: 'Terminal error rate',
+    unit: '1/s',
+    scope: 'controller',
+    description:
+      'Reconciles per second that returned a terminal error (controller-runtime): failures the controller declared permanent and does not retry.',
+    expr: rate(CONTROLLER_RUNTIME.terminalReconcileErrors),
   },
   {
     id: 'sustainedRetryRate',
@@ -390,6 +485,27 @@ const signalList = [
     description:
       'API requests per second from the whole process that did not succeed (code not 2xx, any method): conflicts, rejected writes, objects not found.',
     expr: restRequestRate([{ label: LABEL.code, op: '!~', value: '2..' }]),
+  },
+  {
+    id: 'conflictRate',
+    title: 'API conflicts',
+    unit: '1/s',
+    scope: 'process',
+    description:
+      'API requests per second from the whole process answered 409 Conflict: optimistic-concurrency noise that a retry resolves.',
+    expr: restRequestRate([eq(LABEL.code, CONFLICT_CODE)]),
+  },
+  {
+    id: 'failedWriteRate',
+    title: 'API write failures',
+    unit: '1/s',
+    scope: 'process',
+    description:
+      'PUT, PATCH and POST requests per second from the whole process that were rejected (code neither 2xx nor 409). Failed reads (a GET of an optional object answered 404) and optimistic-concurrency conflicts (409, resolved by the retry) are not in it.',
+    expr: restRequestRate([
+      regexMatch(LABEL.method, WRITE_METHODS.join('|')),
+      { label: LABEL.code, op: '!~', value: `2..|${CONFLICT_CODE}` },
+    ]),
   },
   {
     id: 'leaderStatus',

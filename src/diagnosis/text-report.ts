@@ -1,6 +1,7 @@
 /**
  * The report as text for people: one block per queue, worst first, evidence with units, the cause, the fix
- * and the runbook link. Healthy queues get one line each.
+ * and the runbook link. Healthy queues get one line each. A queue's observations follow its findings as
+ * `note:` lines, marked as what they are: suggestions, not findings.
  */
 
 import { RULES } from './catalog.js';
@@ -25,10 +26,7 @@ export function renderTextReport(report: Report): string {
   for (const queue of report.queues) {
     lines.push('');
     lines.push(`${STATUS_MARK[queue.status]}  ${queueTitle(queue)}`);
-    if (queue.findings.length === 0) {
-      lines.push(`  ${quietLine(queue)}`);
-      continue;
-    }
+    if (queue.findings.length === 0) lines.push(`  ${quietLine(queue)}`);
     for (const finding of queue.findings) {
       lines.push(`  ${finding.rule} (${finding.severity}${finding.since === null ? '' : `, since ${finding.since}`})`);
       lines.push(`    ${finding.summary}`);
@@ -39,6 +37,10 @@ export function renderTextReport(report: Report): string {
       lines.push(`    cause:   ${finding.cause}`);
       lines.push(`    fix:     ${finding.fix}`);
       lines.push(`    runbook: ${finding.runbook}`);
+    }
+    if (queue.observations.length > 0) {
+      lines.push('  observations (what the metrics suggest but cannot prove; not findings):');
+      for (const observation of queue.observations) lines.push(`    note: ${observation.id}: ${observation.summary}`);
     }
   }
   if (report.errors.length > 0) {

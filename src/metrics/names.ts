@@ -26,6 +26,7 @@ export const CONTROLLER_RUNTIME = {
   activeWorkers: 'controller_runtime_active_workers',
   maxConcurrentReconciles: 'controller_runtime_max_concurrent_reconciles',
   reconcilePanics: 'controller_runtime_reconcile_panics_total',
+  terminalReconcileErrors: 'controller_runtime_terminal_reconcile_errors_total',
 } as const;
 
 /** client-go REST client and leader election. */
@@ -65,6 +66,9 @@ export const RECONCILE_RESULT = {
   requeueAfter: 'requeue_after',
 } as const;
 export type ReconcileResult = (typeof RECONCILE_RESULT)[keyof typeof RECONCILE_RESULT];
+
+/** `rest_client_requests_total{code}` of an optimistic-concurrency conflict (a write on a stale resourceVersion). */
+export const CONFLICT_CODE = '409';
 
 /** HTTP methods that count as writes in `rest_client_requests_total`. */
 export const WRITE_METHODS = ['PUT', 'PATCH', 'POST'] as const;

@@ -6,9 +6,16 @@
  * - Every sample must carry a timestamp and the file must end with `# EOF`; anything malformed is
  *   an `ExpositionError` naming the file, line and column.
  * - Targets are named `job/instance` from the samples' `job` and `instance` labels (either may be
- *   missing, leaving its side empty); samples with neither belong to a target named after the
- *   file (its base name). Series keep their labels as recorded, `job`/`instance` included, as
- *   Prometheus stores them after a scrape.
+ *   missing, leaving its side empty). Series keep their labels as recorded, `job`/`instance`
+ *   included, as Prometheus stores them after a scrape.
+ * - Samples with neither `job` nor `instance` (a plain capture of a `/metrics` page, a scrape log)
+ *   all belong to one target named after the file: its base name, `F` for `/some/dir/F`. They get
+ *   the label `instance="F"` (and no `job`), on the target and on every such series, so that
+ *   `targetName()` of any of their label sets, the target id in the history and in `targets` are
+ *   all `F`: every layer above (history, engine, queue identity) sees that one target, and no
+ *   sample is left without target labels. Series that carry `job` or `instance` are untouched, so
+ *   a recording mixing labelled targets with unlabelled samples keeps its labelled targets as
+ *   they are.
  * - Samples of a series may appear anywhere in the file (one block per family, blocks in any
  *   order); each series is put in time order before insertion. A repeated timestamp with another
  *   value is dropped and counted in `duplicates`.
@@ -19,6 +26,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { History } from './history.js';
+import { labelValue } from './labels.js';
 import { LABEL } from './names.js';
 import { parseExposition } from './parser.js';
 
@@ -66,7 +74,8 @@ export function loadRecording(text: string, file: string, options: RecordingOpti
   const history =
     options.history ??
     new History({ retentionMs: Number.POSITIVE_INFINITY, maxSamplesPerSeries: Number.POSITIVE_INFINITY });
-  const fallbackTarget = basename(file);
+  const fallbackName = basename(file);
+  const fallbackTarget = { id: fallbackName, labels: { [LABEL.instance]: fallbackName } };
 
   // Group samples by series (counting sort, stable: file order within a series).
   const { count, series, values, timestamps } = page.samples;
@@ -97,21 +106,21 @@ export function loadRecording(text: string, file: string, options: RecordingOpti
     const to = offsets[s + 1] as number;
     if (to === from) continue;
     sortByTime(t, v, from, to);
-    const labels = page.series.labels(s);
-    const job = labels[LABEL.job];
-    const instance = labels[LABEL.instance];
-    const target =
-      job === undefined && instance === undefined
-        ? { id: fallbackTarget }
-        : {
-            id: `${job ?? ''}/${instance ?? ''}`,
-            labels: { ...(job !== undefined ? { job } : {}), ...(instance !== undefined ? { instance } : {}) },
-          };
+    const recorded = page.series.labels(s);
+    const job = labelValue(recorded, LABEL.job);
+    const instance = labelValue(recorded, LABEL.instance);
+    const unlabelled = job === undefined && instance === undefined;
+    const target = unlabelled
+      ? fallbackTarget
+      : {
+          id: `${job ?? ''}/${instance ?? ''}`,
+          labels: { ...(job !== undefined ? { job } : {}), ...(instance !== undefined ? { instance } : {}) },
+        };
     targets.add(target.id);
     const report = history.appendSamples(
       target,
       page.series.name(s),
-      labels,
+      unlabelled ? { ...recorded, ...fallbackTarget.labels } : recorded,
       t.subarray(from, to),
       v.subarray(from, to),
     );

@@ -1,8 +1,9 @@
 /**
  * What `GET /api/v1/rules` reports: the catalog with the thresholds in force after the configured
  * overrides, each rule's alert expression rendered with those thresholds (the same text the generated alert
- * rules carry for these settings), and the queue-specific overrides with what they change. Pure; computed
- * once at start, since the overrides do not change while the service runs.
+ * rules carry for these settings), and the queue-specific overrides with what they change; then, apart
+ * from the rules, the observations (never alerted on) with their defaults, condition and meaning. Pure;
+ * computed once at start, since the overrides do not change while the service runs.
  */
 import {
   type QueueOverride,
@@ -12,8 +13,10 @@ import {
   ruleSettingsForQueue,
 } from '../diagnosis/catalog.js';
 import { runbookUrl } from '../diagnosis/engine.js';
+import { type ObservationId, observationSettings } from '../diagnosis/observation.js';
+import { OBSERVATIONS } from '../diagnosis/observations/index.js';
 import { formatDuration, renderPromQL } from '../diagnosis/promql-render.js';
-import type { RuleId, RuleScope, Severity, ThresholdSpec } from '../diagnosis/rule.js';
+import type { RuleId, RuleScope, Severity, ThresholdSpec, ThresholdValues } from '../diagnosis/rule.js';
 
 export type ThresholdView = {
   readonly value: number;
@@ -44,9 +47,23 @@ export type QueueOverrideView = {
   readonly rules: readonly RuleView[];
 };
 
+/** An observation: reported with the queues, never alerted on; its defaults are in force everywhere. */
+export type ObservationView = {
+  readonly id: ObservationId;
+  readonly title: string;
+  readonly for: string;
+  readonly thresholds: Readonly<Record<string, ThresholdView>>;
+  /** The condition (PromQL) with the thresholds in force, for running by hand; no alert carries it. */
+  readonly expr: string;
+  /** Rules whose finding on a queue replaces the observation there. */
+  readonly supersededBy: readonly RuleId[];
+  readonly meaning: string;
+};
+
 export type RulesView = {
   readonly rules: readonly RuleView[];
   readonly queueOverrides: readonly QueueOverrideView[];
+  readonly observations: readonly ObservationView[];
 };
 
 export function rulesView(overrides: RuleOverrides, runbookBaseUrl: string): RulesView {
@@ -54,6 +71,15 @@ export function rulesView(overrides: RuleOverrides, runbookBaseUrl: string): Rul
   return {
     rules: ruleWide.map((s) => ruleView(s, runbookBaseUrl)),
     queueOverrides: (overrides.queues ?? []).map((q) => queueOverrideView(q, overrides, ruleWide, runbookBaseUrl)),
+    observations: OBSERVATIONS.map(observationSettings).map(({ observation, thresholds, forMs }) => ({
+      id: observation.id,
+      title: observation.title,
+      for: formatDuration(forMs),
+      thresholds: thresholdViews(observation.thresholds, thresholds),
+      expr: renderPromQL(observation.condition(thresholds)),
+      supersededBy: observation.supersededBy ?? [],
+      meaning: observation.text.meaning,
+    })),
   };
 }
 
@@ -72,15 +98,7 @@ function queueOverrideView(
 
 function ruleView(settings: RuleSettings, runbookBaseUrl: string): RuleView {
   const { rule } = settings;
-  const thresholds: Record<string, ThresholdView> = {};
-  for (const [name, spec] of Object.entries(rule.thresholds as Record<string, ThresholdSpec>)) {
-    thresholds[name] = {
-      value: settings.thresholds[name] ?? spec.default,
-      default: spec.default,
-      unit: spec.unit,
-      description: spec.description,
-    };
-  }
+  const thresholds = thresholdViews(rule.thresholds, settings.thresholds);
   return {
     id: rule.id,
     title: rule.title,
@@ -93,6 +111,22 @@ function ruleView(settings: RuleSettings, runbookBaseUrl: string): RuleView {
     meaning: rule.text.meaning,
     runbook: runbookUrl(runbookBaseUrl, rule.id),
   };
+}
+
+function thresholdViews(
+  specs: Readonly<Record<string, ThresholdSpec>>,
+  values: ThresholdValues,
+): Record<string, ThresholdView> {
+  const views: Record<string, ThresholdView> = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    views[name] = {
+      value: values[name] ?? spec.default,
+      default: spec.default,
+      unit: spec.unit,
+      description: spec.description,
+    };
+  }
+  return views;
 }
 
 function sameSettings(a: RuleSettings, b: RuleSettings | undefined): boolean {

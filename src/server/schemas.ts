@@ -4,6 +4,7 @@
  * routes. Registered with `addSchema` and referenced by `$id`; the OpenAPI document is built from them.
  */
 import { readFileSync } from 'node:fs';
+import { OBSERVATION_IDS } from '../diagnosis/observation.js';
 import { RULE_IDS } from '../diagnosis/rule.js';
 
 /** `schemas/report.schema.json`, found next to `src/` or `dist/`. */
@@ -146,6 +147,38 @@ export const TARGETS_SCHEMA = {
   },
 } as const;
 
+const thresholdsSchema = {
+  type: 'object',
+  additionalProperties: {
+    type: 'object',
+    required: ['value', 'default', 'unit', 'description'],
+    properties: {
+      value: { type: 'number', description: 'In force.' },
+      default: { type: 'number' },
+      unit: { type: 'string', enum: ['s', '1/s', 'items', 'workers', 'ratio', 'count'] },
+      description: { type: 'string' },
+    },
+  },
+} as const;
+
+const observationViewSchema = {
+  type: 'object',
+  required: ['id', 'title', 'for', 'thresholds', 'expr', 'supersededBy', 'meaning'],
+  properties: {
+    id: { type: 'string', enum: OBSERVATION_IDS },
+    title: { type: 'string' },
+    for: { type: 'string', description: 'How long the condition must hold (Prometheus duration).' },
+    thresholds: thresholdsSchema,
+    expr: { type: 'string', description: 'The condition (PromQL), for running by hand; no alert carries it.' },
+    supersededBy: {
+      type: 'array',
+      items: { type: 'string', enum: RULE_IDS },
+      description: 'Rules whose finding on a queue replaces the observation there.',
+    },
+    meaning: { type: 'string' },
+  },
+} as const;
+
 const ruleViewSchema = {
   type: 'object',
   required: ['id', 'title', 'severity', 'scope', 'enabled', 'for', 'thresholds', 'expr', 'meaning', 'runbook'],
@@ -156,19 +189,7 @@ const ruleViewSchema = {
     scope: { type: 'string', enum: ['queue', 'target'] },
     enabled: { type: 'boolean' },
     for: { type: 'string', description: 'How long the condition must hold (Prometheus duration).' },
-    thresholds: {
-      type: 'object',
-      additionalProperties: {
-        type: 'object',
-        required: ['value', 'default', 'unit', 'description'],
-        properties: {
-          value: { type: 'number', description: 'In force.' },
-          default: { type: 'number' },
-          unit: { type: 'string', enum: ['s', '1/s', 'items', 'workers', 'ratio', 'count'] },
-          description: { type: 'string' },
-        },
-      },
-    },
+    thresholds: thresholdsSchema,
     expr: { type: 'string', description: 'The alert expression (PromQL) with the thresholds in force.' },
     meaning: { type: 'string' },
     runbook: { type: 'string' },
@@ -178,9 +199,10 @@ const ruleViewSchema = {
 export const RULES_SCHEMA = {
   $id: 'Rules',
   title: 'Rules',
-  description: 'The diagnosis catalog with the thresholds in force, and the queue-specific overrides.',
+  description:
+    'The diagnosis catalog with the thresholds in force, and the queue-specific overrides; then the observations, which are reported with the queues but never alerted on.',
   type: 'object',
-  required: ['rules', 'queueOverrides'],
+  required: ['rules', 'queueOverrides', 'observations'],
   properties: {
     rules: { type: 'array', items: ruleViewSchema },
     queueOverrides: {
@@ -203,6 +225,7 @@ export const RULES_SCHEMA = {
         },
       },
     },
+    observations: { type: 'array', items: observationViewSchema },
   },
 } as const;
 

@@ -3,9 +3,15 @@
  * N workers, a reconcile model, and controller-runtime's handling of reconcile results.
  *
  * Result handling (controller-runtime `reconcileHandler`): error → `addRateLimited` (or, for the
- * no-backoff anti-pattern, a plain `add`); `RequeueAfter` → `forget` + `addAfter`; `Requeue` →
- * `addRateLimited`; success → `forget`; then always `done`. A status write counts a PUT/PATCH and
- * comes back as a watch event for the same key after the watch latency.
+ * no-backoff anti-pattern, a plain `add`); terminal error → nothing (not requeued, not forgotten);
+ * `RequeueAfter` → `forget` + `addAfter`; `Requeue` → `addRateLimited`; success → `forget`; then always
+ * `done`. A status write counts a PUT/PATCH and comes back as a watch event for the same key after the
+ * watch latency.
+ *
+ * The background (`BackgroundSpec`) wraps the scenario's reconcile model: a sync that would have succeeded
+ * may end in a 409 conflict (an error; its retry succeeds) or, for a polling key, in `RequeueAfter`; syncs
+ * GET an optional object that is not there (404); a controller without a resync gets one. A process-wide
+ * pause (`PauseState`) holds back new syncs and the completion of running ones.
  *
  * Everything is driven by the clock's timers. On virtual time the run loop calls `pump()` after
  * every clock step to hand queued keys to idle workers with the queue's synchronous `tryGet()`, so
@@ -20,7 +26,16 @@ import {
   type TimerOptions,
 } from '../queue/index.js';
 import { keySampler } from './distributions.js';
-import type { BurstSpec, ControllerSpec, SyncContext, SyncModel, SyncPlan } from './model.js';
+import {
+  type BackgroundSpec,
+  type BurstSpec,
+  type ControllerSpec,
+  type ResyncPlan,
+  resyncPlan,
+  type SyncContext,
+  type SyncModel,
+  type SyncPlan,
+} from './model.js';
 import type { ProcessMetrics, ReconcileMetrics } from './process-metrics.js';
 import { Random } from './random.js';
 
@@ -35,19 +50,141 @@ export interface ControllerEnv {
   readonly watchLatency: () => number;
   /** Options for the simulator's own timers (background on the real clock: they never hold the process open). */
   readonly timerOptions: TimerOptions;
+  /** The controller's resolved background (`resolveBackground(mode, process.background, controller.background)`). */
+  readonly background: (controller: ControllerSpec) => BackgroundSpec;
+  /** The process's pauses, shared by its controllers. */
+  readonly pause: PauseState;
 }
 
 /** Counters of what a controller did, for benchmarks and tests. */
 export interface ControllerStats {
   events: number;
+  /** Syncs started. */
   syncs: number;
+  /** Syncs finished. */
+  completed: number;
   writes: number;
   stuck: number;
+  /** Syncs the background ended in a 409 conflict. */
+  conflicts: number;
+  /** Syncs of polling keys the background ended in `RequeueAfter`. */
+  polls: number;
 }
+
+/**
+ * Whole-process pauses (`BackgroundSpec.pauses`): while `untilMs` (clock time) is ahead of the clock, workers
+ * take no new keys and sync completions wait; `end()` lets the waiting completions finish, in the order they
+ * were due, then wakes workers waiting on the real clock.
+ */
+export class PauseState {
+  /** End of the current pause (clock ms); not paused when it is not ahead of the clock. */
+  untilMs = Number.NEGATIVE_INFINITY;
+  private deferred: (() => void)[] = [];
+  private waiters: (() => void)[] = [];
+
+  /** Runs `fn` when the current pause ends. */
+  defer(fn: () => void): void {
+    this.deferred.push(fn);
+  }
+
+  /** Resolves when the current pause ends. */
+  wait(): Promise<void> {
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  end(): void {
+    this.untilMs = Number.NEGATIVE_INFINITY;
+    const deferred = this.deferred;
+    const waiters = this.waiters;
+    this.deferred = [];
+    this.waiters = [];
+    for (const fn of deferred) fn();
+    for (const resolve of waiters) resolve();
+  }
+}
+
+/** A 32-bit integer hash (lowbias32): a key's fixed, seeded background role without a per-key table. */
+function mix32(x: number): number {
+  let h = x >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
+  h = Math.imul(h ^ (h >>> 15), 0x846ca68b);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+const UINT32 = 4_294_967_296;
+
+/**
+ * A controller's resolved controller-level background, precomputed for the hot path. Which keys poll, and at
+ * what interval, is a seeded hash of the key (stream `<name>/background/polling` gives the salts), so it is
+ * fixed per key and costs no table.
+ */
+export class ControllerBackground {
+  readonly conflictShare: number;
+  readonly optionalGetShare: number;
+  /** The shares as thresholds on a uniform 32-bit draw (one `nextUint32` per decision). */
+  readonly conflictThreshold: number;
+  readonly optionalGetThreshold: number;
+  readonly resync: ResyncPlan | null;
+  /** Whether any per-sync component is on. */
+  readonly perSync: boolean;
+  private readonly pollThreshold: number;
+  private readonly pollSalt: number;
+  private readonly intervalSalt: number;
+  private readonly intervalMinMs: number;
+  private readonly intervalSpanMs: number;
+
+  constructor(controller: ControllerSpec, seed: number, spec: BackgroundSpec) {
+    this.conflictShare = spec.conflictShare;
+    this.optionalGetShare = spec.optionalGetShare;
+    this.conflictThreshold = spec.conflictShare * UINT32;
+    this.optionalGetThreshold = spec.optionalGetShare * UINT32;
+    this.resync = resyncPlan(controller, seed, spec);
+    const pollingShare = Math.min(spec.pollingKeyShare, spec.pollingMaxKeys / Math.max(1, controller.keys));
+    this.pollThreshold = pollingShare * UINT32;
+    const salts = new Random(seed, `${controller.name}/background/polling`);
+    this.pollSalt = salts.nextUint32();
+    this.intervalSalt = salts.nextUint32();
+    this.intervalMinMs = spec.pollIntervalMs[0];
+    this.intervalSpanMs = spec.pollIntervalMs[1] - spec.pollIntervalMs[0];
+    this.perSync = this.conflictShare > 0 || this.optionalGetShare > 0 || this.pollThreshold > 0;
+  }
+
+  /** Whether `key` is waiting on something external (polled with `RequeueAfter`). */
+  isPolling(key: number): boolean {
+    return this.pollThreshold > 0 && mix32(key ^ this.pollSalt) < this.pollThreshold;
+  }
+
+  /** The fixed poll interval of `key`, whole ms. */
+  pollIntervalMs(key: number): number {
+    return this.intervalMinMs + Math.round((this.intervalSpanMs * mix32(key ^ this.intervalSalt)) / UINT32);
+  }
+
+  /** How many of `keys` keys poll. */
+  pollingKeys(keys: number): number {
+    if (this.pollThreshold <= 0) return 0;
+    let count = 0;
+    for (let key = 0; key < keys; key++) if (this.isPolling(key)) count++;
+    return count;
+  }
+}
+
+/** What the background did to a sync (bits). */
+const OPTIONAL_GET = 1;
+const CONFLICT = 2;
+const POLL = 4;
 
 export class SimController {
   readonly queue: RateLimitingQueue<number>;
-  readonly stats: ControllerStats = { events: 0, syncs: 0, writes: 0, stuck: 0 };
+  readonly stats: ControllerStats = {
+    events: 0,
+    syncs: 0,
+    completed: 0,
+    writes: 0,
+    stuck: 0,
+    conflicts: 0,
+    polls: 0,
+  };
+  readonly background: ControllerBackground;
   private busy = 0;
   private stopped = false;
   private readonly clock: Clock;
@@ -60,6 +197,13 @@ export class SimController {
   private readonly eventRng: Random;
   private readonly pickKey: () => number;
   private readonly plainAddOnError: boolean;
+  private readonly pause: PauseState;
+  private readonly conflictRng: Random;
+  private readonly optionalGetRng: Random;
+  /** Keys whose last sync ended in a background conflict: their next sync sees a fresh cache. */
+  private readonly conflicted = new Set<number>();
+  private readonly countGetNotFound: () => void;
+  private readonly countPutConflict: () => void;
 
   constructor(
     readonly spec: ControllerSpec,
@@ -82,6 +226,12 @@ export class SimController {
       durationMs: env.durationMs,
     });
     this.plainAddOnError = spec.onError === 'plain-add';
+    this.pause = env.pause;
+    this.background = new ControllerBackground(spec, env.seed, env.background(spec));
+    this.conflictRng = new Random(env.seed, `${spec.name}/background/conflict`);
+    this.optionalGetRng = new Random(env.seed, `${spec.name}/background/optional-get`);
+    this.countGetNotFound = env.metrics.restCounter('GET', '404');
+    this.countPutConflict = env.metrics.restCounter('PUT', '409');
   }
 
   get workers(): number {
@@ -93,19 +243,19 @@ export class SimController {
     const { events } = this.spec;
     this.env.metrics.apiRequest('GET', '200'); // the informer's initial LIST
     for (const key of events.initialKeys ?? []) this.queue.add(key);
-    if (events.rate > 0) this.after(this.eventRng.exponential(1000 / events.rate), this.onEvent);
+    if (events.rate > 0 || (events.ramp?.toRate ?? 0) > 0) this.scheduleEvent();
     for (const [index, burst] of (events.bursts ?? []).entries()) {
       const rng = new Random(this.env.seed, `${this.spec.name}/burst/${index}`);
       this.at(burst.firstAtMs, () => this.startBurst(burst, rng, burst.firstAtMs));
     }
-    const period = events.resyncPeriodMs;
-    if (period !== undefined && period > 0) {
-      const first = events.firstResyncAtMs ?? period;
+    const resyncs = this.background.resync;
+    if (resyncs !== null) {
+      const period = resyncs.periodMs;
       const resync = (atMs: number): void => {
         this.resync();
         this.at(atMs + period, () => resync(atMs + period));
       };
-      this.at(first, () => resync(first));
+      this.at(resyncs.firstAtMs, () => resync(resyncs.firstAtMs));
     }
     const watchRng = new Random(this.env.seed, `${this.spec.name}/watch`);
     const rewatch = (): void => {
@@ -129,6 +279,8 @@ export class SimController {
     for (;;) {
       const next = await this.queue.get();
       if (next.shutdown || this.stopped) return;
+      if (this.pause.untilMs > this.clock.now()) await this.pause.wait();
+      if (this.stopped) return;
       await new Promise<void>((resolve) => this.startSync(next.item, resolve));
     }
   }
@@ -148,8 +300,27 @@ export class SimController {
   private readonly onEvent = (): void => {
     if (this.stopped) return;
     this.externalEvent(this.pickKey());
-    this.after(this.eventRng.exponential(1000 / this.spec.events.rate), this.onEvent);
+    this.scheduleEvent();
   };
+
+  /**
+   * The next steady event, at the rate in force now (a ramp changes slowly against the gaps, so drawing each
+   * gap at the current rate is the usual piecewise approximation of a non-homogeneous Poisson process).
+   * While the rate is 0 on a rising ramp, it looks again a second later.
+   */
+  private scheduleEvent(): void {
+    const rate = this.eventRate(this.elapsed());
+    if (rate > 0) this.after(this.eventRng.exponential(1000 / rate), this.onEvent);
+    else if ((this.spec.events.ramp?.toRate ?? 0) > 0) this.after(1000, () => this.scheduleEvent());
+  }
+
+  private eventRate(nowMs: number): number {
+    const { rate, ramp } = this.spec.events;
+    if (ramp === undefined) return rate;
+    const from = ramp.fromMs ?? 0;
+    const progress = ramp.overMs <= 0 ? 1 : Math.min(1, Math.max(0, (nowMs - from) / ramp.overMs));
+    return rate + (ramp.toRate - rate) * progress;
+  }
 
   private startBurst(burst: BurstSpec, rng: Random, startedAtMs: number): void {
     if (this.stopped) return;
@@ -200,27 +371,78 @@ export class SimController {
       this.stats.stuck++;
       return; // never returns: the worker is lost, the key stays in processing
     }
+    const flags = this.background.perSync ? this.backgroundFlags(key, plan) : 0;
     const startedAt = this.clock.now();
     this.clock.after(
       plan.durationMs,
-      () => {
-        if (!this.stopped) this.finishSync(key, plan, startedAt);
-        onFinish?.();
-      },
+      () => this.syncEnded(key, plan, flags, startedAt, onFinish),
       this.env.timerOptions,
     );
   }
 
-  private finishSync(key: number, plan: SyncPlan, startedAt: number): void {
+  /** The sync's time is up: it finishes, unless the process is paused (then it finishes when the pause ends). */
+  private syncEnded(
+    key: number,
+    plan: SyncPlan,
+    flags: number,
+    startedAt: number,
+    onFinish: (() => void) | undefined,
+  ): void {
+    if (this.pause.untilMs > this.clock.now()) {
+      this.pause.defer(() => this.syncEnded(key, plan, flags, startedAt, onFinish));
+      return;
+    }
+    if (!this.stopped) this.finishSync(key, plan, flags, startedAt);
+    onFinish?.();
+  }
+
+  /**
+   * The background's part in one sync: the optional GET (every sync, or a share), then, only for a sync that
+   * would have succeeded, a conflict (never twice in a row for a key: its retry reads a fresh cache) or, for a
+   * polling key, `RequeueAfter`.
+   */
+  private backgroundFlags(key: number, plan: SyncPlan): number {
+    const background = this.background;
+    let flags = 0;
+    const getShare = background.optionalGetShare;
+    if (getShare >= 1 || (getShare > 0 && this.optionalGetRng.nextUint32() < background.optionalGetThreshold)) {
+      flags |= OPTIONAL_GET;
+    }
+    const retryAfterConflict = this.conflicted.size > 0 && this.conflicted.delete(key);
+    const kind = plan.result.kind;
+    if (kind !== 'success' && kind !== 'requeueAfter') return flags;
+    if (
+      !retryAfterConflict &&
+      background.conflictShare > 0 &&
+      this.conflictRng.nextUint32() < background.conflictThreshold
+    ) {
+      this.conflicted.add(key);
+      return flags | CONFLICT;
+    }
+    if (background.isPolling(key)) flags |= POLL;
+    return flags;
+  }
+
+  private finishSync(key: number, plan: SyncPlan, flags: number, startedAt: number): void {
     const metrics = this.env.metrics;
     const reconcile = this.reconcile;
+    this.stats.completed++;
     reconcile?.observe((this.clock.now() - startedAt) / 1000);
     if (plan.requests !== undefined) {
       for (const request of plan.requests) metrics.apiRequest(request.method, request.code);
     }
-    if (plan.write !== undefined) {
+    let write = plan.write;
+    if (flags !== 0) {
+      if ((flags & OPTIONAL_GET) !== 0) this.countGetNotFound();
+      if ((flags & CONFLICT) !== 0) {
+        this.stats.conflicts++;
+        this.countPutConflict();
+        if (write === 'PUT') write = undefined; // the status update was the write that conflicted: no echo
+      }
+    }
+    if (write !== undefined) {
       this.stats.writes++;
-      metrics.apiRequest(plan.write, '200');
+      metrics.apiRequest(write, '200');
       this.clock.after(
         this.env.watchLatency(),
         () => {
@@ -230,29 +452,46 @@ export class SimController {
       );
     }
     const result = plan.result;
-    switch (result.kind) {
-      case 'success':
-        this.queue.forget(key);
-        reconcile?.success();
-        break;
-      case 'error':
-        reconcile?.error();
-        if (this.plainAddOnError) this.queue.add(key);
-        else this.queue.addRateLimited(key);
-        break;
-      case 'requeue':
-        reconcile?.requeue();
-        this.queue.addRateLimited(key);
-        break;
-      case 'requeueAfter':
-        reconcile?.requeueAfter();
-        this.queue.forget(key);
-        this.queue.addAfter(key, result.afterMs);
-        break;
+    if ((flags & CONFLICT) !== 0) this.failed(key);
+    else if ((flags & POLL) !== 0) {
+      this.stats.polls++;
+      reconcile?.requeueAfter();
+      this.queue.forget(key);
+      this.queue.addAfter(key, this.background.pollIntervalMs(key));
+    } else {
+      switch (result.kind) {
+        case 'success':
+          this.queue.forget(key);
+          reconcile?.success();
+          break;
+        case 'error':
+          this.failed(key);
+          break;
+        case 'terminalError':
+          // controller-runtime counts it and neither requeues nor forgets the key.
+          reconcile?.terminalError();
+          break;
+        case 'requeue':
+          reconcile?.requeue();
+          this.queue.addRateLimited(key);
+          break;
+        case 'requeueAfter':
+          reconcile?.requeueAfter();
+          this.queue.forget(key);
+          this.queue.addAfter(key, result.afterMs);
+          break;
+      }
     }
     this.busy--;
     reconcile?.workerFinished();
     this.queue.done(key);
+  }
+
+  /** A failed sync: an error, requeued with backoff (or, for the no-backoff anti-pattern, at once). */
+  private failed(key: number): void {
+    this.reconcile?.error();
+    if (this.plainAddOnError) this.queue.add(key);
+    else this.queue.addRateLimited(key);
   }
 
   /** Milliseconds since the process started. */

@@ -5,6 +5,13 @@
  */
 export { type LiveOptions, type LiveSimulation, parseListen, startLiveSimulation } from './live.js';
 export {
+  BACKGROUND_MODES,
+  BACKGROUND_OFF,
+  type BackgroundMode,
+  type BackgroundSpec,
+  type BackgroundTruth,
+  DEFAULT_BACKGROUND,
+  DEFAULT_BACKGROUND_MODE,
   DEFAULT_DURATION_MS,
   DEFAULT_FLAVOR,
   DEFAULT_SEED,
@@ -13,7 +20,9 @@ export {
   FLAVORS,
   type Flavor,
   type GroundTruth,
+  type QueueBackgroundTruth,
   type QueueTruth,
+  resolveBackground,
   type Scenario,
   type SimulationParams,
 } from './model.js';
@@ -29,6 +38,7 @@ export {
   resolveParams,
   runVirtual,
   SimulationParamError,
+  scrapeTimes,
   type VirtualOptions,
   type VirtualRun,
 } from './run.js';

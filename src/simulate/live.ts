@@ -50,6 +50,7 @@ export async function startLiveSimulation(options: LiveOptions): Promise<LiveSim
     flavor: params.flavor,
     durationMs: params.durationMs,
     realtime: true,
+    background: params.background,
   });
 
   const { server, url } = await listenMetrics(sim, scenario.name, host, port);

@@ -1,7 +1,9 @@
 /**
  * The non-work-queue metrics of a simulated process, with the names, labels, help texts and buckets
- * real processes expose: controller-runtime's per-controller metrics (v0.24), client-go's REST client
- * counter and leader-election gauge (with the `[ALPHA]` help prefix in the component-base flavor).
+ * real processes expose: controller-runtime's per-controller metrics (v0.24: reconcile totals by result,
+ * errors, terminal errors, panics, reconcile time, active workers, max concurrent reconciles; not
+ * `reconcile_timeouts_total`, which no diagnosis reads), client-go's REST client counter and leader-election
+ * gauge (with the `[ALPHA]` help prefix in the component-base flavor).
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { CLIENT_GO, CONTROLLER_RUNTIME, LABEL, RECONCILE_RESULT } from '../metrics/names.js';
@@ -31,6 +33,8 @@ interface Tally {
 export interface ReconcileMetrics {
   success(): void;
   error(): void;
+  /** A terminal error: `result="error"`, `reconcile_errors_total` and `terminal_reconcile_errors_total`. */
+  terminalError(): void;
   requeue(): void;
   requeueAfter(): void;
   observe(seconds: number): void;
@@ -85,6 +89,11 @@ export class ProcessMetrics {
       counter(CONTROLLER_RUNTIME.reconcileErrors, 'Total number of reconciliation errors per controller', [
         LABEL.controller,
       ]);
+      counter(
+        CONTROLLER_RUNTIME.terminalReconcileErrors,
+        'Total number of terminal reconciliation errors per controller',
+        [LABEL.controller],
+      );
       counter(CONTROLLER_RUNTIME.reconcilePanics, 'Total number of reconciliation panics per controller', [
         LABEL.controller,
       ]);
@@ -124,6 +133,22 @@ export class ProcessMetrics {
   }
 
   apiRequest(method: string, code: string): void {
+    this.restTally(method, code).value++;
+  }
+
+  /**
+   * A counter of `rest_client_requests_total{method,code}` for a hot path (no lookup per request). As with
+   * `apiRequest`, the series appears with the first request, as client-go's does.
+   */
+  restCounter(method: string, code: string): () => void {
+    let tally: Tally | undefined;
+    return () => {
+      tally ??= this.restTally(method, code);
+      tally.value++;
+    };
+  }
+
+  private restTally(method: string, code: string): Tally {
     const key = `${method} ${code}`;
     let tally = this.rest.get(key);
     if (tally === undefined) {
@@ -134,7 +159,7 @@ export class ProcessMetrics {
       });
       this.rest.set(key, tally);
     }
-    tally.value++;
+    return tally;
   }
 
   /**
@@ -155,6 +180,7 @@ export class ProcessMetrics {
     const requeue = result(RECONCILE_RESULT.requeue);
     const requeueAfter = result(RECONCILE_RESULT.requeueAfter);
     const errors = this.series(this.counters, CONTROLLER_RUNTIME.reconcileErrors, c);
+    const terminal = this.series(this.counters, CONTROLLER_RUNTIME.terminalReconcileErrors, c);
     this.series(this.counters, CONTROLLER_RUNTIME.reconcilePanics, c);
     const active = this.series(this.gauges, CONTROLLER_RUNTIME.activeWorkers, c);
     this.series(this.gauges, CONTROLLER_RUNTIME.maxConcurrentReconciles, c).value = maxConcurrentReconciles;
@@ -167,6 +193,11 @@ export class ProcessMetrics {
       error: () => {
         error.value++;
         errors.value++;
+      },
+      terminalError: () => {
+        error.value++;
+        errors.value++;
+        terminal.value++;
       },
       requeue: () => {
         requeue.value++;

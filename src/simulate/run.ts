@@ -5,25 +5,32 @@
  * The loop: the FakeClock holds every pending event (informer events, sync completions, watch echoes,
  * the queue's delayed adds and metric refreshes); each turn steps the clock to the earliest of its
  * next timer and the next scrape, then hands queued keys to idle workers with `tryGet()`. Scrapes
- * read the registry at exact multiples of the scrape interval. Nothing waits on a promise except the
- * scrape itself, so a seed and parameters give the same recording, byte for byte.
+ * read the registry at the multiples of the scrape interval, each offset by the background's seeded
+ * jitter (`scrapeTimes`). Nothing waits on a promise except the scrape itself, so a seed and parameters
+ * give the same recording, byte for byte.
  */
 import { FakeClock } from '../queue/index.js';
 import { formatDuration, formatTime } from '../util/duration.js';
+import { ControllerBackground } from './controller.js';
 import {
+  BACKGROUND_MODES,
+  type BackgroundSpec,
   type ControllerSpec,
+  DEFAULT_BACKGROUND_MODE,
   DEFAULT_DURATION_MS,
   DEFAULT_FLAVOR,
   DEFAULT_SEED,
-  type DiagnosisId,
   FLAVORS,
   type GroundTruth,
   type ProcessSpec,
+  type QueueBackgroundTruth,
   type QueueTruth,
+  resolveBackground,
   type Scenario,
   type SimulationParams,
 } from './model.js';
 import { SimProcess } from './process.js';
+import { Random } from './random.js';
 import { RecordingStore } from './recording-writer.js';
 import { findScenario, SCENARIO_NAMES } from './scenarios/index.js';
 
@@ -107,10 +114,17 @@ export function resolveParams(input: Partial<SimulationParams> = {}): Simulation
   check('workers', input.workers, 1, MAX_WORKERS, true);
   check('keys', input.keys, 1, MAX_KEYS, true);
   check('rate', input.rate, 0, MAX_RATE, false);
+  const background = input.background ?? DEFAULT_BACKGROUND_MODE;
+  if (!BACKGROUND_MODES.includes(background)) {
+    throw new SimulationParamError(
+      `background must be one of ${BACKGROUND_MODES.join(', ')}, got "${String(background)}"`,
+    );
+  }
   return {
     seed,
     durationMs,
     flavor,
+    background,
     ...(input.workers === undefined ? {} : { workers: input.workers }),
     ...(input.keys === undefined ? {} : { keys: input.keys }),
     ...(input.rate === undefined ? {} : { rate: input.rate }),
@@ -133,28 +147,6 @@ function resolveOptions(scenario: Scenario, options: VirtualOptions) {
   };
 }
 
-/**
- * What the metrics can show of a queue's truth. Saturation is busy workers against the configured
- * maximum, which only controller-runtime exposes (`controller_runtime_max_concurrent_reconciles`); where
- * it is absent (component-base, a controller without reconcile metrics) an expected saturation becomes
- * allowed, and the note says why.
- */
-function observableTruth(
-  truth: ControllerSpec['truth'],
-  exposesMaxWorkers: boolean,
-): { expected: DiagnosisId[]; allowed: DiagnosisId[]; note?: string } {
-  const expected = [...truth.expected];
-  const allowed = [...truth.allowed];
-  let note = truth.note;
-  if (!exposesMaxWorkers && expected.includes('WorkqueueSaturated')) {
-    expected.splice(expected.indexOf('WorkqueueSaturated'), 1);
-    if (!allowed.includes('WorkqueueSaturated')) allowed.push('WorkqueueSaturated');
-    const why = 'saturated, but no max-workers metric is exposed, so utilization cannot be measured';
-    note = note === undefined ? why : `${note}; ${why}`;
-  }
-  return { expected, allowed, ...(note === undefined ? {} : { note }) };
-}
-
 /** The ground truth of `scenario` run with `params` (what `--list` shows and the truth file holds). */
 export function groundTruth(
   scenario: Scenario,
@@ -163,6 +155,7 @@ export function groundTruth(
   spec: ProcessSpec = scenario.build(params),
 ): GroundTruth {
   const resolved = resolveOptions(scenario, options);
+  const processBackground = resolveBackground(params.background, spec.background);
   const queues: QueueTruth[] = [];
   if (spec.leader) {
     for (const controller of spec.controllers) {
@@ -173,13 +166,22 @@ export function groundTruth(
         // controller-runtime's work-queue provider labels every queue with `controller`; without work-queue
         // series the controller is only known from controller_runtime_* series.
         controller: params.flavor === 'controller-runtime' && (observable || reconcileLabels) ? controller.name : null,
-        ...observableTruth(controller.truth, params.flavor === 'controller-runtime' && reconcileLabels),
+        expected: [...controller.truth.expected],
+        allowed: [...controller.truth.allowed],
+        ...(controller.truth.note === undefined ? {} : { note: controller.truth.note }),
+        ...(controller.truth.onsetMs === undefined ? {} : { onsetMs: controller.truth.onsetMs }),
+        ...(controller.truth.allowedUntilMs === undefined ? {} : { allowedUntilMs: controller.truth.allowedUntilMs }),
         facts: jsonFacts({
           workers: controller.workers,
           keys: controller.keys,
           rate: controller.events.rate,
           ...controller.facts,
         }),
+        background: queueBackground(
+          controller,
+          params.seed,
+          resolveBackground(params.background, spec.background, controller.background),
+        ),
       });
     }
   }
@@ -211,8 +213,48 @@ export function groundTruth(
       keys: main?.keys ?? params.keys ?? scenario.defaults.keys,
       rate: main?.events.rate ?? params.rate ?? scenario.defaults.rate,
     },
+    background: { mode: params.background, ...processBackground },
     queues,
   };
+}
+
+/** What the truth file says of one controller's background. */
+function queueBackground(controller: ControllerSpec, seed: number, spec: BackgroundSpec): QueueBackgroundTruth {
+  const background = new ControllerBackground(controller, seed, spec);
+  return {
+    conflictShare: spec.conflictShare,
+    optionalGetShare: spec.optionalGetShare,
+    pollingKeyShare: spec.pollingKeyShare,
+    pollingKeys: background.pollingKeys(controller.keys),
+    pollIntervalMs: spec.pollIntervalMs,
+    resync: background.resync,
+  };
+}
+
+/**
+ * The times of scrapes `0 … count` (epoch ms): `startMs + k × intervalMs`, each offset by a uniform jitter
+ * within ±`jitterMs` (stream `background/scrape-jitter`, one draw per scrape; whole ms; at most a quarter of
+ * the interval, so they stay in order). The first is never before `startMs`; with `notAfterLast`, the last is
+ * never after its nominal time either (a warm-up that must not run ahead of the real clock).
+ */
+export function scrapeTimes(
+  startMs: number,
+  intervalMs: number,
+  count: number,
+  jitterMs: number,
+  seed: number,
+  notAfterLast = false,
+): number[] {
+  const times: number[] = [];
+  const jitter = Math.min(jitterMs, Math.floor(intervalMs / 4));
+  const rng = jitter > 0 ? new Random(seed, 'background/scrape-jitter') : undefined;
+  for (let k = 0; k <= count; k++) {
+    let offset = rng === undefined ? 0 : Math.round(rng.uniform(-jitter, jitter));
+    if (k === 0) offset = Math.abs(offset);
+    if (notAfterLast && k === count) offset = -Math.abs(offset);
+    times.push(startMs + k * intervalMs + offset);
+  }
+  return times;
 }
 
 /**
@@ -238,7 +280,8 @@ function jsonFacts(facts: Record<string, number | string | boolean>): Record<str
 
 /**
  * Runs `scenario` on virtual time from `startMs` for `durationMs`, scraping every `scrapeIntervalMs`
- * (first scrape at the start, last at the last multiple of the interval within the duration).
+ * (first scrape at the start, last at the last multiple of the interval within the duration), each scrape
+ * offset by the background's jitter.
  */
 export async function runVirtual(
   scenario: string | Scenario,
@@ -262,14 +305,21 @@ export async function runVirtual(
     seed: resolvedParams.seed,
     flavor: resolvedParams.flavor,
     durationMs: resolvedParams.durationMs,
+    background: resolvedParams.background,
   });
   const store = new RecordingStore({ job: resolved.job, instance: resolved.instance });
   const scrapes = Math.floor(resolvedParams.durationMs / resolved.scrapeIntervalMs);
+  const times = scrapeTimes(
+    resolved.startMs,
+    resolved.scrapeIntervalMs,
+    scrapes,
+    sim.background.scrapeJitterMs,
+    resolvedParams.seed,
+  );
 
   sim.start();
   sim.pump();
-  for (let k = 0; k <= scrapes; k++) {
-    const scrapeAt = resolved.startMs + k * resolved.scrapeIntervalMs;
+  for (const scrapeAt of times) {
     advanceTo(clock, sim, scrapeAt);
     store.add(scrapeAt, await sim.registry.getMetricsAsJSON());
   }

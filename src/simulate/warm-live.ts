@@ -10,7 +10,8 @@
  * - The server listens before the warm-up, so the warm-up scrapes can name the target as a live scrape
  *   will (`url`, and `instance` = the URL's `host:port` unless given).
  * - `onWarmUpScrape` gets every warm-up scrape as Prometheus text, in time order, each awaited before the
- *   simulation moves on; `recording` holds the same scrapes (OpenMetrics with timestamps).
+ *   simulation moves on; `recording` holds the same scrapes (OpenMetrics with timestamps). Their times carry
+ *   the background's scrape jitter, as `runVirtual`'s do.
  * - After the warm-up the clock never runs ahead of the real time; `stop()` stops the pacing, the process
  *   and the server (connections included).
  */
@@ -28,6 +29,7 @@ import {
   groundTruth,
   resolveParams,
   SimulationParamError,
+  scrapeTimes,
 } from './run.js';
 
 export const DEFAULT_WARM_UP_MS = 30 * 60_000;
@@ -100,6 +102,7 @@ export async function startWarmLiveSimulation(options: WarmLiveOptions): Promise
     flavor: params.flavor,
     durationMs: params.durationMs,
     realtime: true,
+    background: params.background,
   });
 
   const { server, address, url } = await listenMetrics(sim, scenario.name, host, port);
@@ -124,8 +127,8 @@ export async function startWarmLiveSimulation(options: WarmLiveOptions): Promise
     sim.start();
     sim.pump();
     const scrapes = Math.floor(warmUpMs / intervalMs);
-    for (let k = 0; k <= scrapes; k++) {
-      const at = startMs + k * intervalMs;
+    // Jittered like the recordings of `runVirtual`; the last never after its nominal time, which is not after now.
+    for (const at of scrapeTimes(startMs, intervalMs, scrapes, sim.background.scrapeJitterMs, params.seed, true)) {
       advanceTo(clock, sim, at);
       recording.add(at, await sim.registry.getMetricsAsJSON());
       if (options.onWarmUpScrape !== undefined) {

@@ -1,5 +1,9 @@
-/** Prometheus mode: signals and conditions are evaluated by a Prometheus-compatible server. */
-import { createPrometheusBackend } from '../diagnosis/prometheus-backend.js';
+/**
+ * Prometheus mode: signals and conditions are evaluated by a Prometheus-compatible server. Series without
+ * `job` and `instance` form one target named after the server's URL, credentials removed
+ * (`prometheusTargetName`).
+ */
+import { createPrometheusBackend, prometheusTargetName } from '../diagnosis/prometheus-backend.js';
 import { createPrometheusClient, type PrometheusClientOptions } from '../metrics/prometheus-api.js';
 import type { MetricsSource } from './source.js';
 
@@ -7,7 +11,7 @@ export function createPrometheusSource(options: PrometheusClientOptions): Metric
   const client = createPrometheusClient(options);
   return {
     kind: 'prometheus',
-    backend: createPrometheusBackend(client),
+    backend: createPrometheusBackend(client, { targetName: prometheusTargetName(options.url) }),
     targets: () => [],
     dataRange: () => undefined,
     close: async () => {},

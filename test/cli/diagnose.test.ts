@@ -2,17 +2,19 @@
  * `workqueue-doctor diagnose`: reports from a recording as text and as JSON (valid against the report
  * schema), exit codes 0/1/2 with `--fail-on`, `--at`, `--config` overrides, and clear errors for bad input.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import type { Report } from '../../src/diagnosis/report.js';
 import { runVirtual, startLiveSimulation } from '../../src/simulate/index.js';
 import { expectValid, validateReport } from '../server/helpers.js';
 import { type CliResult, runCli } from '../support/cli.js';
+import { queueSeries, seriesRecording } from '../support/series-recording.js';
 
 const work = mkdtempSync(join(tmpdir(), 'wqd-diagnose-cli-'));
 const file = (name: string) => join(work, name);
@@ -87,6 +89,108 @@ describe('diagnose --recording', () => {
     writeFileSync(config, 'rules:\n  WorkqueueHotLoop:\n    thresholds:\n      minAddRate: 100000\n');
     const { code } = await cli('--recording', file('hot-loop-status-write.om'), '--config', config);
     expect(code).toBe(EXIT.ok);
+  });
+});
+
+/** The recording without its `job` and `instance` labels, as a plain capture of a controller would be. */
+function withoutTargetLabels(text: string): string {
+  return text
+    .split('\n')
+    .map((line) =>
+      line.startsWith('#')
+        ? line
+        : line.replace(/\{([^}]*)\}/, (_all, body: string) => {
+            const kept = body.split(',').filter((pair) => !/^(job|instance)=/.test(pair));
+            return kept.length > 0 ? `{${kept.join(',')}}` : '';
+          }),
+    )
+    .join('\n');
+}
+
+/** A `/metrics` page as captured once at `timeSec`: every sample stamped, `# EOF` appended. */
+function stampedPage(page: string, timeSec: number): string {
+  const lines = page.split('\n').filter((line) => line.trim() !== '');
+  return `${lines.map((line) => (line.startsWith('#') ? line : `${line} ${timeSec}`)).join('\n')}\n# EOF\n`;
+}
+
+function targetsOf(report: Report): string[] {
+  return [...new Set(report.queues.map((q) => q.queue.target))].sort();
+}
+
+const CLIENT_GO_PAGES = fileURLToPath(new URL('../fixtures/client-go/', import.meta.url));
+
+describe('diagnose --recording without job and instance labels: one target named after the file', () => {
+  const pages = readdirSync(CLIENT_GO_PAGES).filter((f) => f.endsWith('.prom'));
+
+  it('has real client-go pages to read', () => {
+    expect(pages.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it.each(pages)('%s, stamped: one target, no WorkqueueNotObservable, exit code from its findings', async (page) => {
+    const recording = file(page.replace(/\.prom$/, '.om'));
+    writeFileSync(recording, stampedPage(readFileSync(join(CLIENT_GO_PAGES, page), 'utf8'), 1767225600));
+    const { code, stdout } = await cli('--recording', recording, '--output', 'json');
+    const report = JSON.parse(stdout) as Report;
+    expectValid(validateReport, report);
+    expect(targetsOf(report)).toEqual([basename(recording)]);
+    expect(report.queues.length).toBeGreaterThan(0);
+    expect(report.queues.every((q) => q.queue.name !== null)).toBe(true);
+    expect(report.queues.flatMap((q) => q.findings.map((f) => f.rule))).not.toContain('WorkqueueNotObservable');
+    expect(report.errors).toEqual([]);
+    expect(code).toBe(report.queues.some((q) => q.findings.length > 0) ? EXIT.findings : EXIT.ok);
+  });
+
+  it('a page without timestamps is not a recording: exit 2 naming the line', async () => {
+    const { code, stderr } = await cli('--recording', join(CLIENT_GO_PAGES, 'controller-runtime-hotloop.prom'));
+    expect(code).toBe(EXIT.usage);
+    expect(stderr).toMatch(/controller-runtime-hotloop\.prom: line \d+, column \d+: sample without a timestamp/);
+  });
+
+  it('keeps queue identity and findings; only the target becomes the file name', async () => {
+    const plain = file('stuck-worker-plain.om');
+    writeFileSync(plain, withoutTargetLabels(readFileSync(file('stuck-worker.om'), 'utf8')));
+    expect(readFileSync(plain, 'utf8')).not.toMatch(/job=|instance=/);
+    const labelled = JSON.parse(
+      (await cli('--recording', file('stuck-worker.om'), '--output', 'json')).stdout,
+    ) as Report;
+    const { code, stdout } = await cli('--recording', plain, '--output', 'json');
+    const report = JSON.parse(stdout) as Report;
+    expectValid(validateReport, report);
+    expect(code).toBe(EXIT.findings);
+    expect(targetsOf(report)).toEqual(['stuck-worker-plain.om']);
+    const shape = (r: Report) =>
+      r.queues.map((q) => ({
+        name: q.queue.name,
+        controller: q.queue.controller,
+        status: q.status,
+        rules: q.findings.map((f) => [f.rule, f.since]),
+        signals: q.signals,
+      }));
+    expect(shape(report)).toEqual(shape(labelled));
+    expect(report.queues.flatMap((q) => q.findings.map((f) => f.rule))).not.toContain('WorkqueueNotObservable');
+    // Without findings the exit code is 0: no phantom target fails the run.
+    writeFileSync(file('healthy-plain.om'), withoutTargetLabels(readFileSync(file('healthy.om'), 'utf8')));
+    const healthy = await cli('--recording', file('healthy-plain.om'), '--output', 'json');
+    expect(healthy.code).toBe(EXIT.ok);
+    expect(targetsOf(JSON.parse(healthy.stdout) as Report)).toEqual(['healthy-plain.om']);
+  });
+
+  it('a recording mixing a labelled target and unlabelled samples has two targets, the labelled one unchanged', async () => {
+    const healthy = readFileSync(file('healthy.om'), 'utf8').replace(/# EOF\n?$/, '');
+    const plain = withoutTargetLabels(readFileSync(file('stuck-worker.om'), 'utf8'));
+    writeFileSync(file('mixed.om'), `${healthy}${plain}`);
+    const alone = JSON.parse((await cli('--recording', file('healthy.om'), '--output', 'json')).stdout) as Report;
+    const { code, stdout } = await cli('--recording', file('mixed.om'), '--output', 'json');
+    const report = JSON.parse(stdout) as Report;
+    expectValid(validateReport, report);
+    expect(code).toBe(EXIT.findings);
+    expect(targetsOf(report)).toEqual(['mixed.om', 'workqueue-doctor-sim/healthy:8080']);
+    const labelled = report.queues.filter((q) => q.queue.target === 'workqueue-doctor-sim/healthy:8080');
+    expect(labelled).toEqual(alone.queues);
+    expect(report.queues.find((q) => q.queue.target === 'mixed.om' && q.queue.name === 'backup')?.status).toBe(
+      'critical',
+    );
+    expect(report.queues.flatMap((q) => q.findings.map((f) => f.rule))).not.toContain('WorkqueueNotObservable');
   });
 });
 
@@ -189,5 +293,29 @@ describe('diagnose input errors exit 2 with a clear message', () => {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+});
+
+describe('diagnose: observations are reported but never counted by --fail-on', () => {
+  it('exits 0 on a queue whose only entry is an observation, and prints and writes it', async () => {
+    const recording = file('observation-only.om');
+    const busy = { job: 'ctrl', instance: 'a:8080', controller: 'busy', name: 'busy' };
+    writeFileSync(
+      recording,
+      seriesRecording({
+        series: queueSeries(busy, { depth: () => 0, adds: (t) => 20 * t, completions: (t) => 20 * t }),
+      }),
+    );
+    const text = await cli('--recording', recording, '--fail-on', 'warning');
+    expect(text.code).toBe(EXIT.ok);
+    expect(text.stdout).toMatch(
+      /^OK {2}busy .*\n.*\n {2}observations \(.*not findings\):\n {4}note: HighAddRateLowDepth: /m,
+    );
+    const json = await cli('--recording', recording, '--fail-on', 'warning', '--output', 'json');
+    expect(json.code).toBe(EXIT.ok);
+    const report = JSON.parse(json.stdout) as Report;
+    expectValid(validateReport, report);
+    expect(report.queues.flatMap((q) => q.findings)).toEqual([]);
+    expect(report.queues.flatMap((q) => q.observations.map((o) => o.id))).toEqual(['HighAddRateLowDepth']);
   });
 });

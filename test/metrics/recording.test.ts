@@ -58,13 +58,38 @@ describe('readRecording', () => {
     expect(adds?.t.length).toBe(400);
   });
 
-  it('names the target after the file when samples carry no job or instance', () => {
+  it('names the target after the file when samples carry no job or instance, and labels them so', () => {
     const text = generateRecording({ steps: 3, targets: [{ queues: [{ name: 'q' }] }] });
     const rec = loadRecording(text, '/recordings/plain-scrape.om');
     expect(rec.targets).toEqual(['plain-scrape.om']);
     expect(
       rec.history.instant(WORKQUEUE.depth, [], DEFAULT_START_SEC * 1000 + 30_000).map((s) => ({ ...s.labels })),
-    ).toEqual([{ __name__: WORKQUEUE.depth, name: 'q' }]);
+    ).toEqual([{ __name__: WORKQUEUE.depth, instance: 'plain-scrape.om', name: 'q' }]);
+    expect(rec.history.targets().map((t) => ({ id: t.id, labels: { ...t.labels } }))).toEqual([
+      { id: 'plain-scrape.om', labels: { instance: 'plain-scrape.om' } },
+    ]);
+  });
+
+  it('keeps labelled targets as they are next to unlabelled samples', () => {
+    const text = [
+      '# TYPE g gauge',
+      'g{job="j",instance="i:1",name="a"} 1 1700000000',
+      'g{name="b"} 2 1700000000',
+      'g{job="only-job"} 3 1700000000',
+      '# EOF',
+      '',
+    ].join('\n');
+    const rec = loadRecording(text, 'dir/mixed.om');
+    expect(rec.targets).toEqual(['j/i:1', 'mixed.om', 'only-job/']);
+    const labels = rec.history.instant('g', [], 1700000000000).map((s) => ({ ...s.labels }));
+    expect(labels).toEqual(
+      expect.arrayContaining([
+        { __name__: 'g', instance: 'i:1', job: 'j', name: 'a' },
+        { __name__: 'g', instance: 'mixed.om', name: 'b' },
+        { __name__: 'g', job: 'only-job' },
+      ]),
+    );
+    expect(labels).toHaveLength(3);
   });
 
   it('puts samples of a series in time order wherever they appear in the file', () => {

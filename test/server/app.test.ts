@@ -234,7 +234,7 @@ describe('GET /api/v1/targets', () => {
       targets: () => {
         throw new Error('secret internal detail');
       },
-      rules: { rules: [], queueOverrides: [] },
+      rules: { rules: [], queueOverrides: [], observations: [] },
       metrics: app.metrics.registry,
     });
     try {

@@ -62,8 +62,9 @@ describe('simulate --scenario --out', () => {
     expect(stdout).toMatch(/^stuck-worker: 5m simulated, 11 scrapes/);
     const text = readFileSync(out, 'utf8');
     expect(text.endsWith('# EOF\n')).toBe(true);
+    // The first scrape: at the start, or up to a second after it (the background's scrape jitter).
     expect(text).toMatch(
-      /^workqueue_depth\{instance="backup-operator-0:8080",job="workqueue-doctor-sim",name="backup"\} \d+ 1767225600$/m,
+      /^workqueue_depth\{instance="backup-operator-0:8080",job="workqueue-doctor-sim",name="backup"\} \d+ 1767225600(\.\d{1,3})?$/m,
     );
     expect(text).not.toContain('controller_runtime_');
     const truth = JSON.parse(readFileSync(`${out}.truth.json`, 'utf8'));
@@ -73,8 +74,26 @@ describe('simulate --scenario --out', () => {
       instance: 'backup-operator-0:8080',
       parameters: { seed: 3, duration: '5m', scrapeInterval: '30s', start: '2026-01-01T00:00:00Z', workers: 2 },
       queues: [{ name: 'backup', controller: null, expected: ['WorkqueueStuckWorker'] }],
+      background: { mode: 'default', conflictShare: 0.015 },
     });
     expect(truth.queues[0].allowed).toContain('WorkqueueBacklog');
+  });
+
+  it('--background off: no noise, scrapes on the grid, the truth says so', async () => {
+    const out = join(work.path, 'healthy-off.om');
+    const { code } = await cli('--scenario', 'healthy', '--duration', '2m', '--background', 'off', '--out', out);
+    expect(code).toBe(EXIT.ok);
+    const text = readFileSync(out, 'utf8');
+    const times = new Set(
+      text
+        .split('\n')
+        .filter((l) => l.startsWith('workqueue_depth{'))
+        .map((l) => l.split(' ').at(-1)),
+    );
+    expect([...times]).toEqual(Array.from({ length: 9 }, (_, k) => String(1767225600 + 15 * k)));
+    expect(text).not.toMatch(/code="(404|409)"/);
+    const truth = JSON.parse(readFileSync(`${out}.truth.json`, 'utf8'));
+    expect(truth.background).toMatchObject({ mode: 'off', conflictShare: 0, pauses: null, siblingTraffic: null });
   });
 
   it.each([
@@ -91,6 +110,7 @@ describe('simulate --scenario --out', () => {
       /--flavor must be one of controller-runtime, component-base/,
     ],
     [['--scenario', 'healthy', '--start', 'yesterday', '--out', 'x'], /invalid time "yesterday"/],
+    [['--scenario', 'healthy', '--background', 'loud', '--out', 'x'], /--background must be one of default, off/],
     [['--scenario', 'healthy'], /needs --out FILE/],
     [['--scenario', 'healthy', '--instance', ' ', '--out', 'x'], /--instance must not be empty/],
     [[], /needs --scenario/],

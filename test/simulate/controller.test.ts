@@ -1,6 +1,7 @@
 /**
  * The simulated controller handles reconcile results as controller-runtime does, and its metrics
- * say so: run small hand-made controllers on the FakeClock and read the registry.
+ * say so: run small hand-made controllers on the FakeClock and read the registry. These count exactly, so
+ * they run without the background (`background.test.ts` covers it).
  */
 import { describe, expect, it } from 'vitest';
 import { CLIENT_GO, CONTROLLER_RUNTIME, WORKQUEUE } from '../../src/metrics/names.js';
@@ -13,6 +14,7 @@ import {
   requeueAfter,
   SUCCESS,
   type SyncPlan,
+  TERMINAL_ERROR,
 } from '../../src/simulate/model.js';
 import { SimProcess } from '../../src/simulate/process.js';
 import { advanceTo } from '../../src/simulate/run.js';
@@ -40,7 +42,7 @@ async function simulate(controllers: ControllerSpec[], ms: number, flavor: Flavo
   const clock = new FakeClock(0);
   const process = new SimProcess(
     { leader: true, leaseName: 'test-leader-election', controllers },
-    { clock, seed: 7, flavor, durationMs: ms },
+    { clock, seed: 7, flavor, durationMs: ms, background: 'off' },
   );
   process.start();
   process.pump();
@@ -129,6 +131,23 @@ describe('reconcile results', () => {
     expect(value(CONTROLLER_RUNTIME.reconcileTotal, { ...C, result: 'requeue_after' })).toBe(11);
     expect(value(WORKQUEUE.retries, W)).toBe(11);
     expect(value(CONTROLLER_RUNTIME.reconcileErrors, C)).toBe(0);
+  });
+
+  it('terminal error: an error and a terminal error, neither requeued nor forgotten (controller-runtime)', async () => {
+    // First an ordinary error (rate-limited retry after 5 ms), then a terminal one.
+    const { value, process } = await simulate(
+      [controller({ sync: () => (ctx) => ({ durationMs: 1, result: ctx.failures === 0 ? ERROR : TERMINAL_ERROR }) })],
+      10_000,
+    );
+    expect(process.controllers[0]!.stats.syncs).toBe(2);
+    expect(value(CONTROLLER_RUNTIME.reconcileErrors, C)).toBe(2);
+    expect(value(CONTROLLER_RUNTIME.reconcileTotal, { ...C, result: 'error' })).toBe(2);
+    expect(value(CONTROLLER_RUNTIME.terminalReconcileErrors, C)).toBe(1);
+    expect(value(WORKQUEUE.retries, W)).toBe(1);
+    expect(value(WORKQUEUE.adds, W)).toBe(2);
+    expect(value(WORKQUEUE.depth, W)).toBe(0);
+    // Not forgotten: the rate limiter still counts the earlier failure.
+    expect(process.controllers[0]!.queue.numRequeues(0)).toBe(1);
   });
 
   it('requeue: addRateLimited without an error', async () => {
@@ -267,6 +286,9 @@ describe('flavors', () => {
       1_000,
     );
     const total = metrics.find((m) => m.name === CONTROLLER_RUNTIME.reconcileTotal)!;
+    expect(metrics.find((m) => m.name === CONTROLLER_RUNTIME.terminalReconcileErrors)?.values).toEqual([
+      expect.objectContaining({ labels: { controller: 'widget' }, value: 0 }),
+    ]);
     expect(total.values.map((v) => [v.labels.result, v.value]).sort()).toEqual([
       ['error', 0],
       ['requeue', 0],
@@ -288,7 +310,7 @@ describe('flavors', () => {
         leaseName: 'lease',
         controllers: [controller({ sync: always({ durationMs: 1, result: SUCCESS }) })],
       },
-      { clock, seed: 1, flavor: 'controller-runtime', durationMs: 10_000 },
+      { clock, seed: 1, flavor: 'controller-runtime', durationMs: 10_000, background: 'off' },
     );
     process.start();
     advanceTo(clock, process, 10_000);

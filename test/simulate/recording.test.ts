@@ -153,7 +153,8 @@ describe('runVirtual', () => {
   });
 
   it('starts at 2026-01-01T00:00:00Z by default, or at the given time; scrapes every interval', async () => {
-    const run = await runVirtual('healthy', { durationMs: 60_000 });
+    // Without the background's scrape jitter the scrapes are exactly on the grid (jitter: background.test.ts).
+    const run = await runVirtual('healthy', { durationMs: 60_000, background: 'off' });
     const times = new Set(
       run.recording
         .text()
@@ -164,7 +165,7 @@ describe('runVirtual', () => {
     expect([...times]).toEqual(['1767225600', '1767225615', '1767225630', '1767225645', '1767225660']);
     const shifted = await runVirtual(
       'healthy',
-      { durationMs: 60_000 },
+      { durationMs: 60_000, background: 'off' },
       { startMs: 1_000_000_500, scrapeIntervalMs: 30_000 },
     );
     const first = shifted.recording

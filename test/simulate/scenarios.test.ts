@@ -2,13 +2,17 @@
  * Every scenario's signature, read back from its own recording through a real Prometheus: all
  * recordings (distinct `instance` labels) are imported with promtool into one TSDB served by one
  * Prometheus for the whole file.
+ *
+ * Recordings carry the default background (conflicts, 404s, polling keys, resyncs, scrape jitter, pauses,
+ * sibling traffic) unless a run says `background: 'off'`: a scenario whose premise the default background
+ * overturns (more load than its capacity arithmetic allows for) has its signature checked on its own.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_GO, CONTROLLER_RUNTIME, WORKQUEUE } from '../../src/metrics/names.js';
 import { DEFAULT_START_MS, type RunStats, runVirtual } from '../../src/simulate/index.js';
-import type { Flavor, GroundTruth } from '../../src/simulate/model.js';
+import type { BackgroundMode, Flavor, GroundTruth } from '../../src/simulate/model.js';
 import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
 import { tempDir } from './helpers.js';
 
@@ -21,6 +25,8 @@ interface Run {
   readonly flavor?: Flavor;
   /** Default `<scenario>:8080`. */
   readonly instance?: string;
+  /** Default: the default background. */
+  readonly background?: BackgroundMode;
 }
 
 /** 30 minutes (the default) unless a scenario shows its signature from the first seconds. */
@@ -30,7 +36,8 @@ const RUNS: readonly Run[] = [
   { scenario: 'rollout-burst', minutes: 30 },
   { scenario: 'short-spike', minutes: 30 },
   { scenario: 'busy-but-fine', minutes: 30 },
-  { scenario: 'slow-but-steady', minutes: 30 },
+  // The background's resync of 2,000 keys at 2 s per sync on 8 workers is 500 s of backlog.
+  { scenario: 'slow-but-steady', minutes: 30, background: 'off' },
   { scenario: 'requeue-after', minutes: 30 },
   { scenario: 'standby', minutes: 10 },
   { scenario: 'backlog', minutes: 30 },
@@ -58,7 +65,11 @@ beforeAll(async () => {
     const instance = run.instance ?? `${run.scenario}:8080`;
     const result = await runVirtual(
       run.scenario,
-      { durationMs: run.minutes * 60_000, ...(run.flavor === undefined ? {} : { flavor: run.flavor }) },
+      {
+        durationMs: run.minutes * 60_000,
+        ...(run.flavor === undefined ? {} : { flavor: run.flavor }),
+        ...(run.background === undefined ? {} : { background: run.background }),
+      },
       { instance },
     );
     const file = join(work.path, `${instance.replace(':', '_')}.om`);
@@ -90,6 +101,13 @@ const sel = (metric: string, instance: string, extra = ''): string =>
 const maxDepth = (instance: string, minutes: number, name?: string): string =>
   `max_over_time(${depth(instance, name)}[${minutes}m:15s])`;
 
+/** Errors over reconciles in the `minutes` before `minutes`. */
+const errorShare = (instance: string, minutes: number): Promise<number> =>
+  scalar(
+    `sum(increase(${sel(CONTROLLER_RUNTIME.reconcileErrors, instance)}[${minutes}m])) / sum(increase(${sel(CONTROLLER_RUNTIME.reconcileTotal, instance)}[${minutes}m]))`,
+    minutes,
+  );
+
 describe('near misses stay inside their bounds', () => {
   it('healthy: depth stays small, no errors, syncs are fast', async () => {
     const i = 'healthy:8080';
@@ -97,7 +115,9 @@ describe('near misses stay inside their bounds', () => {
     const adds = await scalar(`rate(${sel(WORKQUEUE.adds, i)}[5m])`, 15);
     expect(adds).toBeGreaterThan(2);
     expect(adds).toBeLessThan(20);
-    expect(await scalar(`increase(${sel(CONTROLLER_RUNTIME.reconcileErrors, i)}[30m])`, 30)).toBe(0);
+    // The background's conflicts: ~1.5% of syncs fail once and succeed on the retry.
+    expect(await errorShare(i, 30)).toBeGreaterThan(0);
+    expect(await errorShare(i, 30)).toBeLessThan(0.03);
     expect(await scalar(`max_over_time(${sel(WORKQUEUE.longestRunningProcessor, i)}[30m])`, 30)).toBeLessThan(1);
   });
 
@@ -165,7 +185,8 @@ describe('near misses stay inside their bounds', () => {
       const retries = await scalar(`rate(${sel(WORKQUEUE.retries, i)}[5m])`, minutes);
       rates.push(retries);
       expect(retries).toBeGreaterThan(0.95 * expected);
-      expect(retries).toBeLessThan(1.25 * expected);
+      // Plus the background: its own polling keys, conflict retries, and a resync's extra poll of each waiting key.
+      expect(retries).toBeLessThan(1.4 * expected);
       const requeueAfter = await scalar(
         `rate(${sel(CONTROLLER_RUNTIME.reconcileTotal, i, 'result="requeue_after"')}[5m])`,
         minutes,
@@ -173,8 +194,8 @@ describe('near misses stay inside their bounds', () => {
       expect(requeueAfter / retries).toBeGreaterThan(0.95);
       expect(requeueAfter / retries).toBeLessThan(1.05);
     }
-    expect(Math.max(...rates) / Math.min(...rates)).toBeLessThan(1.15);
-    expect(await scalar(`increase(${sel(CONTROLLER_RUNTIME.reconcileErrors, i)}[30m])`, 30)).toBe(0);
+    expect(Math.max(...rates) / Math.min(...rates)).toBeLessThan(1.3);
+    expect(await errorShare(i, 30)).toBeLessThan(0.03); // the background's conflicts only
   });
 
   it('standby: lease not held, no work-queue series, controller series at zero', async () => {
@@ -229,7 +250,7 @@ describe('problems show their signatures', () => {
     expect(await scalar(maxDepth(i, 10), 10)).toBeLessThanOrEqual(3);
     const puts = await scalar(`sum(rate(${sel(CLIENT_GO.restClientRequests, i, 'method="PUT"')}[5m]))`, 10);
     expect(puts).toBeGreaterThan(0.9 * adds);
-    expect(await scalar(`increase(${sel(CONTROLLER_RUNTIME.reconcileErrors, i)}[10m])`, 10)).toBe(0);
+    expect(await errorShare(i, 10)).toBeLessThan(0.03); // the background's conflicts only
   });
 
   it('hot-loop-no-backoff: adds far above the failing keys, no retries, depth tiny', async () => {
@@ -237,7 +258,10 @@ describe('problems show their signatures', () => {
     const keysInLoop = Number(truths.get(i)!.queues[0]!.facts!.keysInLoop);
     const adds = await scalar(`rate(${sel(WORKQUEUE.adds, i)}[5m])`, 10);
     expect(adds).toBeGreaterThan(10 * keysInLoop);
-    expect(await scalar(`increase(${sel(WORKQUEUE.retries, i)}[10m])`, 10)).toBe(0);
+    // Nothing goes through the rate limiter but the background's few polling keys and conflicts.
+    expect(await scalar(`increase(${sel(WORKQUEUE.retries, i)}[10m])`, 10)).toBeLessThan(
+      0.01 * (await scalar(`increase(${sel(WORKQUEUE.adds, i)}[10m])`, 10)),
+    );
     expect(await scalar(maxDepth(i, 10), 10)).toBeLessThanOrEqual(3);
     const notFound = await scalar(`sum(rate(${sel(CLIENT_GO.restClientRequests, i, 'code="404"')}[5m]))`, 10);
     expect(notFound).toBeGreaterThan(0.9 * adds);
@@ -295,9 +319,10 @@ describe('problems show their signatures', () => {
       );
       expect(ratio).toBeGreaterThan(0.5);
     }
+    // RequeueAfter only from the background's polling keys: a few against the errors.
     expect(
       await scalar(`increase(${sel(CONTROLLER_RUNTIME.reconcileTotal, i, 'result="requeue_after"')}[30m])`, 30),
-    ).toBe(0);
+    ).toBeLessThan(0.1 * (await scalar(`increase(${sel(CONTROLLER_RUNTIME.reconcileErrors, i)}[30m])`, 30)));
   });
 
   it('not-observable: controller-runtime series move, no workqueue_* at all', async () => {
@@ -319,7 +344,8 @@ describe('problems show their signatures', () => {
     ).toEqual(names);
     expect(await scalar(`deriv(${depth(i, 'pod')}[10m:15s])`, 30)).toBeGreaterThan(1);
     expect(await scalar(`rate(${sel(WORKQUEUE.adds, i, 'name="ingress-status"')}[5m])`, 30)).toBeGreaterThan(30);
-    expect(await scalar(maxDepth(i, 30, 'ingress-status'), 30)).toBeLessThanOrEqual(3);
+    // Tiny, though a scrape during one of the background's pauses sees the keys it held back.
+    expect(await scalar(maxDepth(i, 30, 'ingress-status'), 30)).toBeLessThanOrEqual(10);
     expect(
       await scalar(`increase(${sel(CONTROLLER_RUNTIME.reconcileErrors, i, 'controller="dbuser"')}[5m])`, 30),
     ).toBeGreaterThan(0);
@@ -327,9 +353,36 @@ describe('problems show their signatures', () => {
       await scalar(`max_over_time(${sel(WORKQUEUE.longestRunningProcessor, i, 'name="volumesnapshot"')}[30m])`, 30),
     ).toBeGreaterThanOrEqual(10);
     expect(await scalar(maxDepth(i, 30, 'deployment'), 30)).toBeLessThanOrEqual(10);
+    // The deployment queue's only errors are the background's conflicts.
+    const deployment = (extra: string): Promise<number> =>
+      scalar(`sum(increase(${sel(CONTROLLER_RUNTIME.reconcileTotal, i, `controller="deployment"${extra}`)}[30m]))`, 30);
+    expect((await deployment(',result="error"')) / (await deployment(''))).toBeLessThan(0.03);
+  });
+});
+
+describe('the default background', () => {
+  it('mixed: conflicts, 404 GETs, polling and off-grid scrapes show through Prometheus', async () => {
+    const i = 'mixed:8080';
+    const increase = (expr: string): Promise<number> => scalar(`sum(increase(${expr}[30m]))`, 30);
+    const conflicts = await increase(sel(CLIENT_GO.restClientRequests, i, 'method="PUT",code="409"'));
+    const succeeded = await increase(sel(CONTROLLER_RUNTIME.reconcileTotal, i, 'result=~"success|requeue_after"'));
+    // ~1.5% of the syncs that would have succeeded (and a few of the sibling controllers' writes).
+    expect(conflicts / (succeeded + conflicts)).toBeGreaterThan(0.01);
+    expect(conflicts / (succeeded + conflicts)).toBeLessThan(0.02);
+    // Every sync GETs an optional object that is not there.
+    const syncs = await increase(sel(CONTROLLER_RUNTIME.reconcileTotal, i));
+    const notFound = await increase(sel(CLIENT_GO.restClientRequests, i, 'method="GET",code="404"'));
+    expect(notFound / syncs).toBeGreaterThan(0.99);
+    expect(notFound / syncs).toBeLessThan(1.05);
+    // The deployment queue's polling keys.
     expect(
-      await scalar(`increase(${sel(CONTROLLER_RUNTIME.reconcileErrors, i, 'controller="deployment"')}[30m])`, 30),
-    ).toBe(0);
+      await increase(sel(CONTROLLER_RUNTIME.reconcileTotal, i, 'controller="deployment",result="requeue_after"')),
+    ).toBeGreaterThan(0);
+    // Scrapes off the 15 s grid by up to a second.
+    const stamps = await prom.query(`timestamp(${sel(WORKQUEUE.depth, i, 'name="pod"')})`, at(30) + 2);
+    expect(stamps).toHaveLength(1);
+    const offset = stamps[0]!.value - at(30);
+    expect(Math.abs(offset)).toBeLessThanOrEqual(1);
   });
 });
 

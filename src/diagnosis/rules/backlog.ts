@@ -1,8 +1,8 @@
-import { workersFor } from '../capacity.js';
+import { DRAIN_SHARE, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
 import { compare, scale, sig } from '../conditions.js';
 import { allOf, anyOf, binary } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
-import { defineRule } from '../rule.js';
+import { defineRule, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
@@ -10,6 +10,12 @@ import { MINUTE_MS } from '../signals.js';
  * keeps growing, or (once deduplication caps it) it stands high with keys waiting far longer than a sync
  * takes. A burst that drains (resync, rollout, a short spike) reaches zero within the window; a backlog
  * does not, for the whole `forMs`.
+ *
+ * The drain bound (`DRAIN_SHARE`): a queue whose depth falls by at least a fifth of its completions (the
+ * least-squares slope over the trend window) is draining, whatever its size, and is never a backlog: an
+ * initial list of 100,000 keys worked off at 67/s, or a batch import, empties on its own. It is reported as
+ * the `ListDraining` observation with its time to drain. A queue that falls slower than that is standing,
+ * and the standing test applies.
  */
 export const backlog = defineRule({
   id: 'WorkqueueBacklog',
@@ -20,18 +26,20 @@ export const backlog = defineRule({
     minDepth: {
       default: 20,
       unit: 'items',
-      description: 'Average depth over the window at or above which a backlog counts.',
+      description:
+        'Depth that the queue must not fall below (its floor over each minute, at every step of the `for`) for a backlog to count: a queue that keeps up drains to zero between bursts.',
     },
     minGrowth: {
       default: 0.02,
       unit: '1/s',
       description:
-        'Depth growth (least-squares slope over the trend window) at or above which the queue is falling behind.',
+        'Depth growth (least-squares slope over the trend window, or over half an hour for batches) at or above which the queue is falling behind: 72 items an hour.',
     },
     arrivalRatio: {
-      default: 1.02,
+      default: 1,
       unit: 'ratio',
-      description: 'Adds per completed sync at or above which arrivals outpace the workers.',
+      description:
+        'Adds per completed sync at or above which arrivals outpace the workers. At 1: the depth growth and its floor already prove the excess; a higher ratio only delays a queue that falls behind gradually, whose excess starts at a fraction of a percent.',
     },
     minWaitRatio: {
       default: 10,
@@ -39,33 +47,38 @@ export const backlog = defineRule({
       description:
         'Mean queue wait per mean sync at or above which keys wait on the backlog (when deduplication hides the excess arrivals).',
     },
-    targetUtilization: {
-      default: 0.7,
-      unit: 'ratio',
-      description: 'Worker utilization the recommended worker count aims for.',
-    },
+    drainShare: DRAIN_SHARE,
+    targetUtilization: TARGET_UTILIZATION,
   },
   forMs: 10 * MINUTE_MS,
   condition: (t) =>
     allOf(
-      compare('depthMin', '>=', t.minDepth),
+      compare('depthFloor', '>=', t.minDepth),
       anyOf(
         // Growing: arrivals outpace completions.
         allOf(
           compare('depthSlope', '>=', t.minGrowth),
           binary('>=', sig('addRate'), scale('completionRate', t.arrivalRatio)),
         ),
+        // Outpaced on balance: batches arrive faster than they drain, so each drain phase starts higher
+        // than the last, though the depth falls between them; over half an hour it rises.
+        compare('depthTrend', '>=', t.minGrowth),
         // Standing: once many keys wait, deduplication absorbs new events, adds fall to the completion
-        // rate and the depth levels off; keys then wait far longer than a sync takes.
-        binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
+        // rate and the depth levels off; keys then wait far longer than a sync takes. Not while draining.
+        allOf(
+          binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
+          notDraining(t.drainShare),
+        ),
       ),
     ),
   evidence: [
     'depth',
     'depthMin',
+    'depthFloor',
     'depthSlope',
     'addRate',
     'completionRate',
+    'depthTrend',
     'busyWorkers',
     'maxWorkers',
     'workDurationMean',
@@ -76,7 +89,6 @@ export const backlog = defineRule({
     const depth = numberOf(signals.depth);
     const adds = numberOf(signals.addRate);
     const completions = numberOf(signals.completionRate);
-    const meanSync = numberOf(signals.workDurationMean);
     const net = adds !== undefined && completions !== undefined ? completions - adds : undefined;
     const timeToDrain =
       depth === undefined || net === undefined
@@ -85,12 +97,11 @@ export const backlog = defineRule({
           ? { value: depth / net, unit: 's' as const }
           : // Not draining: arrivals are at or above completions; there is no finite time.
             { value: null, unit: 's' as const, missing: 'insufficient_data' as const };
-    const offeredLoad = adds === undefined || meanSync === undefined ? undefined : adds * meanSync;
-    return { timeToDrain, workersNeeded: workersFor(offeredLoad, t.targetUtilization) };
+    return { timeToDrain, workersNeeded: recommendedWorkers(signals, t.targetUtilization) };
   },
   text: {
     summary: ({ signals }) =>
-      `Depth ${formatValue(signals.depth)} and growing ${formatValue(signals.depthSlope)}: ${formatValue(signals.addRate)} added, ${formatValue(signals.completionRate)} finished; ${
+      `Depth ${formatValue(signals.depth)}, ${depthTrend(signals)}: ${formatValue(signals.addRate)} added, ${formatValue(signals.completionRate)} finished; ${
         signals.timeToDrain?.value == null ? 'not draining' : `drains in ${formatValue(signals.timeToDrain)}`
       }.`,
     meaning:
@@ -111,3 +122,12 @@ export const backlog = defineRule({
     ],
   },
 });
+
+/** "growing 3.2/s" for a rising depth, "holding steady" for a level one (a standing backlog). */
+function depthTrend(signals: SignalSnapshot): string {
+  const slope = numberOf(signals.depthSlope);
+  if (slope === undefined) return 'trend unknown';
+  return slope > 0 && signals.depthSlope !== undefined
+    ? `growing ${formatValue(signals.depthSlope)}`
+    : 'holding steady while keys wait';
+}

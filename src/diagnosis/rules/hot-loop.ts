@@ -1,3 +1,4 @@
+import { LABEL } from '../../metrics/names.js';
 import { compare, relate, scale, sig } from '../conditions.js';
 import { allOf, anyOf, binary } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
@@ -10,9 +11,11 @@ import { MINUTE_MS } from '../signals.js';
  * - a status write to a watched object on every sync (writes track adds, syncs succeed);
  * - errors requeued with a plain Add instead of AddRateLimited (errors track adds, no retries counted).
  * The write rate is per process: with several busy queues in one process it is a hint, so the ratio
- * must fall in a band that this queue's adds alone explain. Failed API requests that track the adds (a
- * conflict or a missing object, retried at once) are the missing-backoff loop seen without reconcile metrics. A loop with neither writes nor
- * error metrics cannot be told from a busy controller with fast syncs, and is not reported.
+ * must fall in a band that this queue's adds alone explain. Failed writes that track the adds (a conflict
+ * or a rejected update, retried at once) are the missing-backoff loop seen without reconcile metrics;
+ * failed reads are not (an optional object answered 404 on every sync is normal). A loop with neither
+ * writes nor error metrics cannot be told from a busy controller with fast syncs: that is the
+ * `HighAddRateLowDepth` observation, not a finding.
  */
 const HOT_LOOP_CASES = {
   'status-write': {
@@ -36,9 +39,10 @@ export const hotLoop = defineRule({
   scope: 'queue',
   thresholds: {
     maxDepth: {
-      default: 5,
+      default: 20,
       unit: 'items',
-      description: 'Average depth at or below which the queue counts as nearly empty.',
+      description:
+        'Average depth at or below which keys do not pile up (the depth at which a backlog starts to count): deduplication holds a loop near the number of looping keys, a little more while the loop starves the other keys of workers.',
     },
     minAddRate: {
       default: 1,
@@ -65,7 +69,7 @@ export const hotLoop = defineRule({
       default: 0.1,
       unit: 'ratio',
       description:
-        'Retries per reconcile error (or per add, when failed requests track the adds) at or below which failures bypass the rate limiter (plain Add).',
+        'Retries per reconcile error (or per add, when failed writes track the adds) at or below which failures bypass the rate limiter (plain Add).',
     },
   },
   forMs: 5 * MINUTE_MS,
@@ -79,11 +83,19 @@ export const hotLoop = defineRule({
           relate(scale('addRate', t.minWriteRatio), '<=', 'writeRate'),
           relate(scale('addRate', t.maxWriteRatio), '>=', 'writeRate'),
         ),
-        // Failed API requests track adds, and nothing goes through the rate limiter: requeued with a plain Add.
-        allOf(
-          relate(scale('addRate', t.minWriteRatio), '<=', 'failedRequestRate'),
-          relate(scale('addRate', t.maxWriteRatio), '>=', 'failedRequestRate'),
-          binary('<=', sig('retryRate'), scale('addRate', t.maxRetryPerError)),
+        // Without reconcile metrics: rejected writes track adds, and nothing goes through the rate limiter:
+        // requeued with a plain Add. Failed reads are not evidence (a controller that GETs an optional
+        // object on every sync is answered 404 once per sync, by design), nor are conflicts (409: the noise
+        // of every writer). With reconcile metrics the errors themselves are the evidence (next branch).
+        binary(
+          'unless',
+          allOf(
+            relate(scale('addRate', t.minWriteRatio), '<=', 'failedWriteRate'),
+            relate(scale('addRate', t.maxWriteRatio), '>=', 'failedWriteRate'),
+            binary('<=', sig('retryRate'), scale('addRate', t.maxRetryPerError)),
+          ),
+          sig('sustainedErrorRate'),
+          { ignoring: [LABEL.name] },
         ),
         // Errors track adds but bypass the rate limiter: requeued with a plain Add.
         allOf(
@@ -96,7 +108,7 @@ export const hotLoop = defineRule({
     'addRate',
     'depthAvg',
     'writeRate',
-    'failedRequestRate',
+    'failedWriteRate',
     'reconcileErrorRate',
     'retryRate',
     'completionRate',
@@ -145,7 +157,7 @@ function mechanism(signals: SignalSnapshot): 'status-write' | 'no-backoff' {
   const adds = numberOf(signals.addRate) ?? 0;
   const errors = numberOf(signals.reconcileErrorRate);
   const writes = numberOf(signals.writeRate) ?? 0;
-  const failed = numberOf(signals.failedRequestRate) ?? 0;
+  const failed = numberOf(signals.failedWriteRate) ?? 0;
   if (errors !== undefined && errors >= 0.5 * adds) return 'no-backoff';
   if (failed >= 0.5 * adds) return 'no-backoff';
   return writes >= 0.5 * adds ? 'status-write' : 'no-backoff';

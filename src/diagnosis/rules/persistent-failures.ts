@@ -1,35 +1,37 @@
-import { LABEL } from '../../metrics/names.js';
-import { compare, relate, scale, sig, where } from '../conditions.js';
-import { allOf, anyOf, binary } from '../expr.js';
+import { compare, relate, sig, where } from '../conditions.js';
+import { allOf } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule, type RuleCase, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
- * Persistent failures: reconciles keep failing and the keys are retried with backoff. Read from
- * controller-runtime's reconcile errors, never from the retry count alone: client-go counts every AddAfter
- * as a retry, so correct RequeueAfter polling has as many "retries" as a failing controller. Keys deep in
- * their backoff fail rarely, so the rates use the sustained (long) window. Errors that bypass the rate
- * limiter (no retries) are a hot loop, not this.
+ * Persistent failures: reconciles keep failing, well above the noise every busy controller makes, and the
+ * keys are retried with backoff. Read from controller-runtime's reconcile errors, never from the retry
+ * count alone: client-go counts every AddAfter as a retry, so correct RequeueAfter polling has as many
+ * "retries" as a failing controller (without reconcile metrics the queue gets the
+ * `RetriesWithoutErrorMetrics` observation instead).
+ *
+ * What a work queue is for: a conflicting write (409), a dependency not created yet, a throttled API. Such
+ * errors succeed on the retry and stay a small share of the syncs. A failure that persists differs in two
+ * ways the metrics carry: it is not explained by 409 answers, and it keeps coming at a share of the
+ * reconciles above that noise. So the condition reads the error ratio after conflicts over the long window
+ * (the noise floor), and over the short window (still failing now), at every step of a `for` as long as the
+ * long window: 30 consecutive windows. A dependency that fails for a few minutes and recovers clears the
+ * short window within five minutes and never completes the `for`. Errors that bypass the rate limiter (no
+ * retries) are a hot loop, not this.
  */
 const FAILURE_CASES = {
   dependency: {
     when: 'reconcile errors persist and successes far outnumber them (some objects always fail)',
     cause:
-      'A dependency keeps failing for these objects: an API call rejected (validation, RBAC, conflict), an external service down, or invalid user input the controller cannot fix.',
-    fix: 'Read the controller logs for the failing keys, fix the dependency or the permission; for invalid input, record a status condition and an event and stop retrying (return nil) until the object changes.',
+      'A dependency keeps failing for these objects: an API call rejected (validation, RBAC), an external service down, or invalid user input the controller cannot fix.',
+    fix: 'Read the controller logs for the failing keys, fix the dependency or the permission; for invalid input, record a status condition and an event and return a terminal error (reconcile.TerminalError) so the key stops retrying until the object changes.',
   },
   'not-ready': {
     when: 'errors and successes keep pace (the same objects fail a few times, then succeed)',
     cause:
       'This looks like "not ready yet" (waiting for another object, a volume, an external condition) returned as an error. That pollutes the error metrics and puts healthy objects on exponential backoff, so they converge late.',
     fix: 'For "not ready yet", return ctrl.Result{RequeueAfter: interval} with a nil error (or AddAfter), and keep errors for real failures. Surface the waiting state in a status condition.',
-  },
-  'retries-only': {
-    when: 'the controller exposes no reconcile error metrics (kube-controller-manager, plain client-go)',
-    cause:
-      'Keys are requeued with a delay again and again. Without reconcile error metrics this is either a dependency that keeps failing (retries with backoff) or correct RequeueAfter/AddAfter polling of objects that are not ready; the controller logs tell which.',
-    fix: 'Check the controller logs for the requeued keys. Real failures: fix the dependency. Polling of objects that are not ready: nothing to fix; silence this queue for PersistentFailures in the configuration.',
   },
 } as const satisfies Record<string, RuleCase>;
 
@@ -39,22 +41,23 @@ export const persistentFailures = defineRule({
   severity: 'warning',
   scope: 'queue',
   thresholds: {
+    minErrorRatio: {
+      default: 0.06,
+      unit: 'ratio',
+      description:
+        'Share of reconciles over the long window failing for reasons 409 conflicts do not explain, at or above which failures stand out of the noise. Transient errors of busy controllers (retried conflicts, dependencies created a moment later, throttled APIs) stay under 5% of syncs; at 5% and four syncs a second, 15 minutes reach 6% only 2.7 standard deviations out, and must stay there for the whole `for`. A share of objects that always fail shows as somewhat less than that share of the syncs (keys deep in backoff are synced less often than the others).',
+    },
+    minRecentErrorRatio: {
+      default: 0.025,
+      unit: 'ratio',
+      description:
+        'The same share over the short window, below which the failures have stopped (a dependency that recovered): the finding ends within minutes of the recovery instead of lingering for the long window. Far below the long-window threshold because keys that entered backoff together (after a restart) fail in waves, and five minutes between two waves can hold few of their errors.',
+    },
     minErrorRate: {
       default: 0.002,
       unit: '1/s',
-      description: 'Reconcile errors per second over the sustained window at or above which failures persist.',
-    },
-    minRetryRate: {
-      default: 0.02,
-      unit: '1/s',
       description:
-        'Without reconcile metrics: retries per second over the sustained window at or above which keys keep being retried.',
-    },
-    minRetryShare: {
-      default: 0.02,
-      unit: 'ratio',
-      description:
-        'Without reconcile metrics: retries per add at or above which retries are a steady part of the work.',
+        'Reconcile errors per second over the long window below which a ratio rests on too few errors to mean anything (fewer than two in 15 minutes).',
     },
     minRetryPerError: {
       default: 0.5,
@@ -62,29 +65,27 @@ export const persistentFailures = defineRule({
       description: 'Retries per error at or above which the errors go through the rate limiter (backoff works).',
     },
   },
-  forMs: 10 * MINUTE_MS,
+  forMs: 15 * MINUTE_MS,
   condition: (t) =>
-    anyOf(
-      // With controller-runtime's reconcile errors: errors persist and go through the rate limiter.
-      allOf(
-        where(sig('sustainedRetryRate'), compare('sustainedErrorRate', '>=', t.minErrorRate), 'controller'),
-        relate(sig('sustainedRetryRate'), '>=', 'sustainedErrorRate', t.minRetryPerError),
-      ),
-      // Without them (kube-controller-manager, plain client-go): sustained retries are all there is, and
-      // correct RequeueAfter polling cannot be told from them; the text says so.
-      binary(
-        'unless',
+    allOf(
+      where(
+        sig('sustainedRetryRate'),
         allOf(
-          compare('sustainedRetryRate', '>=', t.minRetryRate),
-          binary('>=', sig('retryRate'), scale('addRate', t.minRetryShare)),
+          compare('errorRatio', '>=', t.minRecentErrorRatio),
+          compare('sustainedErrorRatio', '>=', t.minErrorRatio),
+          compare('sustainedErrorRate', '>=', t.minErrorRate),
         ),
-        sig('sustainedErrorRate'),
-        { ignoring: [LABEL.name] },
+        'controller',
       ),
+      relate(sig('sustainedRetryRate'), '>=', 'sustainedErrorRate', t.minRetryPerError),
     ),
   evidence: [
-    'sustainedErrorRate',
     'reconcileErrorRate',
+    'errorRatio',
+    'sustainedErrorRatio',
+    'sustainedErrorRate',
+    'conflictRate',
+    'terminalErrorRate',
     'reconcileRate',
     'reconcileSuccessRate',
     'reconcileRequeueAfterRate',
@@ -92,32 +93,22 @@ export const persistentFailures = defineRule({
     'retryRate',
     'addRate',
   ],
-  derivedTitles: { errorRatio: 'Errors per reconcile' },
-  derive(signals) {
-    const errors = numberOf(signals.sustainedErrorRate);
-    const reconciles = numberOf(signals.reconcileRate);
-    return {
-      errorRatio:
-        errors !== undefined && reconciles !== undefined && reconciles > 0
-          ? { value: Math.min(1, errors / reconciles), unit: 'ratio' }
-          : { value: null, unit: 'ratio', missing: 'insufficient_data' },
-    };
-  },
   text: {
     summary: ({ signals }) =>
-      numberOf(signals.sustainedErrorRate) === undefined
-        ? `Keys keep being retried: ${formatValue(signals.sustainedRetryRate)} retries (${formatValue(signals.addRate)} adds); no reconcile error metric to tell failures from RequeueAfter polling.`
-        : `Reconciles keep failing: ${formatValue(signals.sustainedErrorRate)} errors (${formatValue(signals.errorRatio)} of reconciles), retried with backoff at ${formatValue(signals.sustainedRetryRate)}.`,
+      `Reconciles keep failing: ${formatValue(signals.reconcileErrorRate)} errors now, ${formatValue(signals.errorRatio)} of reconciles beyond what conflicts explain (${formatValue(signals.sustainedErrorRatio)} over 15 minutes), retried with backoff at ${formatValue(signals.sustainedRetryRate)}.`,
     meaning:
-      'Some objects fail to reconcile again and again. Backoff keeps the controller from spinning, but those objects are not converging, and each retry waits longer than the last (up to about 16 minutes).',
+      'Some objects fail to reconcile again and again, far more often than the everyday conflicts and not-yet-created dependencies of a busy controller. Backoff keeps the controller from spinning, but those objects are not converging, and each retry waits longer than the last (up to about 16 minutes).',
     cause: ({ signals }) => FAILURE_CASES[failureCase(signals)].cause,
     fix: ({ signals }) => FAILURE_CASES[failureCase(signals)].fix,
-    cases: [FAILURE_CASES.dependency, FAILURE_CASES['not-ready'], FAILURE_CASES['retries-only']],
+    cases: [FAILURE_CASES.dependency, FAILURE_CASES['not-ready']],
     confirm: [
-      { text: 'Errors persist over the long window:', signals: ['sustainedErrorRate', 'reconcileErrorRate'] },
+      {
+        text: 'Errors are a lasting share of the reconciles, beyond the 409 conflicts:',
+        signals: ['errorRatio', 'sustainedErrorRatio', 'conflictRate'],
+      },
       {
         text: 'Result mix: errors next to successes and requeue-after:',
-        signals: ['reconcileSuccessRate', 'reconcileRequeueAfterRate'],
+        signals: ['reconcileErrorRate', 'reconcileSuccessRate', 'reconcileRequeueAfterRate'],
       },
       { text: 'Errors go through the rate limiter (retries follow them):', signals: ['sustainedRetryRate'] },
     ],
@@ -125,7 +116,6 @@ export const persistentFailures = defineRule({
 });
 
 function failureCase(signals: SignalSnapshot): keyof typeof FAILURE_CASES {
-  if (numberOf(signals.sustainedErrorRate) === undefined) return 'retries-only';
   return looksNotReady(signals) ? 'not-ready' : 'dependency';
 }
 

@@ -104,7 +104,8 @@ export async function apiRoutes(api: FastifyInstance, options: ApiRoutesOptions)
         summary: 'The diagnosis catalog with the thresholds in force',
         description:
           'Every rule with its title, severity, thresholds in force (with units and descriptions), `for`, the ' +
-          'alert expression (PromQL) rendered with those thresholds, and its meaning; then the queue-specific overrides.',
+          'alert expression (PromQL) rendered with those thresholds, and its meaning; then the queue-specific overrides; ' +
+          'then, apart from the rules, the observations (reported with the queues, never alerted on).',
         security,
         response: { 200: { $ref: 'Rules#' }, ...errors(...guarded) },
       },

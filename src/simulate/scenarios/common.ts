@@ -76,48 +76,92 @@ export function capacity(workers: number, dist: DurationDist): number {
  * completions a full set of workers could sustain):
  * ≥ 1.1 a backlog (saturation beside it is fair); 1.0–1.1 too close to call either way; 0.9–1.0
  * saturated; 0.85–0.9 busy enough that saturation is acceptable; below, nothing.
+ *
+ * Saturation is busy workers against the configured maximum, which only controller-runtime exposes
+ * (`controller_runtime_max_concurrent_reconciles`): in the component-base flavor the truth says so and
+ * expects nothing where an SRE with those metrics could not tell either.
  */
-export function capacityTruth(utilization: number): QueueTruthSpec {
+export function capacityTruth(utilization: number, params: Pick<SimulationParams, 'flavor'>): QueueTruthSpec {
   const u = round(utilization, 3);
+  const saturation: DiagnosisId[] = exposesMaxWorkers(params.flavor) ? ['WorkqueueSaturated'] : [];
+  const blind = exposesMaxWorkers(params.flavor)
+    ? ''
+    : '; saturation is not diagnosable here: no max-workers metric, so utilization is unknown';
   if (utilization >= 1.1) {
     return {
       expected: ['WorkqueueBacklog'],
-      allowed: ['WorkqueueSaturated'],
+      allowed: saturation,
       note: `arrivals are ${u}× what the workers can complete: depth grows`,
     };
   }
   if (utilization >= 1.0) {
     return {
       expected: [],
-      allowed: ['WorkqueueBacklog', 'WorkqueueSaturated'],
-      note: `arrivals are ${u}× capacity: depth creeps up slowly`,
+      allowed: ['WorkqueueBacklog', ...saturation],
+      note: `arrivals are ${u}× capacity: depth creeps up slowly${blind}`,
     };
   }
   if (utilization >= 0.9) {
     return {
-      expected: ['WorkqueueSaturated'],
+      expected: saturation,
       allowed: ['WorkqueueBacklog'],
-      note: `workers are ${Math.round(u * 100)}% busy: queue latency is high while depth stays bounded`,
+      note: `workers are ${Math.round(u * 100)}% busy: queue latency is high while depth stays bounded${blind}`,
     };
   }
   if (utilization >= 0.85) {
     return {
       expected: [],
-      allowed: ['WorkqueueSaturated'],
+      allowed: saturation,
       note: `workers are ${Math.round(u * 100)}% busy: close to saturation`,
     };
   }
   return { expected: [], allowed: [], note: `workers are ${Math.round(u * 100)}% busy` };
 }
 
-/** Joins truths of several causes in one queue: expected adds up; allowed keeps what is not expected. */
+/**
+ * The truth of a queue whose controller keeps failing: persistent failures where reconcile error metrics
+ * tell failures from RequeueAfter polling (controller-runtime); where they are absent (component-base)
+ * retries alone prove nothing, and the truth expects nothing (the queue gets an observation).
+ */
+export function failureTruth(params: Pick<SimulationParams, 'flavor'>, note: string): QueueTruthSpec {
+  return exposesReconcileErrors(params.flavor)
+    ? { expected: ['WorkqueuePersistentFailures'], allowed: [], note }
+    : {
+        expected: [],
+        allowed: [],
+        note: `${note}; not diagnosable here: without reconcile error metrics, retries cannot be told from RequeueAfter polling`,
+      };
+}
+
+/** Whether a process of `flavor` counts reconcile errors (controller-runtime's reconcile metrics). */
+export function exposesReconcileErrors(flavor: Flavor): boolean {
+  return flavor === 'controller-runtime';
+}
+
+/** Whether a process of `flavor` exposes the configured number of workers (max concurrent reconciles). */
+export function exposesMaxWorkers(flavor: Flavor): boolean {
+  return flavor === 'controller-runtime';
+}
+
+/**
+ * Joins truths of several causes in one queue: expected adds up; allowed keeps what is not expected; the
+ * latest `onsetMs` and the earliest `allowedUntilMs` given hold for the whole.
+ */
 export function combineTruth(...truths: QueueTruthSpec[]): QueueTruthSpec {
   const expected = new Set<DiagnosisId>();
   const allowed = new Set<DiagnosisId>();
   for (const truth of truths) for (const id of truth.expected) expected.add(id);
   for (const truth of truths) for (const id of truth.allowed) if (!expected.has(id)) allowed.add(id);
   const notes = truths.map((truth) => truth.note).filter((note) => note !== undefined && note !== '');
-  return { expected: [...expected], allowed: [...allowed], note: notes.join('; ') };
+  const from = truths.map((t) => t.onsetMs).filter((ms): ms is number => ms !== undefined);
+  const until = truths.map((t) => t.allowedUntilMs).filter((ms): ms is number => ms !== undefined);
+  return {
+    expected: [...expected],
+    allowed: [...allowed],
+    note: notes.join('; '),
+    ...(from.length === 0 ? {} : { onsetMs: Math.max(...from) }),
+    ...(until.length === 0 ? {} : { allowedUntilMs: Math.min(...until) }),
+  };
 }
 
 /**

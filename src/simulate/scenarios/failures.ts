@@ -4,7 +4,7 @@
  */
 import { lognormal, sampler } from '../distributions.js';
 import { type ControllerSpec, ERROR, type Scenario, type SimulationParams, SUCCESS } from '../model.js';
-import { leaseName, MINUTE, round, type Sizes, sizes, steadySync } from './common.js';
+import { failureTruth, leaseName, MINUTE, round, type Sizes, sizes, steadySync } from './common.js';
 
 // ---------------------------------------------------------------------------------------------
 // persistent-failure
@@ -28,11 +28,10 @@ export function persistentFailureController(params: SimulationParams, name = 'db
       const draw = sampler(FAILING_SYNC, env.rng);
       return (ctx) => (ctx.key < failing ? { durationMs: draw(), result: ERROR } : ok(ctx));
     },
-    truth: {
-      expected: ['WorkqueuePersistentFailures'],
-      allowed: [],
-      note: `${failing} objects reference a database server that is down: every sync fails and backs off exponentially`,
-    },
+    truth: failureTruth(
+      params,
+      `${failing} objects reference a database server that is down: every sync fails and backs off exponentially`,
+    ),
     facts: { failingKeys: failing, failingShare: FAILING_SHARE },
   };
 }
@@ -100,11 +99,7 @@ export const requeueAsError: Scenario = {
               return { durationMs: draw(), result: now < readyAt[ctx.key]! ? ERROR : SUCCESS };
             };
           },
-          truth: {
-            expected: ['WorkqueuePersistentFailures'],
-            allowed: [],
-            note: 'waiting is reported as an error: healthy objects on exponential backoff',
-          },
+          truth: failureTruth(params, 'waiting is reported as an error: healthy objects on exponential backoff'),
           facts: {
             waitsPerSecond: round(rate * START_WAIT_SHARE, 3),
             meanWaitSeconds: meanWaitMs / 1000,

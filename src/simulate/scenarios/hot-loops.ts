@@ -84,7 +84,7 @@ export function noBackoffLoopController(params: SimulationParams, name = 'secret
   const busy = (Math.min(failing, workers) + (rate * meanMs(NORMAL_SYNC)) / 1000) / workers;
   const allowed: DiagnosisId[] = ['WorkqueuePersistentFailures'];
   if (busy >= 0.8) allowed.push('WorkqueueSaturated');
-  const notFound = [{ method: 'GET', code: '404' }] as const;
+  const forbidden = [{ method: 'PUT', code: '403' }] as const;
   return {
     name,
     workers,
@@ -95,12 +95,12 @@ export function noBackoffLoopController(params: SimulationParams, name = 'secret
     sync: (env) => {
       const normal = steadySync(NORMAL_SYNC, 0.2)(env);
       const draw = sampler(FAILING_SYNC, env.rng);
-      return (ctx) => (ctx.key < failing ? { durationMs: draw(), result: ERROR, requests: notFound } : normal(ctx));
+      return (ctx) => (ctx.key < failing ? { durationMs: draw(), result: ERROR, requests: forbidden } : normal(ctx));
     },
     truth: {
       expected: ['WorkqueueHotLoop'],
       allowed,
-      note: `${failing} keys fail on every sync (their source secret is missing) and are re-added with a plain add, without backoff`,
+      note: `${failing} keys fail on every sync (the write of their copy is forbidden) and are re-added with a plain add, without backoff`,
     },
     facts: {
       keysInLoop: failing,
@@ -115,8 +115,9 @@ export const hotLoopNoBackoff: Scenario = {
   summary: 'failing keys re-added with a plain add instead of addRateLimited',
   description:
     'A hand-written secret-mirror controller (its own client-go queue and worker loop, so no controller_runtime_* ' +
-    'series of its own) over 500 objects, 2 events per second, 4 workers. Two secrets reference a source that does ' +
-    'not exist: every sync gets a 404 and the error handler calls queue.Add instead of AddRateLimited, so each key ' +
+    'series of its own) over 500 objects, 2 events per second, 4 workers. Two secrets are mirrored into a namespace that ' +
+    'cannot be written (the controller lacks RBAC in their target namespace): the PUT of every sync is answered 403 and the ' +
+    'error handler calls queue.Add instead of AddRateLimited, so each key ' +
     'is re-queued while it is processed and synced again the moment it is done, ~100 times per second, holding a ' +
     'worker each. workqueue_retries_total stays flat: nothing goes through the rate limiter.',
   defaults: NO_BACKOFF,

@@ -3,7 +3,8 @@
  * diagnosis, then the mix.
  */
 import type { Scenario } from '../model.js';
-import { backlog, saturation } from './capacity.js';
+import { backlog, gradualBacklog, saturation } from './capacity.js';
+import { initialList, sawtoothBatches } from './draining.js';
 import { persistentFailure, requeueAsError } from './failures.js';
 import { hotLoopNoBackoff, hotLoopStatusWrite } from './hot-loops.js';
 import { mixed } from './mixed.js';
@@ -18,6 +19,7 @@ import {
 } from './near-misses.js';
 import { notObservable, standby } from './observability.js';
 import { blockingCall, stuckWorker } from './slow-work.js';
+import { dependencyOutage, transientErrors } from './transient.js';
 
 export const SCENARIOS: readonly Scenario[] = [
   healthy,
@@ -27,8 +29,13 @@ export const SCENARIOS: readonly Scenario[] = [
   busyButFine,
   slowButSteady,
   requeueAfterScenario,
+  transientErrors,
+  dependencyOutage,
+  initialList,
+  sawtoothBatches,
   standby,
   backlog,
+  gradualBacklog,
   saturation,
   hotLoopStatusWrite,
   hotLoopNoBackoff,

@@ -66,6 +66,8 @@ export const blockingCall: Scenario = {
 
 const STUCK: Sizes = { workers: 4, keys: 1_000, rate: 3 };
 const STUCK_SYNC = lognormal(30, 0.5);
+/** How long a sync must have run before anyone, looking at it, would call it stuck rather than slow. */
+const STUCK_AFTER_MS = 5 * MINUTE;
 
 /** When the sync that never returns starts: 5 minutes in, or a fifth into shorter runs. */
 export function stuckAtMs(durationMs: number): number {
@@ -113,6 +115,9 @@ export const stuckWorker: Scenario = {
               ? {
                   expected: ['WorkqueueStuckWorker'],
                   allowed,
+                  // Stuck, as opposed to slow, from when no sync that returns would still be running: a blocking
+                  // call bounded by a timeout returns within a minute or two.
+                  onsetMs: at + STUCK_AFTER_MS,
                   note: `the first sync from ${at / SECOND} s on never returns`,
                 }
               : { expected: [], allowed: [], note: 'no events, no syncs: nothing gets stuck' },

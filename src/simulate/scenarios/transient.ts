@@ -1,0 +1,127 @@
+/**
+ * Errors a work queue exists for: transient failures that succeed on the retry, and a dependency that
+ * fails for a few minutes and recovers. None of them is a persistent failure; a careful SRE would not be
+ * paged for any of them.
+ */
+import { persistentFailures } from '../../diagnosis/rules/persistent-failures.js';
+import { lognormal, sampler } from '../distributions.js';
+import { type ApiRequest, type ControllerSpec, ERROR, type Scenario, type SimulationParams } from '../model.js';
+import {
+  capacity,
+  capacityTruth,
+  combineTruth,
+  leaseName,
+  MINUTE,
+  round,
+  type Sizes,
+  sizes,
+  steadySync,
+} from './common.js';
+
+// ---------------------------------------------------------------------------------------------
+// transient-errors
+
+const TRANSIENT: Sizes = { workers: 4, keys: 3_000, rate: 12 };
+const TRANSIENT_SYNC = lognormal(15, 0.5);
+/** Writes answered 409 on a stale resourceVersion: the retry reads the new version and succeeds. */
+const CONFLICT_SHARE = 0.025;
+/** A cloud API throttling the call (not a Kubernetes request, so no REST client trace): the retry succeeds. */
+const THROTTLED_SHARE = 0.01;
+const CONFLICT: readonly ApiRequest[] = [{ method: 'PUT', code: '409' }];
+
+export const transientErrors: Scenario = {
+  name: 'transient-errors',
+  summary: 'conflicts and throttled calls that succeed on the retry: the everyday noise of a busy controller',
+  description:
+    'A load-balancer controller over 3,000 objects, 12 events per second, 4 workers, syncs of ~17 ms. On top of the ' +
+    'background noise (1.5% of syncs in conflict), 2.5% of first attempts write on a stale resourceVersion (PUT ' +
+    'answered 409 Conflict) and 1% hit a throttled cloud API; each returns an error, is retried with backoff 5 ms ' +
+    'later and succeeds. About 5% of syncs fail, every one of them once: expected noise, not a persistent failure.',
+  defaults: TRANSIENT,
+  build: (params) => ({
+    leader: true,
+    leaseName: leaseName(params.flavor, 'lb-operator'),
+    controllers: [transientErrorsController(params)],
+  }),
+};
+
+function transientErrorsController(params: SimulationParams): ControllerSpec {
+  const { workers, keys, rate } = sizes(params, TRANSIENT);
+  const utilization = (rate * 1.2) / capacity(workers, TRANSIENT_SYNC);
+  return {
+    name: 'loadbalancer',
+    workers,
+    keys,
+    events: { rate, keys: { kind: 'zipf', s: 0.6 } },
+    sync: (env) => {
+      const ok = steadySync(TRANSIENT_SYNC, 0.2, 'PUT')(env);
+      const draw = sampler(TRANSIENT_SYNC, env.rng);
+      return (ctx) => {
+        // A retry finds the conflict resolved and the API no longer throttled.
+        if (ctx.failures > 0) return ok(ctx);
+        const roll = env.rng.next();
+        if (roll < CONFLICT_SHARE) return { durationMs: draw(), result: ERROR, requests: CONFLICT };
+        if (roll < CONFLICT_SHARE + THROTTLED_SHARE) return { durationMs: draw(), result: ERROR };
+        return ok(ctx);
+      };
+    },
+    truth: combineTruth(capacityTruth(utilization, params), {
+      expected: [],
+      allowed: [],
+      note: 'every error succeeds on its first retry: transient noise',
+    }),
+    facts: { conflictShare: CONFLICT_SHARE, throttledShare: THROTTLED_SHARE, utilization: round(utilization, 3) },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// dependency-outage
+
+const OUTAGE: Sizes = { workers: 2, keys: 1_000, rate: 4 };
+const OUTAGE_SYNC = lognormal(20, 0.5);
+const OUTAGE_FAIL_SYNC = lognormal(60, 0.3);
+const OUTAGE_START_MS = 5 * MINUTE;
+const OUTAGE_MS = 6 * MINUTE;
+
+export const dependencyOutage: Scenario = {
+  name: 'dependency-outage',
+  summary: 'a dependency fails for 6 minutes and recovers: errors stop, backoff retries succeed',
+  description:
+    'A DNS-record controller over 1,000 objects, 4 events per second, 2 workers. From 5m to 11m its DNS provider is ' +
+    'down: every sync fails (~60 ms timeout) and backs off exponentially. Then it recovers: new syncs succeed and ' +
+    'the keys still in backoff succeed on their next retry. The outage is over; nothing persists.',
+  defaults: OUTAGE,
+  build: (params) => {
+    const { workers, keys, rate } = sizes(params, OUTAGE);
+    const utilization = (rate * 1.2) / capacity(workers, OUTAGE_SYNC);
+    const recoveredAtMs = OUTAGE_START_MS + OUTAGE_MS;
+    return {
+      leader: true,
+      leaseName: leaseName(params.flavor, 'dns-operator'),
+      controllers: [
+        {
+          name: 'dnsrecord',
+          workers,
+          keys,
+          events: { rate, keys: { kind: 'uniform' } },
+          sync: (env) => {
+            const ok = steadySync(OUTAGE_SYNC, 0.2)(env);
+            const draw = sampler(OUTAGE_FAIL_SYNC, env.rng);
+            return (ctx) =>
+              ctx.nowMs >= OUTAGE_START_MS && ctx.nowMs < recoveredAtMs
+                ? { durationMs: draw(), result: ERROR, requests: undefined }
+                : ok(ctx);
+          },
+          truth: combineTruth(capacityTruth(utilization, params), {
+            expected: [],
+            allowed: ['WorkqueuePersistentFailures'],
+            // A warning while the provider is down is fair; once it has recovered for one `for`, none.
+            allowedUntilMs: recoveredAtMs + persistentFailures.forMs,
+            note: `the provider is down from ${OUTAGE_START_MS / MINUTE}m to ${recoveredAtMs / MINUTE}m, then recovers`,
+          }),
+          facts: { outageStartSeconds: OUTAGE_START_MS / 1000, outageSeconds: OUTAGE_MS / 1000 },
+        },
+      ],
+    };
+  },
+};

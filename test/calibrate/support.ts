@@ -1,0 +1,29 @@
+/** Shared by the calibration tests: runs cases judged at every step and states failures compactly. */
+import { expect } from 'vitest';
+import type { QueueVerdict } from '../../src/calibrate/compare.js';
+import { type CalibrationCase, describeCase, runCase } from '../../src/calibrate/run.js';
+
+export const MINUTE = 60_000;
+export const TEN_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+export const BOTH_FLAVORS = ['controller-runtime', 'component-base'] as const;
+
+/** `c` run and judged at the end and at every evaluation step after the first `for`. */
+export async function judgeEveryStep(c: CalibrationCase): Promise<QueueVerdict[]> {
+  const verdicts = await runCase(c, {}, { everyStep: true });
+  expect(verdicts.length, `${describeCase(c)}: verdicts`).toBeGreaterThan(0);
+  return verdicts;
+}
+
+/** Every verdict passes; a failure lists, per queue and outcome, the minutes at which it was judged wrong. */
+export function expectAllPass(verdicts: readonly QueueVerdict[], label: string): void {
+  const failures = new Map<string, number[]>();
+  for (const v of verdicts) {
+    if (v.pass) continue;
+    const key = `${v.name ?? '-'} missed [${v.missed.join(',')}] unexpected [${v.unexpected.join(',')}] ${v.problems.join('; ')}`;
+    failures.set(key, [...(failures.get(key) ?? []), Math.round((v.elapsedMs / MINUTE) * 10) / 10]);
+  }
+  expect(
+    [...failures].map(([what, minutes]) => `${what} at ${minutes.join(' ')} min`),
+    label,
+  ).toEqual([]);
+}
