@@ -23,10 +23,10 @@ export const TARGET_UTILIZATION: ThresholdSpec = {
  * a batch.
  */
 export const DRAIN_SHARE: ThresholdSpec = {
-  default: 0.05,
+  default: 0.2,
   unit: 'ratio',
   description:
-    'Fall of the depth, as a share of the completion rate, at or above which the queue is draining a list that empties on its own (start-up list, resync, batch) rather than standing: the depth of a saturated or standing queue wanders by well under 1% of its throughput, a list being worked off falls by tens of percent.',
+    'Fall of the depth, as a share of the completion rate, at or above which the queue is draining a list that empties on its own (start-up list, resync, batch) rather than standing: while a list is worked off, arrivals are a small part of the completions and the depth falls at most of the throughput; the depth of a saturated queue wanders up and down by several percent of it over ten minutes (more at one worker, where each sync is a large step).',
 };
 
 /** `depthSlope > -share × completionRate`: the queue is not draining a list (see `DRAIN_SHARE`). */

@@ -33,7 +33,7 @@ import { escapeLabelValue, seriesKey } from '../metrics/labels.js';
 import { LABEL, PROMETHEUS_ALERTS } from '../metrics/names.js';
 import type { ParsedPage } from '../metrics/parsed-page.js';
 import type { GroundTruth, QueueTruth } from '../simulate/model.js';
-import { formatDuration } from '../util/duration.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
 
 /** What the test needs to know of an alerting rule in the rule file. */
 export type AlertRuleRef = { readonly id: RuleId; readonly severity: Severity; readonly scope: RuleScope };
@@ -123,7 +123,8 @@ export function alertLabels(truth: GroundTruth, q: QueueTruth, rule: AlertRuleRe
 
 /** The promtool test file for a parsed recording and its truth. */
 export function promtoolRuleTest(page: ParsedPage, truth: GroundTruth, options: PromtoolTestOptions): PromtoolTestFile {
-  const input = inputSeries(page, options.intervalMs);
+  const nominal = truth.parameters.scrapeInterval === '' ? undefined : parseDuration(truth.parameters.scrapeInterval);
+  const input = inputSeries(page, options.intervalMs ?? nominal);
   const evalTime = formatDuration(input.endMs);
   const alertTests: AlertRuleTest[] = [];
   const exprTests: PromqlExprTest[] = [];
@@ -199,7 +200,12 @@ function identityMatchers(rule: AlertRuleRef, labels: AlertLabels): string[] {
   return [LABEL.severity, ...identity].map((l) => `${l}="${escapeLabelValue(labels[l] ?? '')}"`);
 }
 
-/** The recording as promtool input series, with the scrape interval and the last sample's offset. */
+/**
+ * The recording as promtool input series, with the scrape interval and the last sample's offset. promtool's
+ * series are on a fixed grid; given the nominal scrape interval, each sample goes to the nearest slot (a real
+ * scrape's start drifts by a second or so around its slot), and two samples of one series in one slot are
+ * an error. Without it the grid is inferred from the timestamps and every sample must lie on it exactly.
+ */
 export function inputSeries(
   page: ParsedPage,
   intervalMs?: number,
@@ -228,10 +234,11 @@ export function inputSeries(
   }
 
   const perSeries: (number | undefined)[][] = [];
+  const snap = intervalMs !== undefined;
   for (let i = 0; i < count; i++) {
     const id = ids[i] as number;
     const offset = (timestamps[i] as number) - startMs;
-    const at = offset / step;
+    const at = snap ? Math.round(offset / step) : offset / step;
     if (!Number.isInteger(at)) {
       throw new PromtoolTestError(
         `sample of ${page.series.key(id)} at +${offset} ms is off the ${formatDuration(step)} scrape grid`,
@@ -254,7 +261,8 @@ export function inputSeries(
     if (row === undefined) continue;
     out.push({ series: seriesKey(page.series.name(id), page.series.labels(id)), values: seriesValues(row) });
   }
-  return { series: out, intervalMs: step, endMs: lastMs - startMs };
+  const endMs = snap ? Math.round((lastMs - startMs) / step) * step : lastMs - startMs;
+  return { series: out, intervalMs: step, endMs };
 }
 
 /** More steps than this means the timestamps are not a scrape grid (jitter): refuse rather than write `_` for ever. */

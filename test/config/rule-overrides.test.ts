@@ -24,7 +24,7 @@ describe('parseRuleOverrides', () => {
     const settings = ruleSettings(overrides);
     const backlog = settings.find((s) => s.rule.id === 'WorkqueueBacklog');
     expect(backlog?.thresholds.minDepth).toBe(50);
-    expect(backlog?.thresholds.arrivalRatio).toBe(1.02);
+    expect(backlog?.thresholds.arrivalRatio).toBe(1);
     expect(backlog?.forMs).toBe(900_000);
     expect(settings.find((s) => s.rule.id === 'WorkqueueSaturated')?.enabled).toBe(false);
   });

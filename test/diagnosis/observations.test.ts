@@ -47,8 +47,8 @@ function queue(report: Report, name: string): QueueReport {
 const ids = (q: QueueReport) => q.observations.map((o) => o.id);
 const rules = (q: QueueReport) => q.findings.map((f) => f.rule);
 
-/** A busy queue that never holds more than one key: 20 adds/s, every one finished at once. */
-function busyEmptyQueue(name: string, addsPerSecond: (t: number) => number = () => 20): SeriesSpec[] {
+/** A busy queue that never holds more than one key: 80 adds/s, every one finished at once. */
+function busyEmptyQueue(name: string, addsPerSecond: (t: number) => number = () => 80): SeriesSpec[] {
   // Cumulative adds for a piecewise-constant rate, integrated per second.
   const cumulative = (t: number) => {
     let sum = 0;
@@ -73,30 +73,30 @@ describe('HighAddRateLowDepth', () => {
     expect(busy.status).toBe('ok');
     expect(ids(busy)).toEqual(['HighAddRateLowDepth']);
     const [observation] = busy.observations;
-    expect(observation?.evidence.addRate).toEqual({ value: 20, unit: '1/s' });
+    expect(observation?.evidence.addRate).toEqual({ value: 80, unit: '1/s' });
     expect(observation?.evidence.depthAvg?.value).toBeCloseTo(0.25, 1);
     expect(observation?.evidence.writeRate).toEqual({ value: null, unit: '1/s', missing: 'metric_absent' });
     expect(observation?.summary).toMatch(
-      /^20\/s added with an average depth of 0\.2\d* items: a self-requeue loop or a busy controller with fast syncs; the metrics cannot tell which\.$/,
+      /^80\/s added with an average depth of 0\.2\d* items: a self-requeue loop or a busy controller with fast syncs; the metrics cannot tell which\.$/,
     );
   });
 
   it('gives way to a WorkqueueHotLoop finding on the same queue (API writes track the adds)', async () => {
-    const report = await diagnoseAt([...busyEmptyQueue('looping'), apiWrites(TARGET, 20)]);
+    const report = await diagnoseAt([...busyEmptyQueue('looping'), apiWrites(TARGET, 80)]);
     const looping = queue(report, 'looping');
     expect(rules(looping)).toEqual(['WorkqueueHotLoop']);
     expect(looping.observations).toEqual([]);
   });
 
   it('waits until the condition has held at every step for 5 minutes', async () => {
-    // 2 adds/s, then 20/s from minute 30: the 5-minute add rate reaches 5/s about 50 s later.
-    const series = busyEmptyQueue('rising', (t) => (t < 1800 ? 2 : 20));
-    expect(ids(queue(await diagnoseAt(series, 1800 + 50 + 200), 'rising'))).toEqual([]);
-    expect(ids(queue(await diagnoseAt(series, 1800 + 50 + 360), 'rising'))).toEqual(['HighAddRateLowDepth']);
+    // 2 adds/s, then 80/s from minute 30: the 5-minute add rate reaches 50/s about 185 s later.
+    const series = busyEmptyQueue('rising', (t) => (t < 1800 ? 2 : 80));
+    expect(ids(queue(await diagnoseAt(series, 1800 + 185 + 200), 'rising'))).toEqual([]);
+    expect(ids(queue(await diagnoseAt(series, 1800 + 185 + 360), 'rising'))).toEqual(['HighAddRateLowDepth']);
   });
 
-  it('is not raised below 5 adds/s', async () => {
-    expect(ids(queue(await diagnoseAt(busyEmptyQueue('calm', () => 4)), 'calm'))).toEqual([]);
+  it('is not raised below 50 adds/s: an ordinary busy controller', async () => {
+    expect(ids(queue(await diagnoseAt(busyEmptyQueue('calm', () => 40)), 'calm'))).toEqual([]);
   });
 });
 
@@ -224,7 +224,7 @@ describe('observations in the report', () => {
     expect(text).toMatch(/^workqueue-doctor: 2 queues, 1 with findings, /);
     const busyBlock = text.slice(text.indexOf('OK  busy'));
     expect(busyBlock).toMatch(
-      /^OK {2}busy {2}\[ctrl\/a:8080\]\n {2}depth .*\n {2}observations \(what the metrics suggest but cannot prove; not findings\):\n {4}note: HighAddRateLowDepth: 20\/s added /,
+      /^OK {2}busy {2}\[ctrl\/a:8080\]\n {2}depth .*\n {2}observations \(what the metrics suggest but cannot prove; not findings\):\n {4}note: HighAddRateLowDepth: 80\/s added /,
     );
     const growing = queue(report, 'growing');
     expect(rules(growing)).toEqual(['WorkqueueBacklog']);

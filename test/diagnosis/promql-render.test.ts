@@ -26,7 +26,7 @@ describe('renderPromQL', () => {
     const saturated = rule('WorkqueueSaturated');
     const text = renderPromQL(saturated.condition(defaultThresholds(saturated)));
     expect(text).toContain(
-      '(sum without (priority) (rate(workqueue_work_duration_seconds_sum[5m]))) >= ignoring (name) group_left () (controller_runtime_max_concurrent_reconciles * 0.88)',
+      '(sum without (priority) (rate(workqueue_work_duration_seconds_sum[15m]))) >= ignoring (name) group_left () (controller_runtime_max_concurrent_reconciles * 0.88)',
     );
   });
 

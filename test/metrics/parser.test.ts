@@ -277,10 +277,12 @@ describe('client-go fixture pages', () => {
     expect(sampleValue(all, 'controller_runtime_reconcile_timeouts_total', c)).toBe(0);
 
     const kept = parseExposition(text, { keep: keepFamilies(DIAGNOSTIC_FAMILIES) });
-    expect(kept.skippedLines).toBe(2);
+    // Only the timeouts family is skipped (one line: its sample); terminal errors are diagnostic.
+    expect(kept.skippedLines).toBe(1);
     expect(kept.families.map((f) => f.name)).not.toContain('controller_runtime_reconcile_timeouts_total');
-    expect(kept.families).toHaveLength(all.families.length - 2);
-    expect(kept.samples.count).toBe(all.samples.count - 2);
+    expect(kept.families.map((f) => f.name)).toContain(CONTROLLER_RUNTIME.terminalReconcileErrors);
+    expect(kept.families).toHaveLength(all.families.length - 1);
+    expect(kept.samples.count).toBe(all.samples.count - 1);
     expect(sampleValue(kept, WORKQUEUE.retries, { ...c, name: 'failing' })).toBe(53);
   });
 

@@ -18,7 +18,7 @@ const TARGET = { job: 'ctrl', instance: 'a:8080' };
 const busy = (name: string) =>
   queueSeries(
     { ...TARGET, controller: name, name },
-    { depth: () => 0, adds: (t) => 20 * t, completions: (t) => 20 * t },
+    { depth: () => 0, adds: (t) => 80 * t, completions: (t) => 80 * t },
   );
 
 let report: Report;
@@ -30,10 +30,10 @@ beforeAll(async () => {
   const other = { job: 'ctrl', instance: 'b:8080' };
   const looping = queueSeries(
     { ...other, controller: 'looping', name: 'looping' },
-    { depth: () => 0, adds: (t) => 20 * t, completions: (t) => 20 * t },
+    { depth: () => 0, adds: (t) => 80 * t, completions: (t) => 80 * t },
   );
   const source = recordingSourceFromText(
-    seriesRecording({ series: [...busy('busy'), ...looping, apiWrites(other, 20)] }),
+    seriesRecording({ series: [...busy('busy'), ...looping, apiWrites(other, 80)] }),
     'observations.om',
   );
   report = await diagnose(source.backend, {
@@ -73,7 +73,7 @@ describe('observations over the API', () => {
     const entry = one.json() as QueueReport;
     expectValid(validateQueueReport, entry);
     expect(entry.observations.map((o) => o.id)).toEqual(['HighAddRateLowDepth']);
-    expect(entry.observations[0]?.summary).toMatch(/^20\/s added with an average depth of 0 items: /);
+    expect(entry.observations[0]?.summary).toMatch(/^80\/s added with an average depth of 0 items: /);
   });
 
   it('workqueue_doctor_finding has a series for the finding and none for the observation', async () => {
@@ -99,7 +99,7 @@ describe('observations over the API', () => {
     }
     const drain = body.observations.find((o) => o.id === 'ListDraining');
     expect(drain?.for).toBe('1m');
-    expect(drain?.expr).toContain('<= -0.02');
+    expect(drain?.expr).toContain('* -0.2');
     expect(body.observations.find((o) => o.id === 'HighAddRateLowDepth')?.supersededBy).toEqual(['WorkqueueHotLoop']);
   });
 });

@@ -24,6 +24,11 @@ const TABLE: Record<string, { expected: DiagnosisId[]; allowed: DiagnosisId[] }>
   'busy-but-fine': { expected: [], allowed: [] },
   'slow-but-steady': { expected: [], allowed: [] },
   'requeue-after': { expected: [], allowed: [] },
+  'transient-errors': { expected: [], allowed: [] },
+  'dependency-outage': { expected: [], allowed: ['WorkqueuePersistentFailures'] },
+  'initial-list': { expected: [], allowed: [] },
+  'sawtooth-batches': { expected: [], allowed: [] },
+  'gradual-backlog': { expected: ['WorkqueueBacklog'], allowed: ['WorkqueueSaturated'] },
   standby: { expected: [], allowed: [] },
   backlog: { expected: ['WorkqueueBacklog'], allowed: ['WorkqueueSaturated'] },
   saturation: { expected: ['WorkqueueSaturated'], allowed: ['WorkqueueBacklog'] },
@@ -119,10 +124,31 @@ describe('computed truth follows the parameters', () => {
     ]);
   });
 
-  it('requeue-after without controller-runtime error metrics allows persistent failures', () => {
-    expect(truthOf('requeue-after', { flavor: 'component-base' }).queues[0]!.allowed).toContain(
-      'WorkqueuePersistentFailures',
-    );
+  it('requeue-after without controller-runtime error metrics expects and allows nothing: retries prove nothing', () => {
+    expect(truthOf('requeue-after', { flavor: 'component-base' }).queues[0]).toMatchObject({
+      expected: [],
+      allowed: [],
+    });
+  });
+
+  it('failures without reconcile error metrics are stated as not diagnosable, not rewritten as allowed', () => {
+    for (const name of ['persistent-failure', 'requeue-as-error']) {
+      const queue = truthOf(name, { flavor: 'component-base' }).queues[0]!;
+      expect(queue).toMatchObject({ expected: [], allowed: [] });
+      expect(queue.note).toMatch(/not diagnosable here/);
+    }
+  });
+
+  it('saturation without a max-workers metric is stated as not diagnosable', () => {
+    const queue = truthOf('saturation', { flavor: 'component-base', workers: 1 }).queues[0]!;
+    expect(queue).toMatchObject({ expected: [], allowed: ['WorkqueueBacklog'] });
+    expect(queue.note).toMatch(/not diagnosable here/);
+  });
+
+  it('problems that begin mid-run carry their onset; a recovered outage its end of tolerance', () => {
+    expect(truthOf('stuck-worker').queues[0]!.onsetMs).toBe(10 * 60_000);
+    expect(truthOf('gradual-backlog').queues[0]!.onsetMs).toBeGreaterThan(15 * 60_000);
+    expect(truthOf('dependency-outage').queues[0]!.allowedUntilMs).toBe((11 + 15) * 60_000);
   });
 
   it('a hot loop on a single worker allows saturation', () => {
@@ -131,13 +157,10 @@ describe('computed truth follows the parameters', () => {
 });
 
 describe('computed truth at the edges', () => {
-  it('a backlog over too few keys levels off: saturated, backlog allowed', () => {
+  it('a backlog over too few keys that levels off is still a backlog: the truth does not follow the load', () => {
     const queue = truthOf('backlog', { keys: 800 }).queues[0]!;
-    expect(queue.expected).toEqual(['WorkqueueSaturated']);
-    expect(queue.allowed).toEqual(['WorkqueueBacklog']);
-    expect(truthOf('mixed', { keys: 800 }).queues.find((q) => q.name === 'pod')?.expected).toEqual([
-      'WorkqueueSaturated',
-    ]);
+    expect(queue.expected).toEqual(['WorkqueueBacklog']);
+    expect(queue.allowed).toEqual(['WorkqueueSaturated']);
   });
 
   it('no events: nothing blocks and nothing gets stuck', () => {

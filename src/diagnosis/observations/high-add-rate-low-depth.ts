@@ -21,10 +21,10 @@ export const highAddRateLowDepth = defineObservation({
         'Average depth at or below which every add is picked up at once: a loop re-adds a key the moment its sync ends, so its queue stays this empty.',
     },
     minAddRate: {
-      default: 5,
+      default: 50,
       unit: '1/s',
       description:
-        'Add rate over the signal window at or above which the adds are worth a look: far more than the events of a typical controller, and more than one object looping at 2–5 syncs/s alone.',
+        'Add rate over the signal window at or above which the adds are worth a look: more than the steady stream of real changes of most clusters (a few to tens of events a second), while a handful of keys looping on fast syncs reach it easily.',
     },
   },
   forMs: 5 * MINUTE_MS,
