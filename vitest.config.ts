@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Both cores of a CI machine: the calibration files (simulations judged at every step) dominate the run
+    // and are independent of each other. No test asserts on wall-clock time.
+    maxWorkers: 2,
   },
 });

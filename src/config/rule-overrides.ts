@@ -62,12 +62,24 @@ function parseRuleOverride(id: RuleId, value: unknown, path: string): RuleOverri
   return override;
 }
 
+/** Thresholds an earlier version had, with what replaced them: named in the error instead of "unknown". */
+const RETIRED_THRESHOLDS: Partial<Record<RuleId, Record<string, string>>> = {
+  WorkqueuePersistentFailures: {
+    minRetryRate:
+      'retries alone no longer raise WorkqueuePersistentFailures (RequeueAfter polling counts as many); a queue without reconcile error metrics gets the RetriesWithoutErrorMetrics observation instead',
+    minRetryShare:
+      'retries alone no longer raise WorkqueuePersistentFailures (RequeueAfter polling counts as many); a queue without reconcile error metrics gets the RetriesWithoutErrorMetrics observation instead',
+  },
+};
+
 function parseThresholds(id: RuleId, value: unknown, path: string): Record<string, number> {
   const known = Object.keys(RULE_BY_ID.get(id)?.thresholds ?? {});
   const thresholds = expectMapping(value, path);
   const out: Record<string, number> = {};
   for (const [name, raw] of Object.entries(thresholds)) {
     const at = `${path}.${name}`;
+    const retired = RETIRED_THRESHOLDS[id]?.[name];
+    if (retired !== undefined) throw new ConfigError(`${at}: no longer a threshold: ${retired}`);
     if (!known.includes(name)) {
       throw new ConfigError(
         known.length === 0

@@ -24,7 +24,9 @@ describe('calibrate', () => {
     );
     expect(stdout).toMatch(/^stuck-worker\/backup\s+0\/2\s+0\/2\s+2\/2~\s+2\/2\*/m);
     expect(stdout).toMatch(/^WorkqueueStuckWorker\s+1\.000\s+1\.000\s+2\s+0\s+0$/m);
-    expect(stdout).toContain('4 runs, 4 queues, 0 failing');
+    expect(stdout).toContain(
+      '4 runs, 4 queue verdicts (2 could miss an expected diagnosis, 4 could raise a false alarm), 0 failing',
+    );
   });
 
   it('runs a grid file and reports per-case verdicts as JSON', { timeout: 120_000 }, async () => {

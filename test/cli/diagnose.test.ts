@@ -14,6 +14,7 @@ import type { Report } from '../../src/diagnosis/report.js';
 import { runVirtual, startLiveSimulation } from '../../src/simulate/index.js';
 import { expectValid, validateReport } from '../server/helpers.js';
 import { type CliResult, runCli } from '../support/cli.js';
+import { withoutTargetLabels } from '../support/recordings.js';
 import { queueSeries, seriesRecording } from '../support/series-recording.js';
 
 const work = mkdtempSync(join(tmpdir(), 'wqd-diagnose-cli-'));
@@ -94,21 +95,6 @@ describe('diagnose --recording', () => {
     expect(code).toBe(EXIT.ok);
   });
 });
-
-/** The recording without its `job` and `instance` labels, as a plain capture of a controller would be. */
-function withoutTargetLabels(text: string): string {
-  return text
-    .split('\n')
-    .map((line) =>
-      line.startsWith('#')
-        ? line
-        : line.replace(/\{([^}]*)\}/, (_all, body: string) => {
-            const kept = body.split(',').filter((pair) => !/^(job|instance)=/.test(pair));
-            return kept.length > 0 ? `{${kept.join(',')}}` : '';
-          }),
-    )
-    .join('\n');
-}
 
 /** A `/metrics` page as captured once at `timeSec`: every sample stamped, `# EOF` appended. */
 function stampedPage(page: string, timeSec: number): string {
@@ -306,7 +292,7 @@ describe('diagnose: observations are reported but never counted by --fail-on', (
     writeFileSync(
       recording,
       seriesRecording({
-        series: queueSeries(busy, { depth: () => 0, adds: (t) => 20 * t, completions: (t) => 20 * t }),
+        series: queueSeries(busy, { depth: () => 0, adds: (t) => 80 * t, completions: (t) => 80 * t }),
       }),
     );
     const text = await cli('--recording', recording, '--fail-on', 'warning');

@@ -83,3 +83,11 @@ describe('parseRuleOverridesFile', () => {
     ).toThrow('f.yaml: rules.WorkqueueBacklog.thresholds.minDepth: expected a finite number, got Infinity');
   });
 });
+
+describe('retired thresholds', () => {
+  it('are named with what replaced them, not reported as unknown', () => {
+    expect(() =>
+      parseRuleOverrides({ WorkqueuePersistentFailures: { thresholds: { minRetryRate: 0.1 } } }, 'rules'),
+    ).toThrow(/rules\.WorkqueuePersistentFailures\.thresholds\.minRetryRate: no longer a threshold: retries alone/);
+  });
+});

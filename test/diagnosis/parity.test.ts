@@ -1,7 +1,8 @@
 /**
  * Parity: the same recording diagnosed in-process (`diagnose --recording`) and by a real Prometheus holding
  * it (`diagnose --prometheus-url`, every signal and condition evaluated by the server from its PromQL) gives
- * the same queues, the same findings with the same `since`, and the same signal values.
+ * the same queues, the same findings with the same `since`, the same observations, and the same signal values
+ * (those the observations read included).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,11 +18,13 @@ import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheu
 type Run = { scenario: string; instance: string; params: Partial<SimulationParams> };
 const RUNS: Run[] = [
   ...SCENARIO_NAMES.map((scenario) => ({ scenario, instance: `${scenario}:8080`, params: { seed: 11 } })),
-  ...['backlog', 'persistent-failure', 'hot-loop-no-backoff', 'stuck-worker'].map((scenario) => ({
-    scenario,
-    instance: `${scenario}-component-base:8080`,
-    params: { seed: 12, flavor: 'component-base' as const },
-  })),
+  ...['backlog', 'persistent-failure', 'hot-loop-no-backoff', 'stuck-worker', 'requeue-after', 'transient-errors'].map(
+    (scenario) => ({
+      scenario,
+      instance: `${scenario}-component-base:8080`,
+      params: { seed: 12, flavor: 'component-base' as const },
+    }),
+  ),
 ];
 const RUNBOOKS = 'https://runbooks.example/workqueue';
 
@@ -54,6 +57,7 @@ async function inProcess(instance: string, atMs: number): Promise<Report> {
 
 /** Findings compared, so the suite cannot pass by comparing empty reports. */
 let comparedFindings = 0;
+let comparedObservations = 0;
 let comparedValues = 0;
 
 let prometheusReports = new Map<number, Promise<Report>>();
@@ -102,6 +106,11 @@ describe('diagnose --recording and --prometheus-url agree', () => {
           `${key} findings`,
         ).toEqual(mine.findings.map((f) => [f.rule, f.since]));
         comparedFindings += mine.findings.length;
+        expect(
+          theirs.observations.map((o) => o.id),
+          `${key} observations`,
+        ).toEqual(mine.observations.map((o) => o.id));
+        comparedObservations += mine.observations.length;
         expect(Object.keys(theirs.signals).sort()).toEqual(Object.keys(mine.signals).sort());
         for (const [id, value] of Object.entries(mine.signals)) {
           const other = theirs.signals[id]!;
@@ -116,6 +125,7 @@ describe('diagnose --recording and --prometheus-url agree', () => {
 
   it('compared real findings and values', () => {
     expect(comparedFindings).toBeGreaterThanOrEqual(20);
+    expect(comparedObservations).toBeGreaterThanOrEqual(3);
     expect(comparedValues).toBeGreaterThanOrEqual(500);
   });
 });

@@ -17,27 +17,13 @@ import { createPrometheusSource } from '../../src/sources/prometheus-source.js';
 import { openRecordingSource } from '../../src/sources/recording-source.js';
 import { runCli } from '../support/cli.js';
 import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
+import { withoutTargetLabels } from '../support/recordings.js';
 
 const RUNBOOKS = 'https://runbooks.example/workqueue';
 const work = mkdtempSync(join(tmpdir(), 'wqd-unlabelled-prom-'));
 const recording = join(work, 'stuck-worker-plain.om');
 let prom: PrometheusHandle;
 let endMs = 0;
-
-/** The recording without its `job` and `instance` labels. */
-function withoutTargetLabels(text: string): string {
-  return text
-    .split('\n')
-    .map((line) =>
-      line.startsWith('#')
-        ? line
-        : line.replace(/\{([^}]*)\}/, (_all, body: string) => {
-            const kept = body.split(',').filter((pair) => !/^(job|instance)=/.test(pair));
-            return kept.length > 0 ? `{${kept.join(',')}}` : '';
-          }),
-    )
-    .join('\n');
-}
 
 function targetsOf(report: Report): string[] {
   return [...new Set(report.queues.map((q) => q.queue.target))].sort();

@@ -270,3 +270,18 @@ function observe(h: HistogramState, bounds: readonly number[], n: number, median
       if (value <= (bounds[i] as number)) h.counts[i] = (h.counts[i] as number) + 1;
   }
 }
+
+/** The recording without its `job` and `instance` labels, as a plain capture of a controller's `/metrics` would be. */
+export function withoutTargetLabels(text: string): string {
+  return text
+    .split('\n')
+    .map((line) =>
+      line.startsWith('#')
+        ? line
+        : line.replace(/\{([^}]*)\}/, (_all, body: string) => {
+            const kept = body.split(',').filter((pair) => !/^(job|instance)=/.test(pair));
+            return kept.length > 0 ? `{${kept.join(',')}}` : '';
+          }),
+    )
+    .join('\n');
+}
