@@ -8,7 +8,7 @@ import { memoizedBackend } from '../diagnosis/backend.js';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { RULES } from '../diagnosis/catalog.js';
 import { diagnose, EVALUATION_INTERVAL_MS } from '../diagnosis/engine.js';
-import { DEFAULT_RUNBOOK_BASE_URL } from '../generate/defaults.js';
+import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { runVirtual, type SimulationParams } from '../simulate/index.js';
 import { recordingSourceFromText } from '../sources/recording-source.js';
 import { compareWithTruth, type QueueVerdict } from './compare.js';

@@ -12,8 +12,8 @@ import type { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { parseRuleOverridesFile } from '../config/rule-overrides.js';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
+import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { GENERATED_DIRECTORIES, type GeneratedFile, generateArtifacts } from '../generate/artifacts.js';
-import { DEFAULT_RUNBOOK_BASE_URL } from '../generate/defaults.js';
 import { EXIT, UsageError } from './exit-codes.js';
 
 interface GenerateFlags {

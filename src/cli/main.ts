@@ -3,13 +3,13 @@
  * registers itself on the program; this file only assembles them and maps failures to exit codes.
  */
 import { Command } from 'commander';
+import { packageVersion } from '../util/version.js';
 import { registerCalibrateCommand } from './calibrate.js';
 import { registerDiagnoseCommand } from './diagnose.js';
 import { registerGenerateCommand } from './generate.js';
 import { runProgram } from './run-program.js';
 import { registerServeCommand } from './serve.js';
 import { registerSimulateCommand } from './simulate.js';
-import { packageVersion } from './version.js';
 
 export function buildProgram(): Command {
   const program = new Command('workqueue-doctor')

@@ -4,9 +4,9 @@
  * Help, errors and exit codes are the full CLI's (`runProgram`).
  */
 import { Command } from 'commander';
+import { packageVersion } from '../util/version.js';
 import { runProgram } from './run-program.js';
 import { registerServeCommand } from './serve.js';
-import { packageVersion } from './version.js';
 
 export function buildServeProgram(): Command {
   const program = new Command('workqueue-doctor')

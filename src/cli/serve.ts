@@ -28,8 +28,8 @@ import {
 import { API_PREFIX, buildApp, DOCS_PREFIX } from '../server/app.js';
 import { rulesView } from '../server/rules-view.js';
 import { createServiceRuntime, type RuntimeOptions, type ServiceRuntime } from '../service/runtime.js';
+import { packageVersion } from '../util/version.js';
 import { EXIT, UsageError } from './exit-codes.js';
-import { packageVersion } from './version.js';
 
 /** A shutdown that has not finished after this long ends the process anyway. */
 const SHUTDOWN_DEADLINE_MS = 10_000;

@@ -18,7 +18,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
-import { DEFAULT_RUNBOOK_BASE_URL } from '../generate/defaults.js';
+import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { ParseError, parseDuration } from '../util/duration.js';
 import { ConfigError, describeValue } from './config-error.js';
 import { parseOverrideSections } from './queue-overrides.js';

@@ -35,6 +35,7 @@ import {
   type ReportError,
 } from './report.js';
 import type { DiagnosisRule, SignalSnapshot, TextContext, ThresholdValues } from './rule.js';
+import { runbookUrl } from './runbook.js';
 import {
   REPORTED_SIGNALS,
   SIGNAL_WINDOW_MS,
@@ -434,10 +435,6 @@ function evidenceOf(
   }
   Object.assign(evidence, derived);
   return { context, evidence };
-}
-
-export function runbookUrl(base: string, id: string): string {
-  return `${base.replace(/\/+$/, '')}/${id}.md`;
 }
 
 function severityRank(f: Finding): number {

@@ -3,8 +3,9 @@
  * condition with the thresholds in force, `for` is the rule's duration, and the annotations are built from
  * the rule's text with the alert's measured values filled in by Prometheus at evaluation time.
  */
-import { runbookUrl } from '../diagnosis/engine.js';
+
 import { formatDuration, renderPromQL } from '../diagnosis/promql-render.js';
+import { runbookUrl } from '../diagnosis/runbook.js';
 import { signal } from '../diagnosis/signals.js';
 import { LABEL } from '../metrics/names.js';
 import type { RuleAnalysis } from './condition-analysis.js';

@@ -10,20 +10,14 @@ import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { stringify } from 'yaml';
 import { type RuleOverrides, ruleSettings } from '../diagnosis/catalog.js';
 import { EVALUATION_INTERVAL_MS } from '../diagnosis/engine.js';
+import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { alertRuleFile } from './alert-rules.js';
 import { alertmanagerExample } from './alertmanager.js';
 import { analyseRule, type RuleAnalysis } from './condition-analysis.js';
 import { detailDashboard } from './dashboards/detail.js';
 import { diagnosesDashboard } from './dashboards/diagnoses.js';
 import { overviewDashboard } from './dashboards/overview.js';
-import {
-  ARTIFACT_NAME,
-  DASHBOARD_UID,
-  type DashboardKey,
-  DEFAULT_RUNBOOK_BASE_URL,
-  GENERATED_NOTICE,
-  OUTPUT,
-} from './defaults.js';
+import { ARTIFACT_NAME, DASHBOARD_UID, type DashboardKey, GENERATED_NOTICE, OUTPUT } from './defaults.js';
 import {
   dashboardConfigMap,
   grafanaProvisioning,

@@ -1,11 +1,7 @@
 /**
- * Names and defaults of the generated artifacts, in one place: where the runbooks are published, the
+ * Names and defaults of the generated artifacts, in one place: the
  * dashboards' stable uids, the rule group name, and the output paths relative to the output directory.
  */
-
-/** Where the generated runbooks are published; `generate --runbook-base-url` replaces it. */
-export const DEFAULT_RUNBOOK_BASE_URL =
-  'https://github.com/workqueue-doctor/workqueue-doctor/blob/main/alerts/runbooks';
 
 /** Stable dashboard uids: links between the dashboards, and users' bookmarks, rely on them. */
 export const DASHBOARD_UID = {

@@ -53,6 +53,7 @@ import { detachString } from './series-table.js';
 import { applyTargetLabels } from './target-labels.js';
 
 export const DEFAULT_RETENTION_MS = 30 * 60_000;
+/** Prometheus's default scrape interval: the scraper's, the simulator's recordings' and the store's sizing default. */
 export const DEFAULT_SCRAPE_INTERVAL_MS = 15_000;
 /** 30 minutes at 15 s, both ends included. */
 export const DEFAULT_MAX_SAMPLES_PER_SERIES = DEFAULT_RETENTION_MS / DEFAULT_SCRAPE_INTERVAL_MS + 1;

@@ -14,7 +14,7 @@
  * - Every failure rejects with a `ScrapeError` whose `code` says what went wrong and whose message
  *   names the URL and the cause, e.g. `GET http://127.0.0.1:8080/metrics: HTTP 500 Internal Server Error`.
  */
-import { packageVersion } from '../cli/version.js';
+import { packageVersion } from '../util/version.js';
 import { readTokenFile } from './file-cache.js';
 import { type HttpAgents, httpRequest } from './http-transport.js';
 import { ScrapeError } from './scrape-error.js';

@@ -12,11 +12,11 @@ import {
   ruleSettings,
   ruleSettingsForQueue,
 } from '../diagnosis/catalog.js';
-import { runbookUrl } from '../diagnosis/engine.js';
 import { type ObservationId, observationSettings } from '../diagnosis/observation.js';
 import { OBSERVATIONS } from '../diagnosis/observations/index.js';
 import { formatDuration, renderPromQL } from '../diagnosis/promql-render.js';
 import type { RuleId, RuleScope, Severity, ThresholdSpec, ThresholdValues } from '../diagnosis/rule.js';
+import { runbookUrl } from '../diagnosis/runbook.js';
 
 export type ThresholdView = {
   readonly value: number;

@@ -9,6 +9,7 @@
  * jitter (`scrapeTimes`). Nothing waits on a promise except the scrape itself, so a seed and parameters
  * give the same recording, byte for byte.
  */
+import { DEFAULT_SCRAPE_INTERVAL_MS } from '../metrics/history.js';
 import { FakeClock } from '../queue/index.js';
 import { formatDuration, formatTime } from '../util/duration.js';
 import { ControllerBackground } from './controller.js';
@@ -36,7 +37,7 @@ import { findScenario, SCENARIO_NAMES } from './scenarios/index.js';
 
 /** 2026-01-01T00:00:00Z: recordings start here unless told otherwise, so they are reproducible. */
 export const DEFAULT_START_MS = Date.UTC(2026, 0, 1);
-export const DEFAULT_SCRAPE_INTERVAL_MS = 15_000;
+export { DEFAULT_SCRAPE_INTERVAL_MS };
 /** `job` of every recorded sample. */
 export const DEFAULT_JOB = 'workqueue-doctor-sim';
 /** `instance` of every recorded sample: the scenario name and a nominal metrics port. */

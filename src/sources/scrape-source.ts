@@ -34,7 +34,7 @@ import type { TargetState } from '../diagnosis/engine.js';
 import { targetName } from '../diagnosis/queue-identity.js';
 import type { Target } from '../discovery/target.js';
 import { isExpositionError } from '../metrics/exposition-error.js';
-import { History } from '../metrics/history.js';
+import { DEFAULT_SCRAPE_INTERVAL_MS, History } from '../metrics/history.js';
 import { fetchMetricsPage, isScrapeError } from '../metrics/http-fetch.js';
 import { createHttpAgents } from '../metrics/http-transport.js';
 import { labelsOf } from '../metrics/labels.js';
@@ -56,7 +56,7 @@ import { isDynamicProvider, labelSignature, scrapeLabels, type TargetProvider } 
 
 export type { DynamicTargetProvider, TargetProvider } from './target-provider.js';
 
-export const DEFAULT_SCRAPE_INTERVAL_MS = 15_000;
+export { DEFAULT_SCRAPE_INTERVAL_MS };
 export const MAX_DEFAULT_SCRAPE_TIMEOUT_MS = 10_000;
 export const DEFAULT_SCRAPE_MAX_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_SCRAPE_CONCURRENCY = 8;

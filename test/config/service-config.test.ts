@@ -17,7 +17,7 @@ import {
   resolveServiceConfig,
   SETTINGS,
 } from '../../src/config/service-config.js';
-import { DEFAULT_RUNBOOK_BASE_URL } from '../../src/generate/defaults.js';
+import { DEFAULT_RUNBOOK_BASE_URL } from '../../src/diagnosis/runbook.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wqd-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { packageVersion } from '../../src/cli/version.js';
 import {
   type FetchedPage,
   fetchMetricsPage,
@@ -16,6 +15,7 @@ import {
 import { createHttpAgents, type HttpAgents } from '../../src/metrics/http-transport.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
 import { newTargetHealth, recordScrapeFailure, recordScrapeSuccess } from '../../src/metrics/target-health.js';
+import { packageVersion } from '../../src/util/version.js';
 import { drainOrClose, gzipBomb } from '../support/gzip-bomb.js';
 import { freePort, type LocalServer, startHttpServer, startHttpsServer } from '../support/local-server.js';
 import { makeSelfSignedCert, type SelfSignedCert } from '../support/tls.js';

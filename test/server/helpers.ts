@@ -5,7 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import type { RuleOverrides } from '../../src/diagnosis/catalog.js';
 import type { Report } from '../../src/diagnosis/report.js';
-import { DEFAULT_RUNBOOK_BASE_URL } from '../../src/generate/defaults.js';
+import { DEFAULT_RUNBOOK_BASE_URL } from '../../src/diagnosis/runbook.js';
 import { buildApp } from '../../src/server/app.js';
 import { rulesView } from '../../src/server/rules-view.js';
 import { createDiagnosisService } from '../../src/service/diagnosis-service.js';
