@@ -3,6 +3,7 @@
  * so it is deterministic (stable label order, shortest number form) and fully parenthesised where
  * precedence could surprise a reader.
  */
+import { formatFloat } from '../metrics/float-text.js';
 import { formatDuration } from '../util/duration.js';
 import type { Expr, LabelMatcher, VectorMatching } from './expr.js';
 
@@ -68,9 +69,5 @@ function renderMatchers(matchers: readonly LabelMatcher[]): string {
   return `{${matchers.map((m) => `${m.label}${m.op}${JSON.stringify(m.value)}`).join(', ')}}`;
 }
 
-export function formatNumber(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Number.POSITIVE_INFINITY) return '+Inf';
-  if (value === Number.NEGATIVE_INFINITY) return '-Inf';
-  return String(value);
-}
+/** A PromQL number literal. */
+export const formatNumber = formatFloat;

@@ -110,6 +110,17 @@ export function readInt(text: string, start: number, end: number): number {
 }
 
 /**
+ * A float as Prometheus text writes it where any exact form will do (PromQL literals, OpenMetrics samples
+ * and timestamps): JavaScript's shortest round-trip digits, and `NaN`, `+Inf`, `-Inf`.
+ */
+export function formatFloat(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Number.POSITIVE_INFINITY) return '+Inf';
+  if (v === Number.NEGATIVE_INFINITY) return '-Inf';
+  return String(v);
+}
+
+/**
  * Formats a number exactly as the Go Prometheus client does (`strconv.FormatFloat(v, 'g', -1, 64)`):
  * shortest round-trip digits, exponent form below 1e-4 and from 1e+06 on (`1e-08`,
  * `9.999999999999999e-06`, `1.234567e+06`), and `+Inf`, `-Inf`, `NaN`.

@@ -14,23 +14,16 @@
  * in chunks, so a long recording is never held as one string unless asked for.
  */
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import { formatFloat } from '../metrics/float-text.js';
+import { escapeLabelValue } from '../metrics/labels.js';
 import { LABEL, SUFFIX } from '../metrics/names.js';
 
 /** A number as OpenMetrics text, round-tripping exactly. */
-export function formatValue(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Number.POSITIVE_INFINITY) return '+Inf';
-  if (value === Number.NEGATIVE_INFINITY) return '-Inf';
-  return String(value);
-}
+/** A sample value or timestamp as the recording writes it. */
+export const formatValue = formatFloat;
 
-function escapeLabelValue(value: string): string {
-  return value.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
-}
-
-function escapeHelp(text: string): string {
-  return text.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
-}
+/** OpenMetrics escapes HELP text as it escapes label values: backslash, double quote, newline. */
+const escapeHelp = escapeLabelValue;
 
 type LabelValue = string | number;
 
