@@ -8,43 +8,24 @@
  * in `--fail-on`, in a queue's status or in calibration. Nothing outside an observation file carries one of
  * its thresholds.
  */
-import type { Expr } from './expr.js';
 import {
+  type ConditionDefinition,
   defaultThresholds,
   type RuleId,
-  type SignalSnapshot,
   type TextContext,
-  type ThresholdSpec,
   type ThresholdValues,
 } from './rule.js';
-import type { SignalId } from './signals.js';
-import type { SignalValue } from './units.js';
 
 export const OBSERVATION_IDS = ['HighAddRateLowDepth', 'RetriesWithoutErrorMetrics', 'ListDraining'] as const;
 export type ObservationId = (typeof OBSERVATION_IDS)[number];
 
-export type ObservationDefinition<K extends string = string> = {
+export type ObservationDefinition<K extends string = string> = ConditionDefinition<K> & {
   readonly id: ObservationId;
-  readonly title: string;
-  readonly thresholds: Readonly<Record<K, ThresholdSpec>>;
-  /** How long the condition must hold at every evaluation step before it is reported, as a rule's `for`. */
-  readonly forMs: number;
-  /**
-   * The condition as an expression over queue-level series: a queue shows the observation while the
-   * expression returns a series for it. Evaluated in-process step by step, never rendered as an alert.
-   */
-  condition(thresholds: ThresholdValues<K>): Expr;
   /**
    * Rules whose finding on the same queue makes this observation redundant (the finding proves what the
    * observation only suggests): the engine drops the observation when the queue has one of them.
    */
   readonly supersededBy?: readonly RuleId[];
-  /** Signals reported as evidence, in order of importance. */
-  readonly evidence: readonly SignalId[];
-  /** Extra evidence computed from the signals (e.g. time to drain); keys become evidence entries. */
-  derive?(signals: SignalSnapshot, thresholds: ThresholdValues<K>): Record<string, SignalValue>;
-  /** Titles of the entries `derive` returns, for people (text reports). */
-  readonly derivedTitles?: Readonly<Record<string, string>>;
   readonly text: {
     /** One line with the measured values. */
     summary(context: TextContext<K>): string;

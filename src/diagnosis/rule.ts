@@ -43,17 +43,18 @@ export type TextContext<K extends string = string> = {
 /** Where the condition's output series attach: one per queue, or one per target (process). */
 export type RuleScope = 'queue' | 'target';
 
-export type DiagnosisRule<K extends string = string> = {
-  readonly id: RuleId;
+/**
+ * What a rule and an observation both are: thresholds, a condition that must hold at every evaluation step
+ * for `forMs`, and the evidence shown when it does.
+ */
+export type ConditionDefinition<K extends string = string> = {
   readonly title: string;
-  readonly severity: Severity;
-  readonly scope: RuleScope;
   readonly thresholds: Readonly<Record<K, ThresholdSpec>>;
-  /** How long the condition must hold at every evaluation step before it is a finding (alert `for`). */
+  /** How long the condition must hold at every evaluation step before it is reported (an alert's `for`). */
   readonly forMs: number;
   /**
    * The condition as an expression: a queue (or target) is affected while the expression returns a
-   * series for it. It is the alert's `expr`, and it is evaluated in-process step by step.
+   * series for it. Evaluated in-process step by step; a rule's is also its alert `expr`.
    */
   condition(thresholds: ThresholdValues<K>): Expr;
   /** Signals reported as evidence, in order of importance. */
@@ -62,6 +63,12 @@ export type DiagnosisRule<K extends string = string> = {
   derive?(signals: SignalSnapshot, thresholds: ThresholdValues<K>): Record<string, SignalValue>;
   /** Titles of the entries `derive` returns, for people (text reports, runbooks). */
   readonly derivedTitles?: Readonly<Record<string, string>>;
+};
+
+export type DiagnosisRule<K extends string = string> = ConditionDefinition<K> & {
+  readonly id: RuleId;
+  readonly severity: Severity;
+  readonly scope: RuleScope;
   readonly text: {
     /** One line with the measured values. */
     summary(context: TextContext<K>): string;

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { failability, type QueueVerdict, scoreRules } from '../../src/calibrate/compare.js';
 import { parseCalibrationGrid } from '../../src/calibrate/grid.js';
 import { describeCase } from '../../src/calibrate/run.js';
+import { RULE_IDS } from '../../src/diagnosis/rule.js';
 import { expectAllPass, judgeEveryStep } from './support.js';
 
 const cases = parseCalibrationGrid(readFileSync('calibration/held-out.json', 'utf8'), 'calibration/held-out.json');
@@ -40,15 +41,7 @@ describe('calibration on the held-out grid', () => {
     const exercised = scoreRules(verdicts)
       .filter((s) => s.truePositives > 0)
       .map((s) => s.rule);
-    expect(exercised).toEqual([
-      'WorkqueueBacklog',
-      'WorkqueueHotLoop',
-      'WorkqueueSlowWork',
-      'WorkqueueStuckWorker',
-      'WorkqueuePersistentFailures',
-      'WorkqueueSaturated',
-      'WorkqueueNotObservable',
-    ]);
+    expect(exercised).toEqual([...RULE_IDS]);
     const could = failability(verdicts);
     expect(could.canMiss).toBeGreaterThan(could.total / 5);
     expect(could.canFalseAlarm).toBe(could.total);
