@@ -5,7 +5,7 @@
  * component-base: `name`, 10 buckets), controller-runtime reconcile metrics, the REST client and
  * Go runtime/process metrics. Deterministic for a given line count.
  */
-import { formatGoFloat } from '../src/metrics/float-text.js';
+import { formatGoFloat } from '../src/exposition/float-text.js';
 import { CLIENT_GO, CONTROLLER_RUNTIME, LABEL, RECONCILE_RESULT, SUFFIX, WORKQUEUE } from '../src/metrics/names.js';
 import { WORKQUEUE_BUCKETS } from '../src/queue/index.js';
 import { RECONCILE_TIME_BUCKETS } from '../src/simulate/process-metrics.js';

@@ -13,10 +13,10 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
-import { History } from '../src/metrics/history.js';
+import { closeParseWorker, parseOffThread } from '../src/exposition/parse-off-thread.js';
+import { keepFamilies, parseExposition } from '../src/exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../src/metrics/names.js';
-import { closeParseWorker, parseOffThread } from '../src/metrics/parse-off-thread.js';
-import { keepFamilies, parseExposition } from '../src/metrics/parser.js';
+import { History } from '../src/store/history.js';
 import { controllerManagerPage } from './controller-manager-page.js';
 
 const REQUESTS = 300_000;

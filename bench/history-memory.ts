@@ -2,9 +2,10 @@
  * Memory of the history: 50 work queues scraped every 15 s for 30 minutes (121 scrapes), the
  * diagnostic families kept. Run: `node --expose-gc --import tsx bench/history-memory.ts`.
  */
-import { History } from '../src/metrics/history.js';
+
+import { keepFamilies, parseExposition } from '../src/exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../src/metrics/names.js';
-import { keepFamilies, parseExposition } from '../src/metrics/parser.js';
+import { History } from '../src/store/history.js';
 import { pageWithQueues } from './controller-manager-page.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -8,8 +8,8 @@
  */
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
+import { keepFamilies, parseExposition } from '../src/exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../src/metrics/names.js';
-import { keepFamilies, parseExposition } from '../src/metrics/parser.js';
 import { controllerManagerPage } from './controller-manager-page.js';
 
 const parsePeer = createRequire(import.meta.url)('parse-prometheus-text-format') as (

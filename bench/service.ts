@@ -157,7 +157,7 @@ async function child(args: readonly string[]): Promise<void> {
   const { pino } = await import('pino');
   const { startServer } = await import('../src/cli/serve.js');
   const { resolveServiceConfig } = await import('../src/config/service-config.js');
-  const { parseExposition, keepFamilies } = await import('../src/metrics/parser.js');
+  const { parseExposition, keepFamilies } = await import('../src/exposition/parser.js');
   const { DIAGNOSTIC_FAMILIES } = await import('../src/metrics/names.js');
   const { staticTargets } = await import('../src/discovery/static.js');
   const { scrapeLabels } = await import('../src/sources/target-provider.js');

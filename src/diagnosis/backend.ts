@@ -2,7 +2,7 @@
  * Where the engine gets its numbers. Two implementations: in-process over the scraped or replayed history
  * (`createStoreBackend`), and a Prometheus-compatible HTTP API that evaluates the rendered PromQL on the server.
  */
-import type { History } from '../metrics/history.js';
+import type { History } from '../store/history.js';
 import { evaluate, type SeriesStore } from './evaluate.js';
 import type { Expr } from './expr.js';
 import { type InstantVector, type Labels, METRIC_NAME_LABEL } from './vector.js';

@@ -5,7 +5,7 @@
  * That is what keeps the service, the alerts and the dashboards in agreement.
  */
 
-import type { LabelMatcher } from '../metrics/labels.js';
+import type { LabelMatcher } from '../exposition/labels.js';
 
 export type { LabelMatcher };
 

@@ -11,9 +11,9 @@
  * `job` or `instance` are returned as the server sent them. Nothing is added to the PromQL: the label
  * only names what came back.
  */
-import { labelValue, makeLabels } from '../metrics/labels.js';
+import { labelValue, makeLabels } from '../exposition/labels.js';
 import { LABEL } from '../metrics/names.js';
-import type { PrometheusClient } from '../metrics/prometheus-api.js';
+import type { PrometheusClient } from '../prometheus/prometheus-api.js';
 import type { DiagnosisBackend } from './backend.js';
 import type { Expr } from './expr.js';
 import { renderPromQL } from './promql-render.js';

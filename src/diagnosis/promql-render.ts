@@ -3,7 +3,7 @@
  * so it is deterministic (stable label order, shortest number form) and fully parenthesised where
  * precedence could surprise a reader.
  */
-import { formatFloat } from '../metrics/float-text.js';
+import { formatFloat } from '../exposition/float-text.js';
 import { formatDuration } from '../util/duration.js';
 import type { Expr, LabelMatcher, VectorMatching } from './expr.js';
 

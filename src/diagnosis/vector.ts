@@ -2,7 +2,7 @@
  * Instant vectors and label-set signatures, with PromQL's matching rules.
  * A `Labels` object never holds empty values (PromQL treats an empty label as absent).
  */
-import { type Labels, onlyLabels, withoutLabels } from '../metrics/labels.js';
+import { type Labels, onlyLabels, withoutLabels } from '../exposition/labels.js';
 
 export type { Labels };
 export { onlyLabels, withoutLabels };

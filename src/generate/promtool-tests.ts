@@ -29,9 +29,9 @@
  */
 import { stringify } from 'yaml';
 import type { RuleId, RuleScope, Severity } from '../diagnosis/rule.js';
-import { escapeLabelValue, seriesKey } from '../metrics/labels.js';
+import { escapeLabelValue, seriesKey } from '../exposition/labels.js';
+import type { ParsedPage } from '../exposition/parsed-page.js';
 import { LABEL, PROMETHEUS_ALERTS } from '../metrics/names.js';
-import type { ParsedPage } from '../metrics/parsed-page.js';
 import type { GroundTruth, QueueTruth } from '../simulate/model.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
 

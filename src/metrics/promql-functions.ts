@@ -12,8 +12,8 @@
  *   "insufficient data" (Prometheus drops the series from the result). It never returns 0 for that.
  */
 
-import { floatError, readFloat } from './float-text.js';
-import { type Labels, labelValue, makeLabels, withoutLabels } from './labels.js';
+import { floatError, readFloat } from '../exposition/float-text.js';
+import { type Labels, labelValue, makeLabels, withoutLabels } from '../exposition/labels.js';
 import { LABEL } from './names.js';
 
 export interface Points {

@@ -10,12 +10,12 @@
  */
 import { staticTargets } from '../discovery/static.js';
 import type { Target } from '../discovery/target.js';
-import type { History } from '../metrics/history.js';
+import { keepFamilies, parseExposition } from '../exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
-import { keepFamilies, parseExposition } from '../metrics/parser.js';
 import type { GroundTruth } from '../simulate/model.js';
 import { startWarmLiveSimulation } from '../simulate/warm-live.js';
 import { scrapeLabels } from '../sources/target-provider.js';
+import type { History } from '../store/history.js';
 
 export const DEMO_JOB = 'workqueue-doctor-demo';
 

@@ -18,12 +18,12 @@ import { ConfigError } from '../config/config-error.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { staticTargets } from '../discovery/static.js';
 import type { Target } from '../discovery/target.js';
-import { History } from '../metrics/history.js';
-import { createPrometheusClient, type PrometheusClientOptions } from '../metrics/prometheus-api.js';
+import { createPrometheusClient, type PrometheusClientOptions } from '../prometheus/prometheus-api.js';
 import { createPrometheusSource } from '../sources/prometheus-source.js';
 import { createScrapeSource, type ScrapeSource } from '../sources/scrape-source.js';
 import type { MetricsSource } from '../sources/source.js';
 import type { TargetProvider } from '../sources/target-provider.js';
+import { History } from '../store/history.js';
 import { createDiagnosisService, type DiagnosisService, type EvaluationOutcome } from './diagnosis-service.js';
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
 import {

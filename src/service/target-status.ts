@@ -6,10 +6,10 @@
 
 import { targetName } from '../diagnosis/queue-identity.js';
 import type { Target } from '../discovery/target.js';
-import { labelsOf } from '../metrics/labels.js';
-import type { BuildInfo, PrometheusClient } from '../metrics/prometheus-api.js';
-import { redactUrl } from '../metrics/scrape-error.js';
-import type { TargetHealth } from '../metrics/target-health.js';
+import { labelsOf } from '../exposition/labels.js';
+import type { BuildInfo, PrometheusClient } from '../prometheus/prometheus-api.js';
+import { redactUrl } from '../scrape/scrape-error.js';
+import type { TargetHealth } from '../scrape/target-health.js';
 import { scrapeLabels } from '../sources/target-provider.js';
 
 export type TargetView = {

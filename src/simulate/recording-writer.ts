@@ -14,8 +14,8 @@
  * in chunks, so a long recording is never held as one string unless asked for.
  */
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
-import { formatFloat } from '../metrics/float-text.js';
-import { escapeLabelValue } from '../metrics/labels.js';
+import { formatFloat } from '../exposition/float-text.js';
+import { escapeLabelValue } from '../exposition/labels.js';
 import { LABEL, SUFFIX } from '../metrics/names.js';
 
 /** A number as OpenMetrics text, round-tripping exactly. */

@@ -9,8 +9,9 @@
  * jitter (`scrapeTimes`). Nothing waits on a promise except the scrape itself, so a seed and parameters
  * give the same recording, byte for byte.
  */
-import { DEFAULT_SCRAPE_INTERVAL_MS } from '../metrics/history.js';
+
 import { FakeClock } from '../queue/index.js';
+import { DEFAULT_SCRAPE_INTERVAL_MS } from '../store/history.js';
 import { formatDuration, formatTime } from '../util/duration.js';
 import { ControllerBackground } from './controller.js';
 import {

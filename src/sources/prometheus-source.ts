@@ -4,7 +4,7 @@
  * (`prometheusTargetName`).
  */
 import { createPrometheusBackend, prometheusTargetName } from '../diagnosis/prometheus-backend.js';
-import { createPrometheusClient, type PrometheusClientOptions } from '../metrics/prometheus-api.js';
+import { createPrometheusClient, type PrometheusClientOptions } from '../prometheus/prometheus-api.js';
 import type { MetricsSource } from './source.js';
 
 export function createPrometheusSource(options: PrometheusClientOptions): MetricsSource {

@@ -1,10 +1,10 @@
 /** A recording replayed as if scraped: the whole file is loaded into an unbounded history at once. */
 import { createStoreBackend, historyStore } from '../diagnosis/backend.js';
 import { targetName } from '../diagnosis/queue-identity.js';
-import { History } from '../metrics/history.js';
+import { keepFamilies } from '../exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
-import { keepFamilies } from '../metrics/parser.js';
-import { loadRecording, type Recording, readRecording } from '../metrics/recording.js';
+import { History } from '../store/history.js';
+import { loadRecording, type Recording, readRecording } from '../store/recording.js';
 import type { MetricsSource } from './source.js';
 
 export async function openRecordingSource(file: string): Promise<MetricsSource> {

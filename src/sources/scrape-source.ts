@@ -33,24 +33,24 @@ import { createStoreBackend, historyStore } from '../diagnosis/backend.js';
 import type { TargetState } from '../diagnosis/engine.js';
 import { targetName } from '../diagnosis/queue-identity.js';
 import type { Target } from '../discovery/target.js';
-import { isExpositionError } from '../metrics/exposition-error.js';
-import { DEFAULT_SCRAPE_INTERVAL_MS, History } from '../metrics/history.js';
-import { fetchMetricsPage, isScrapeError } from '../metrics/http-fetch.js';
-import { createHttpAgents } from '../metrics/http-transport.js';
-import { labelsOf } from '../metrics/labels.js';
+import { isExpositionError } from '../exposition/exposition-error.js';
+import { labelsOf } from '../exposition/labels.js';
+import { parsePage } from '../exposition/parse-off-thread.js';
+import type { ExpositionFormat, ParsedPage } from '../exposition/parsed-page.js';
 import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
-import { parsePage } from '../metrics/parse-off-thread.js';
-import type { ExpositionFormat, ParsedPage } from '../metrics/parsed-page.js';
-import type { ScrapeErrorCode } from '../metrics/scrape-error.js';
-import { redactUrl } from '../metrics/scrape-error.js';
-import { createScrapeScheduler } from '../metrics/scrape-scheduler.js';
+import { fetchMetricsPage, isScrapeError } from '../scrape/http-fetch.js';
+import { createHttpAgents } from '../scrape/http-transport.js';
+import type { ScrapeErrorCode } from '../scrape/scrape-error.js';
+import { redactUrl } from '../scrape/scrape-error.js';
+import { createScrapeScheduler } from '../scrape/scrape-scheduler.js';
 import {
   newTargetHealth,
   recordScrapeFailure,
   recordScrapeSuccess,
   recordSkippedScrape,
   type TargetHealth,
-} from '../metrics/target-health.js';
+} from '../scrape/target-health.js';
+import { DEFAULT_SCRAPE_INTERVAL_MS, History } from '../store/history.js';
 import type { MetricsSource } from './source.js';
 import { isDynamicProvider, labelSignature, scrapeLabels, type TargetProvider } from './target-provider.js';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../src/diagnosis/engine.js';
 import type { Report } from '../../src/diagnosis/report.js';
-import { ExpositionError } from '../../src/metrics/exposition-error.js';
+import { ExpositionError } from '../../src/exposition/exposition-error.js';
 import { runVirtual } from '../../src/simulate/index.js';
 import { recordingSourceFromText } from '../../src/sources/recording-source.js';
 

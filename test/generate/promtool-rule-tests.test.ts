@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ruleSettings } from '../../src/diagnosis/catalog.js';
 import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/engine.js';
+import type { ParsedPage } from '../../src/exposition/parsed-page.js';
+import { parseExposition } from '../../src/exposition/parser.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
 import {
   type AlertRuleRef,
@@ -23,8 +25,6 @@ import {
   promtoolTestYaml,
   seriesValues,
 } from '../../src/generate/promtool-tests.js';
-import type { ParsedPage } from '../../src/metrics/parsed-page.js';
-import { parseExposition } from '../../src/metrics/parser.js';
 import { type Flavor, type GroundTruth, runVirtual, SCENARIO_NAMES } from '../../src/simulate/index.js';
 import { tempDir } from '../simulate/helpers.js';
 import { requireTool } from '../support/prometheus.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_SAMPLES_PER_SERIES, History, type ScrapeTarget } from '../../src/metrics/history.js';
-import type { LabelMatcher } from '../../src/metrics/labels.js';
+import type { LabelMatcher } from '../../src/exposition/labels.js';
+import { parseExposition } from '../../src/exposition/parser.js';
+import { hashRange } from '../../src/exposition/series-index.js';
 import { LABEL, WORKQUEUE } from '../../src/metrics/names.js';
-import { parseExposition } from '../../src/metrics/parser.js';
 import { histogramQuantile, sumVector } from '../../src/metrics/promql-functions.js';
-import { hashRange } from '../../src/metrics/series-index.js';
+import { DEFAULT_MAX_SAMPLES_PER_SERIES, History, type ScrapeTarget } from '../../src/store/history.js';
 
 const T0 = 1_700_000_000_000;
 const S = 1000;

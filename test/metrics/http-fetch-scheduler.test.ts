@@ -1,14 +1,14 @@
 import type http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fetchMetricsPage } from '../../src/metrics/http-fetch.js';
-import { createHttpAgents, type HttpAgents } from '../../src/metrics/http-transport.js';
-import { createScrapeScheduler } from '../../src/metrics/scrape-scheduler.js';
+import { fetchMetricsPage } from '../../src/scrape/http-fetch.js';
+import { createHttpAgents, type HttpAgents } from '../../src/scrape/http-transport.js';
+import { createScrapeScheduler } from '../../src/scrape/scrape-scheduler.js';
 import {
   newTargetHealth,
   recordScrapeSamples,
   recordScrapeSuccess,
   recordSkippedScrape,
-} from '../../src/metrics/target-health.js';
+} from '../../src/scrape/target-health.js';
 import { type LocalServer, startHttpServer, waitFor } from '../support/local-server.js';
 
 interface Deferred {

@@ -5,16 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WORKQUEUE } from '../../src/metrics/names.js';
 import {
   type FetchedPage,
   fetchMetricsPage,
   formatFromContentType,
   SCRAPE_ACCEPT_HEADER,
   ScrapeError,
-} from '../../src/metrics/http-fetch.js';
-import { createHttpAgents, type HttpAgents } from '../../src/metrics/http-transport.js';
-import { WORKQUEUE } from '../../src/metrics/names.js';
-import { newTargetHealth, recordScrapeFailure, recordScrapeSuccess } from '../../src/metrics/target-health.js';
+} from '../../src/scrape/http-fetch.js';
+import { createHttpAgents, type HttpAgents } from '../../src/scrape/http-transport.js';
+import { newTargetHealth, recordScrapeFailure, recordScrapeSuccess } from '../../src/scrape/target-health.js';
 import { packageVersion } from '../../src/util/version.js';
 import { drainOrClose, gzipBomb } from '../support/gzip-bomb.js';
 import { freePort, type LocalServer, startHttpServer, startHttpsServer } from '../support/local-server.js';

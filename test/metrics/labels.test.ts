@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileMatchers, keyLabels, keyMetricName, labelsOf, seriesKey } from '../../src/metrics/labels.js';
-import { applyTargetLabels } from '../../src/metrics/target-labels.js';
+import { compileMatchers, keyLabels, keyMetricName, labelsOf, seriesKey } from '../../src/exposition/labels.js';
+import { applyTargetLabels } from '../../src/store/target-labels.js';
 
 describe('series keys', () => {
   it('orders labels by name with le and quantile last, escapes values, drops empty ones', () => {

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExpositionError } from '../../src/metrics/exposition-error.js';
-import { History } from '../../src/metrics/history.js';
+import { ExpositionError } from '../../src/exposition/exposition-error.js';
+import { closeParseWorker, parseOffThread, parsePage } from '../../src/exposition/parse-off-thread.js';
+import { type ParsedPage, pageSamples } from '../../src/exposition/parsed-page.js';
+import { keepFamilies, parseExposition } from '../../src/exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES, WORKQUEUE } from '../../src/metrics/names.js';
-import { closeParseWorker, parseOffThread, parsePage } from '../../src/metrics/parse-off-thread.js';
-import { type ParsedPage, pageSamples } from '../../src/metrics/parsed-page.js';
-import { keepFamilies, parseExposition } from '../../src/metrics/parser.js';
+import { History } from '../../src/store/history.js';
 import { CLIENT_GO_FIXTURES } from '../support/fixtures.js';
 
 const run = promisify(execFile);
@@ -142,14 +142,14 @@ describe('parseOffThread from compiled JavaScript', () => {
             declaration: false,
             sourceMap: false,
           },
-          files: [join(ROOT, 'src/metrics/parse-off-thread.ts'), join(ROOT, 'src/metrics/parse-worker.ts')],
+          files: [join(ROOT, 'src/exposition/parse-off-thread.ts'), join(ROOT, 'src/exposition/parse-worker.ts')],
           include: [],
         }),
       );
       await run(join(ROOT, 'node_modules/.bin/tsc'), ['-p', join(out, 'tsconfig.json')]);
       writeFileSync(join(out, 'dist/package.json'), '{"type":"module"}\n');
       const script = [
-        `import { parseOffThread, closeParseWorker } from ${JSON.stringify(join(out, 'dist/metrics/parse-off-thread.js'))};`,
+        `import { parseOffThread, closeParseWorker } from ${JSON.stringify(join(out, 'dist/exposition/parse-off-thread.js'))};`,
         `import { readFileSync } from 'node:fs';`,
         `const page = await parseOffThread(readFileSync(${JSON.stringify(FIXTURE)}, 'utf8'));`,
         `const err = await parseOffThread('a{', { source: 's' }).catch((e) => e);`,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ExpositionError } from '../../src/metrics/exposition-error.js';
-import type { ExpositionFormat } from '../../src/metrics/parsed-page.js';
-import { type ParseOptions, parseExposition } from '../../src/metrics/parser.js';
+import { ExpositionError } from '../../src/exposition/exposition-error.js';
+import type { ExpositionFormat } from '../../src/exposition/parsed-page.js';
+import { type ParseOptions, parseExposition } from '../../src/exposition/parser.js';
 
 interface Case {
   readonly what: string;

@@ -4,11 +4,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatGoFloat } from '../../src/metrics/float-text.js';
-import { escapeLabelValue } from '../../src/metrics/labels.js';
-import type { ExpositionFormat, MetricType } from '../../src/metrics/parsed-page.js';
-import { pageSamples } from '../../src/metrics/parsed-page.js';
-import { parseExposition } from '../../src/metrics/parser.js';
+import { formatGoFloat } from '../../src/exposition/float-text.js';
+import { escapeLabelValue } from '../../src/exposition/labels.js';
+import type { ExpositionFormat, MetricType } from '../../src/exposition/parsed-page.js';
+import { pageSamples } from '../../src/exposition/parsed-page.js';
+import { parseExposition } from '../../src/exposition/parser.js';
 
 type LabelSet = [string, string][];
 

@@ -3,7 +3,6 @@ import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpAgents, type HttpAgents } from '../../src/metrics/http-transport.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
 import {
   createPrometheusClient,
@@ -11,7 +10,8 @@ import {
   type PrometheusClient,
   parseSampleValue,
   type QueryResult,
-} from '../../src/metrics/prometheus-api.js';
+} from '../../src/prometheus/prometheus-api.js';
+import { createHttpAgents, type HttpAgents } from '../../src/scrape/http-transport.js';
 import { freePort, type LocalServer, startHttpServer, waitFor } from '../support/local-server.js';
 import {
   EXPORTER_JOB,

@@ -6,8 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { History } from '../../src/metrics/history.js';
-import type { Labels } from '../../src/metrics/labels.js';
+import type { Labels } from '../../src/exposition/labels.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../src/metrics/names.js';
 import {
   histogramQuantile,
@@ -15,7 +14,8 @@ import {
   sumVector,
   type VectorSample,
 } from '../../src/metrics/promql-functions.js';
-import { readRecording } from '../../src/metrics/recording.js';
+import type { History } from '../../src/store/history.js';
+import { readRecording } from '../../src/store/recording.js';
 import {
   formatTimeSec,
   importRecording,

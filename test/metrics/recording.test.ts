@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExpositionError } from '../../src/metrics/exposition-error.js';
-import { History } from '../../src/metrics/history.js';
+import { ExpositionError } from '../../src/exposition/exposition-error.js';
 import { LABEL, WORKQUEUE } from '../../src/metrics/names.js';
-import { loadRecording, readRecording } from '../../src/metrics/recording.js';
+import { History } from '../../src/store/history.js';
+import { loadRecording, readRecording } from '../../src/store/recording.js';
 import { DEFAULT_START_SEC, generateRecording, type RecordingSpec, stepTimeMs } from '../support/recordings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wqd-recording-'));

@@ -8,10 +8,10 @@ import { diagnose } from '../../src/diagnosis/engine.js';
 import type { PodDiscovery } from '../../src/discovery/kubernetes.js';
 import { staticTargets } from '../../src/discovery/static.js';
 import type { Target } from '../../src/discovery/target.js';
-import { History } from '../../src/metrics/history.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
 import { createScrapeSource, type ScrapeEvent } from '../../src/sources/scrape-source.js';
 import type { TargetProvider } from '../../src/sources/target-provider.js';
+import { History } from '../../src/store/history.js';
 import { waitFor } from '../support/local-server.js';
 import { FIXTURES, ManualClock, queuePage, scrapeSource, serve, servePage, TEXT_CT } from './scrape-support.js';
 

@@ -9,7 +9,7 @@
  * zero), samples can be missing for a stretch of scrapes (a scrape gap), and timestamps can be
  * jittered by whole milliseconds.
  */
-import { formatGoFloat } from '../../src/metrics/float-text.js';
+import { formatGoFloat } from '../../src/exposition/float-text.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../src/metrics/names.js';
 import { WORKQUEUE_BUCKETS } from '../../src/queue/index.js';
 

@@ -4,7 +4,7 @@
  * plausible queues). The output follows the recording format (DESIGN.md §4): OpenMetrics, a timestamp in
  * seconds on every sample, `job`/`instance` labels, one block per family, `# EOF`.
  */
-import { formatGoFloat } from '../../src/metrics/float-text.js';
+import { formatGoFloat } from '../../src/exposition/float-text.js';
 import { CLIENT_GO, CONTROLLER_RUNTIME, SUFFIX, WORKQUEUE } from '../../src/metrics/names.js';
 import { DEFAULT_START_SEC } from './recordings.js';
 

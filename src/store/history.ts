@@ -37,19 +37,19 @@ import {
   makeLabels,
   seriesKey,
   setLabel,
-} from './labels.js';
-import { LABEL } from './names.js';
-import type { ParsedPage } from './parsed-page.js';
+} from '../exposition/labels.js';
+import type { ParsedPage } from '../exposition/parsed-page.js';
+import { hashRange } from '../exposition/series-index.js';
+import { detachString } from '../exposition/series-table.js';
+import { LABEL } from '../metrics/names.js';
 import {
   evalRangeFunction,
   minimumPoints,
   type Points,
   type RangeFunctionName,
   type VectorSample,
-} from './promql-functions.js';
+} from '../metrics/promql-functions.js';
 import { AppendOutcome, SeriesBuffer } from './series-buffer.js';
-import { hashRange } from './series-index.js';
-import { detachString } from './series-table.js';
 import { applyTargetLabels } from './target-labels.js';
 
 export const DEFAULT_RETENTION_MS = 30 * 60_000;

@@ -11,7 +11,7 @@
  * and `quantile` come after every other label. The Go client prints its labels in exactly that
  * order, so for its pages the key is the sample line's own text and needs no re-encoding.
  */
-import { LABEL } from './names.js';
+import { LABEL } from '../metrics/names.js';
 
 export type Labels = Readonly<Record<string, string>>;
 

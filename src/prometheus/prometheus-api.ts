@@ -16,10 +16,10 @@
  *   `not_found`) or the transport's `ScrapeError` code, and `expr` the expression when there is one.
  * - Native-histogram samples are not supported; they are left out and reported in `warnings`.
  */
-import { readTokenFile } from './file-cache.js';
-import { userAgent } from './http-fetch.js';
-import { type HttpAgents, type HttpResponse, httpRequest } from './http-transport.js';
-import { redactUrl, ScrapeError } from './scrape-error.js';
+import { readTokenFile } from '../scrape/file-cache.js';
+import { userAgent } from '../scrape/http-fetch.js';
+import { type HttpAgents, type HttpResponse, httpRequest } from '../scrape/http-transport.js';
+import { redactUrl, ScrapeError } from '../scrape/scrape-error.js';
 
 export interface PrometheusClientOptions {
   /** API root, e.g. `http://127.0.0.1:9090` or `https://mimir.example/prometheus`. */

@@ -4,7 +4,7 @@
  * a scraped label they clash with is kept as `exported_<name>` (`exported_exported_<name>` when
  * that is taken too, and so on), clashes resolved shortest name first.
  */
-import { compareLabelNames, type Labels, labelValue, makeLabels, setLabel } from './labels.js';
+import { compareLabelNames, type Labels, labelValue, makeLabels, setLabel } from '../exposition/labels.js';
 
 const EXPORTED_PREFIX = 'exported_';
 

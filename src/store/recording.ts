@@ -25,10 +25,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { labelValue } from '../exposition/labels.js';
+import { parseExposition } from '../exposition/parser.js';
+import { LABEL } from '../metrics/names.js';
 import { History } from './history.js';
-import { labelValue } from './labels.js';
-import { LABEL } from './names.js';
-import { parseExposition } from './parser.js';
 
 export const RECORDING_MAX_BYTES = 1024 * 1024 * 1024;
 

@@ -4,9 +4,10 @@
  * summary's quantiles with its `_sum`/`_count` (labels minus `quantile`), and a counter's `_total`
  * with its `_created`. Values are series ids into the page's series table.
  */
+
+import { LABEL } from '../metrics/names.js';
 import { floatError, readFloat } from './float-text.js';
 import { type Labels, withoutLabels } from './labels.js';
-import { LABEL } from './names.js';
 import type { MetricFamily, ParsedPage } from './parsed-page.js';
 
 export interface BoundSeries {
