@@ -17,7 +17,8 @@ export const RULE_IDS = [
   'WorkqueueNotObservable',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
-export type Severity = 'warning' | 'critical';
+export const SEVERITIES = ['warning', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
 
 export type ThresholdSpec = {
   readonly default: number;
