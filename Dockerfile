@@ -8,7 +8,7 @@
 #
 # Three stages: `build` compiles TypeScript to dist/, `prod-deps` installs the production dependencies only,
 # and the runtime stage holds nothing but Node, those dependencies, dist/, package.json (the CLI reads its
-# version from it) and schemas/ (the API serves the report schema). The runtime runs as uid/gid 65532,
+# version from it) and schemas/ (the report's published JSON Schema). The runtime runs as uid/gid 65532,
 # writes nothing (works with a read-only root filesystem) and never calls npm. No secret is built in: tokens
 # and CA files are mounted at run time.
 #

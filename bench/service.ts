@@ -241,8 +241,7 @@ function compile(): { child: string; cli: string } {
   // Type errors elsewhere in the tree still emit JavaScript; only a missing output is fatal.
   if (tsc.status !== 0)
     process.stderr.write('bench/service: tsc reported errors (see above); running what it emitted\n');
-  mkdirSync(join(buildDir, 'build', 'schemas'), { recursive: true });
-  copyFileSync(join(root, 'schemas', 'report.schema.json'), join(buildDir, 'build', 'schemas', 'report.schema.json'));
+  mkdirSync(join(buildDir, 'build'), { recursive: true });
   copyFileSync(join(root, 'package.json'), join(buildDir, 'build', 'package.json'));
   return {
     child: join(buildDir, 'build', 'bench', 'service.js'),

@@ -193,24 +193,28 @@ export function scoreRules(verdicts: readonly QueueVerdict[]): RuleScore[] {
   });
 }
 
+/** Column titles that are not the id without its `Workqueue` prefix (which would not fit in 10 characters). */
+const COLUMN_ABBREVIATIONS: Readonly<Partial<Record<RuleId, string>>> = {
+  WorkqueueStuckWorker: 'Stuck',
+  WorkqueuePersistentFailures: 'Failures',
+  WorkqueueNotObservable: 'NotObs',
+};
+
+function columnTitle(id: RuleId): string {
+  return COLUMN_ABBREVIATIONS[id] ?? id.replace(/^Workqueue/, '');
+}
+
 /** Scenario × rule: how many (queue, seed) runs showed each rule, marked by what the truth says of it. */
 export function confusionMatrix(verdicts: readonly QueueVerdict[]): string {
-  const short: Record<RuleId, string> = {
-    WorkqueueBacklog: 'Backlog',
-    WorkqueueHotLoop: 'HotLoop',
-    WorkqueueSlowWork: 'SlowWork',
-    WorkqueueStuckWorker: 'Stuck',
-    WorkqueuePersistentFailures: 'Failures',
-    WorkqueueSaturated: 'Saturated',
-    WorkqueueNotObservable: 'NotObs',
-  };
   const rows = new Map<string, QueueVerdict[]>();
   for (const v of verdicts) {
     const label = v.name === null ? v.scenario : `${v.scenario}/${v.name}`;
     rows.set(label, [...(rows.get(label) ?? []), v]);
   }
   const width = Math.max(24, ...[...rows.keys()].map((k) => k.length));
-  const header = ['scenario/queue'.padEnd(width), ...RULE_IDS.map((id) => short[id].padStart(10)), '  pass'].join('');
+  const header = ['scenario/queue'.padEnd(width), ...RULE_IDS.map((id) => columnTitle(id).padStart(10)), '  pass'].join(
+    '',
+  );
   const lines = [header];
   for (const [label, vs] of rows) {
     const cells = RULE_IDS.map((rule) => {

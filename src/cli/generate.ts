@@ -1,7 +1,7 @@
 /**
  * `workqueue-doctor generate`: writes the dashboards, the alert rules, the runbooks and the monitoring
  * manifests under `--out` (default: the current directory, the repository root), from the diagnosis
- * definitions with the overrides of `--config`.
+ * definitions with the overrides of `--config`, and the report's JSON Schema.
  *
  * `--check` writes nothing: it regenerates in memory, compares with the files on disk and exits 1 naming
  * every stale, missing or leftover file (0 when all are fresh).
@@ -28,7 +28,8 @@ export function registerGenerateCommand(program: Command): void {
     .command('generate')
     .description(
       'Write the Grafana dashboards (dashboards/), the Prometheus alert rules and runbooks (alerts/) and the ' +
-        'Kubernetes monitoring manifests (deploy/monitoring/) from the diagnosis definitions.',
+        'Kubernetes monitoring manifests (deploy/monitoring/) from the diagnosis definitions, and the JSON Schema ' +
+        'of the report (schemas/report.schema.json).',
     )
     .option('--out <dir>', 'directory to write into (the repository root)', '.')
     .option('--config <file>', 'YAML file with rule overrides (rules: {<RuleId>: {thresholds, for, disabled}})')

@@ -3,7 +3,7 @@
  * Overrides are per rule, optionally narrowed to queues matched by name and controller.
  */
 
-import { type DiagnosisRule, defaultThresholds, type RuleId, type ThresholdValues } from './rule.js';
+import { type DiagnosisRule, defaultThresholds, RULE_IDS, type RuleId, type ThresholdValues } from './rule.js';
 import { backlog } from './rules/backlog.js';
 import { hotLoop } from './rules/hot-loop.js';
 import { notObservable } from './rules/not-observable.js';
@@ -12,16 +12,24 @@ import { saturated } from './rules/saturated.js';
 import { slowWork } from './rules/slow-work.js';
 import { stuckWorker } from './rules/stuck-worker.js';
 
-/** In order of what an on-call engineer should look at first. */
-export const RULES: readonly DiagnosisRule[] = [
-  stuckWorker,
+/** One per file under `rules/`, in no meaningful order: `RULE_IDS` orders them. */
+const DEFINITIONS = [
   backlog,
   hotLoop,
+  notObservable,
+  persistentFailures,
   saturated,
   slowWork,
-  persistentFailures,
-  notObservable,
+  stuckWorker,
 ] as readonly DiagnosisRule[];
+
+/** Every rule, in `RULE_IDS` order (what an on-call engineer should look at first). */
+export const RULES: readonly DiagnosisRule[] = RULE_IDS.map((id) => {
+  const found = DEFINITIONS.filter((r) => r.id === id);
+  if (found.length !== 1) throw new Error(`rule ${id}: ${found.length} definitions`);
+  return found[0] as DiagnosisRule;
+});
+if (RULES.length !== DEFINITIONS.length) throw new Error('a rule definition has an id outside RULE_IDS');
 
 export const RULE_BY_ID: ReadonlyMap<RuleId, DiagnosisRule> = new Map(RULES.map((r) => [r.id, r]));
 

@@ -7,17 +7,23 @@ import type { Expr } from './expr.js';
 import type { SignalId } from './signals.js';
 import type { SignalValue, Unit } from './units.js';
 
+/**
+ * Every rule id, in the one order of the rules everywhere: what an on-call engineer should look at first. The
+ * catalog (`RULES`), and so the engine, the generated alerts, dashboards and runbooks and `/api/v1/rules`, the
+ * report schema's enum and the calibration tables all follow it; each id has one definition under `rules/`.
+ */
 export const RULE_IDS = [
+  'WorkqueueStuckWorker',
   'WorkqueueBacklog',
   'WorkqueueHotLoop',
-  'WorkqueueSlowWork',
-  'WorkqueueStuckWorker',
-  'WorkqueuePersistentFailures',
   'WorkqueueSaturated',
+  'WorkqueueSlowWork',
+  'WorkqueuePersistentFailures',
   'WorkqueueNotObservable',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
-export type Severity = 'warning' | 'critical';
+export const SEVERITIES = ['warning', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
 
 export type ThresholdSpec = {
   readonly default: number;

@@ -4,6 +4,10 @@
  * other on the same queue, so one cause pages once.
  */
 import type { RuleId, Severity } from '../diagnosis/rule.js';
+import { backlog } from '../diagnosis/rules/backlog.js';
+import { saturated } from '../diagnosis/rules/saturated.js';
+import { slowWork } from '../diagnosis/rules/slow-work.js';
+import { stuckWorker } from '../diagnosis/rules/stuck-worker.js';
 import { LABEL, PROMETHEUS_ALERTS } from '../metrics/names.js';
 import type { RuleAnalysis } from './condition-analysis.js';
 import { QUEUE_LABELS } from './queue-labels.js';
@@ -14,13 +18,13 @@ import { QUEUE_LABELS } from './queue-labels.js';
  */
 export const INHIBITIONS: ReadonlyArray<{ readonly source: RuleId; readonly target: RuleId; readonly why: string }> = [
   {
-    source: 'WorkqueueStuckWorker',
-    target: 'WorkqueueSlowWork',
+    source: stuckWorker.id,
+    target: slowWork.id,
     why: 'a sync that never returns is also a slow sync',
   },
   {
-    source: 'WorkqueueBacklog',
-    target: 'WorkqueueSaturated',
+    source: backlog.id,
+    target: saturated.id,
     why: 'a growing backlog is saturation that has already tipped over',
   },
 ];

@@ -1,7 +1,8 @@
 /**
  * Every generated file, as path and content: the dashboards, the alert rules, the runbooks and the
- * monitoring manifests, all from the diagnosis definitions with the user's overrides applied. Pure: the CLI
- * writes the files or compares them with the ones on disk.
+ * monitoring manifests, all from the diagnosis definitions with the user's overrides applied, and the report's
+ * JSON Schema (from `diagnosis/report-schema.ts`; no override changes it). Pure: the CLI writes the files or
+ * compares them with the ones on disk.
  *
  * Output is deterministic: the same definitions and overrides give the same bytes (keys in a fixed order,
  * a trailing newline).
@@ -10,6 +11,7 @@ import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { stringify } from 'yaml';
 import { type RuleOverrides, ruleSettings } from '../diagnosis/catalog.js';
 import { EVALUATION_INTERVAL_MS } from '../diagnosis/engine.js';
+import { reportJsonSchema } from '../diagnosis/report-schema.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { alertRuleFile } from './alert-rules.js';
 import { alertmanagerExample } from './alertmanager.js';
@@ -98,6 +100,7 @@ export function generateArtifacts(options: GenerateOptions = {}): GeneratedFile[
   files.push({ path: OUTPUT.kustomization, content: yamlText(kustomization(resources)) });
   files.push({ path: OUTPUT.alertmanagerExample, content: yamlText(alertmanagerExample(analyses)) });
   files.push({ path: OUTPUT.grafanaProvisioning, content: yamlText(grafanaProvisioning()) });
+  files.push({ path: OUTPUT.reportSchema, content: jsonText(reportJsonSchema()) });
 
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -33,6 +33,7 @@ export const OUTPUT = {
   alertmanagerExample: 'deploy/monitoring/alertmanager-example.yaml',
   grafanaProvisioning: 'deploy/monitoring/grafana-provisioning.yaml',
   kustomization: 'deploy/monitoring/kustomization.yaml',
+  reportSchema: 'schemas/report.schema.json',
 } as const;
 
 /** First line of every generated YAML file. */

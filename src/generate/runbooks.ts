@@ -9,15 +9,13 @@
 import { stringify } from 'yaml';
 import { formatValue } from '../diagnosis/format.js';
 import { formatDuration, renderPromQL } from '../diagnosis/promql-render.js';
+import { UNITS } from '../diagnosis/report-schema.js';
 import type { TextContext } from '../diagnosis/rule.js';
 import { signal } from '../diagnosis/signals.js';
-import type { Unit } from '../diagnosis/units.js';
 import type { RuleAnalysis } from './condition-analysis.js';
 import { formatThreshold } from './condition-analysis.js';
 import { DASHBOARD_UID } from './defaults.js';
 import { ruleScopeLabels, scopeLabels } from './queue-labels.js';
-
-const UNITS: readonly Unit[] = ['s', '1/s', 'items', 'workers', 'ratio'];
 
 /** What the rule texts print for a value a runbook cannot know. */
 const MISSING_TEXTS: readonly string[] = UNITS.map((unit) =>

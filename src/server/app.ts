@@ -21,7 +21,7 @@ import { createReportCache } from './report-cache.js';
 import { apiRoutes } from './routes/api.js';
 import { opsRoutes } from './routes/ops.js';
 import type { RulesView } from './rules-view.js';
-import { loadReportSchema, RULES_SCHEMA, reportSchemaId, TARGETS_SCHEMA } from './schemas.js';
+import { REPORT_SCHEMA_ID, RULES_SCHEMA, reportJsonSchema, TARGETS_SCHEMA } from './schemas.js';
 
 export const API_PREFIX = '/api/v1';
 export const DOCS_PREFIX = '/docs';
@@ -86,9 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // added), so no schema-compiled serializer is built: less memory and a faster start.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   const retryAfterSeconds = Math.max(1, Math.ceil((options.evaluationIntervalMs ?? 15_000) / 1000));
-  const reportId = reportSchemaId();
-
-  app.addSchema(loadReportSchema());
+  app.addSchema(reportJsonSchema());
   app.addSchema(ERROR_BODY_SCHEMA);
   app.addSchema(TARGETS_SCHEMA);
   app.addSchema(RULES_SCHEMA);
@@ -121,7 +119,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
-        json.$id === reportId ? 'Report' : typeof json.$id === 'string' ? json.$id : `def-${i}`,
+        json.$id === REPORT_SCHEMA_ID ? 'Report' : typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });

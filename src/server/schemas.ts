@@ -1,35 +1,25 @@
 /**
- * The API's JSON schemas: the report (the repository's `schemas/report.schema.json`, the one contract of
- * `diagnose --output json` and `GET /api/v1/diagnosis`), the error body, and the shapes of the other
- * routes. Registered with `addSchema` and referenced by `$id`; the OpenAPI document is built from them.
+ * The API's JSON schemas: the report (built from the TypeBox schemas of `diagnosis/report-schema.ts`, the one
+ * contract of `diagnose --output json` and `GET /api/v1/diagnosis`, also published as
+ * `schemas/report.schema.json`), the error body, and the shapes of the other routes. Registered with
+ * `addSchema` and referenced by `$id`; the OpenAPI document is built from them.
  */
-import { readFileSync } from 'node:fs';
-import { OBSERVATION_IDS } from '../diagnosis/observation.js';
-import { RULE_IDS } from '../diagnosis/rule.js';
+import {
+  ObservationIdSchema,
+  QUEUE_ID_PATTERN,
+  QueueStatusSchema,
+  RuleIdSchema,
+  reportSchemaRef,
+  SeveritySchema,
+  StringEnum,
+  UNITS,
+} from '../diagnosis/report-schema.js';
 
-/** `schemas/report.schema.json`, found next to `src/` or `dist/`. */
-export const REPORT_SCHEMA_URL = new URL('../../schemas/report.schema.json', import.meta.url);
+export { REPORT_SCHEMA_ID, reportJsonSchema } from '../diagnosis/report-schema.js';
 
-export type JsonSchema = Record<string, unknown>;
-
-let reportSchema: JsonSchema | undefined;
-
-/** The report schema as shipped (read once). */
-export function loadReportSchema(): JsonSchema {
-  reportSchema ??= JSON.parse(readFileSync(REPORT_SCHEMA_URL, 'utf8')) as JsonSchema;
-  return reportSchema;
-}
-
-export function reportSchemaId(): string {
-  const id = loadReportSchema().$id;
-  if (typeof id !== 'string') throw new Error(`${REPORT_SCHEMA_URL.pathname}: the report schema has no $id`);
-  return id;
-}
-
-export const reportRef = (): JsonSchema => ({ $ref: `${reportSchemaId()}#` });
-export const queueReportRef = (): JsonSchema => ({ $ref: `${reportSchemaId()}#/definitions/queueReport` });
-
-export const QUEUE_STATUSES = ['ok', 'warning', 'critical', 'unknown', 'standby'] as const;
+/** The report (`Report`) and one of its queues (`QueueReport`), in the registered report schema. */
+export const REPORT_REF = reportSchemaRef();
+export const QUEUE_REPORT_REF = reportSchemaRef('queueReport');
 
 /** `?status=` and `?rule=`, each repeatable or comma-separated. */
 export const DIAGNOSIS_QUERY_SCHEMA = {
@@ -38,12 +28,12 @@ export const DIAGNOSIS_QUERY_SCHEMA = {
   properties: {
     status: {
       type: 'array',
-      items: { type: 'string', enum: QUEUE_STATUSES },
+      items: QueueStatusSchema,
       description: 'Only queues with one of these statuses (repeat the parameter or separate with commas).',
     },
     rule: {
       type: 'array',
-      items: { type: 'string', enum: RULE_IDS },
+      items: RuleIdSchema,
       description: 'Only queues with a finding of one of these rules (repeat the parameter or separate with commas).',
     },
   },
@@ -55,7 +45,7 @@ export const QUEUE_PARAMS_SCHEMA = {
   properties: {
     id: {
       type: 'string',
-      pattern: '^[A-Za-z0-9._~-]+$',
+      pattern: QUEUE_ID_PATTERN,
       maxLength: 1024,
       description: 'The queue id from the report (`queues[].id`).',
     },
@@ -155,7 +145,7 @@ const thresholdsSchema = {
     properties: {
       value: { type: 'number', description: 'In force.' },
       default: { type: 'number' },
-      unit: { type: 'string', enum: ['s', '1/s', 'items', 'workers', 'ratio', 'count'] },
+      unit: StringEnum([...UNITS, 'count']),
       description: { type: 'string' },
     },
   },
@@ -165,14 +155,14 @@ const observationViewSchema = {
   type: 'object',
   required: ['id', 'title', 'for', 'thresholds', 'expr', 'supersededBy', 'meaning'],
   properties: {
-    id: { type: 'string', enum: OBSERVATION_IDS },
+    id: ObservationIdSchema,
     title: { type: 'string' },
     for: { type: 'string', description: 'How long the condition must hold (Prometheus duration).' },
     thresholds: thresholdsSchema,
     expr: { type: 'string', description: 'The condition (PromQL), for running by hand; no alert carries it.' },
     supersededBy: {
       type: 'array',
-      items: { type: 'string', enum: RULE_IDS },
+      items: RuleIdSchema,
       description: 'Rules whose finding on a queue replaces the observation there.',
     },
     meaning: { type: 'string' },
@@ -183,9 +173,9 @@ const ruleViewSchema = {
   type: 'object',
   required: ['id', 'title', 'severity', 'scope', 'enabled', 'for', 'thresholds', 'expr', 'meaning', 'runbook'],
   properties: {
-    id: { type: 'string', enum: RULE_IDS },
+    id: RuleIdSchema,
     title: { type: 'string' },
-    severity: { type: 'string', enum: ['warning', 'critical'] },
+    severity: SeveritySchema,
     scope: { type: 'string', enum: ['queue', 'target'] },
     enabled: { type: 'boolean' },
     for: { type: 'string', description: 'How long the condition must hold (Prometheus duration).' },

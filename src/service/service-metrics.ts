@@ -15,10 +15,9 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueueStatus, Report } from '../diagnosis/report.js';
+import { QUEUE_STATUSES } from '../diagnosis/report-schema.js';
 import { DOCTOR, DOCTOR_FINDING_LABELS, DOCTOR_PROCESS_PREFIX, LABEL } from '../metrics/names.js';
 import type { EvaluationOutcome } from './diagnosis-service.js';
-
-const STATUSES: readonly QueueStatus[] = ['ok', 'warning', 'critical', 'unknown', 'standby'];
 
 /** What the gauges read at collect time; each may be set late (the source exists before the service). */
 export interface MetricsReadings {
@@ -95,7 +94,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
       this.reset();
       const report = readings.report?.();
       if (report === undefined) return;
-      const counts = new Map<QueueStatus, number>(STATUSES.map((s) => [s, 0]));
+      const counts = new Map<QueueStatus, number>(QUEUE_STATUSES.map((s) => [s, 0]));
       for (const q of report.queues) counts.set(q.status, (counts.get(q.status) ?? 0) + 1);
       for (const [status, n] of counts) this.set({ [LABEL.status]: status }, n);
     },

@@ -20,9 +20,9 @@ describe('calibrate', () => {
     const { code, stdout } = await cli('--scenario', 'healthy', 'stuck-worker', '--seeds', '2');
     expect(code).toBe(EXIT.ok);
     expect(stdout).toMatch(
-      /^scenario\/queue\s+Backlog\s+HotLoop\s+SlowWork\s+Stuck\s+Failures\s+Saturated\s+NotObs\s+pass$/m,
+      /^scenario\/queue\s+Stuck\s+Backlog\s+HotLoop\s+Saturated\s+SlowWork\s+Failures\s+NotObs\s+pass$/m,
     );
-    expect(stdout).toMatch(/^stuck-worker\/backup\s+0\/2\s+0\/2\s+2\/2~\s+2\/2\*/m);
+    expect(stdout).toMatch(/^stuck-worker\/backup\s+2\/2\*\s+0\/2\s+0\/2\s+0\/2\s+2\/2~/m);
     expect(stdout).toMatch(/^WorkqueueStuckWorker\s+1\.000\s+1\.000\s+2\s+0\s+0$/m);
     expect(stdout).toContain(
       '4 runs, 4 queue verdicts (2 could miss an expected diagnosis, 4 could raise a false alarm), 0 failing',

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
 import { parseRuleOverrides, parseRuleOverridesFile } from '../../src/config/rule-overrides.js';
 import { ruleSettings } from '../../src/diagnosis/catalog.js';
+import { RULE_IDS } from '../../src/diagnosis/rule.js';
 
 describe('parseRuleOverrides', () => {
   it('reads thresholds, for and disabled into the catalog overrides', () => {
@@ -35,7 +36,7 @@ describe('parseRuleOverrides', () => {
   });
 
   it.each([
-    [{ WorkqueueBaclog: {} }, 'cfg: rules.WorkqueueBaclog: unknown rule; known rules: WorkqueueBacklog,'],
+    [{ WorkqueueBaclog: {} }, `cfg: rules.WorkqueueBaclog: unknown rule; known rules: ${RULE_IDS.join(', ')}`],
     [{ WorkqueueBacklog: { threshold: {} } }, 'cfg: rules.WorkqueueBacklog.threshold: unknown key; expected one of'],
     [
       { WorkqueueBacklog: { thresholds: { minDepht: 3 } } },

@@ -251,7 +251,7 @@ describe('GET /api/v1/rules', () => {
     const response = await get(ready.app, '/api/v1/rules');
     expect(response.statusCode).toBe(200);
     const body = response.json() as RulesView;
-    expect(body.rules.map((r) => r.id).sort()).toEqual([...RULE_IDS].sort());
+    expect(body.rules.map((r) => r.id)).toEqual([...RULE_IDS]);
     expect(body.queueOverrides).toEqual([]);
     for (const view of body.rules) {
       const definition = RULES.find((r) => r.id === view.id);

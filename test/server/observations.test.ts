@@ -87,7 +87,7 @@ describe('observations over the API', () => {
 
   it('GET /api/v1/rules lists them under `observations`, not among the rules', async () => {
     const body = (await app.app.inject('/api/v1/rules')).json() as RulesView;
-    expect(body.rules.map((r) => r.id).sort()).toEqual([...RULE_IDS].sort());
+    expect(body.rules.map((r) => r.id)).toEqual([...RULE_IDS]);
     expect(body.observations.map((o) => o.id)).toEqual([...OBSERVATION_IDS]);
     for (const view of body.observations) {
       const definition = OBSERVATIONS.find((o) => o.id === view.id);

@@ -11,7 +11,7 @@ import { CachedBody, sendCached } from '../cached-body.js';
 import { ApiError, errorRef } from '../errors.js';
 import type { ReportCache } from '../report-cache.js';
 import type { RulesView } from '../rules-view.js';
-import { DIAGNOSIS_QUERY_SCHEMA, QUEUE_PARAMS_SCHEMA, queueReportRef, reportRef } from '../schemas.js';
+import { DIAGNOSIS_QUERY_SCHEMA, QUEUE_PARAMS_SCHEMA, QUEUE_REPORT_REF, REPORT_REF } from '../schemas.js';
 
 export type ApiRoutesOptions = {
   readonly cache: ReportCache;
@@ -46,7 +46,7 @@ export async function apiRoutes(api: FastifyInstance, options: ApiRoutesOptions)
           '503 `not_ready` until the first evaluation has finished.',
         security,
         querystring: DIAGNOSIS_QUERY_SCHEMA,
-        response: { 200: reportRef(), ...errors(400, ...guarded, 503) },
+        response: { 200: REPORT_REF, ...errors(400, ...guarded, 503) },
       },
       preValidation: splitListParameters(['status', 'rule']),
     },
@@ -70,7 +70,7 @@ export async function apiRoutes(api: FastifyInstance, options: ApiRoutesOptions)
           'One entry of the report by its `id`. 404 `queue_not_found` when the latest report has no such queue.',
         security,
         params: QUEUE_PARAMS_SCHEMA,
-        response: { 200: queueReportRef(), ...errors(400, ...guarded, 404, 503) },
+        response: { 200: QUEUE_REPORT_REF, ...errors(400, ...guarded, 404, 503) },
       },
     },
     async (request, reply) => {
