@@ -4,9 +4,9 @@
  */
 
 import { rule } from '../diagnosis/catalog.js';
-import { childrenOf, type Expr } from '../diagnosis/expr.js';
 import type { QueueReport, Report } from '../diagnosis/report.js';
 import { defaultThresholds, RULE_IDS, type RuleId } from '../diagnosis/rule.js';
+import { childrenOf, type Expr } from '../promql/expr.js';
 import type { GroundTruth, QueueTruth } from '../simulate/index.js';
 
 export type QueueVerdict = {

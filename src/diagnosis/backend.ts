@@ -2,10 +2,11 @@
  * Where the engine gets its numbers. Two implementations: in-process over the scraped or replayed history
  * (`createStoreBackend`), and a Prometheus-compatible HTTP API that evaluates the rendered PromQL on the server.
  */
+
+import { evaluate, type SeriesStore } from '../promql/evaluate.js';
+import type { Expr } from '../promql/expr.js';
+import { type InstantVector, type Labels, METRIC_NAME_LABEL } from '../promql/vector.js';
 import type { History } from '../store/history.js';
-import { evaluate, type SeriesStore } from './evaluate.js';
-import type { Expr } from './expr.js';
-import { type InstantVector, type Labels, METRIC_NAME_LABEL } from './vector.js';
 
 export interface DiagnosisBackend {
   /** The vector of `expr` at each of `timesMs` (ascending, evenly spaced when more than one). */
@@ -34,7 +35,7 @@ export function createStoreBackend(store: ListableSeriesStore): DiagnosisBackend
 export function historyStore(history: History): ListableSeriesStore {
   return {
     instant: (metric, matchers, atMs) => history.instant(metric, matchers, atMs),
-    range: (fn, metric, matchers, atMs, windowMs) => history.range(fn, metric, matchers, atMs, windowMs),
+    select: (metric, matchers, startMs, endMs) => history.select({ metric, matchers }, startMs, endMs),
     seriesLabels(metric, fromMs, toMs) {
       return history
         .select({ metric }, fromMs, toMs)

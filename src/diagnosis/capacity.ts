@@ -2,8 +2,9 @@
  * Little's law for worker counts: the one answer to "how many workers does this queue need", shared by every
  * diagnosis that recommends MaxConcurrentReconciles, so a report never advises two numbers for one queue.
  */
+
+import { binary, type Expr } from '../promql/expr.js';
 import { scale, sig } from './conditions.js';
-import { binary, type Expr } from './expr.js';
 import { numberOf } from './format.js';
 import type { SignalSnapshot, ThresholdSpec } from './rule.js';
 import type { SignalValue } from './units.js';

@@ -4,7 +4,7 @@
  * `ignoring(...) group_left`, never the other way round.
  */
 import { LABEL } from '../metrics/names.js';
-import { binary, type ComparisonOp, type Expr, num, type VectorMatching } from './expr.js';
+import { binary, type ComparisonOp, type Expr, num, type VectorMatching } from '../promql/expr.js';
 import { type SignalId, type SignalScope, signal } from './signals.js';
 
 export function sig(id: SignalId): Expr {

@@ -10,12 +10,13 @@
  * queue's `observations` and nothing else: never a finding, never the status.
  */
 import { CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../metrics/names.js';
+import { type Expr, metricsOf } from '../promql/expr.js';
+import { formatDuration } from '../promql/render.js';
+import { type Labels, signatureWithout } from '../promql/vector.js';
 import type { DiagnosisBackend } from './backend.js';
 import { type RuleOverrides, type RuleSettings, ruleSettingsForQueue } from './catalog.js';
-import { type Expr, metricsOf } from './expr.js';
 import { type ObservationSettings, observationSettings } from './observation.js';
 import { OBSERVATIONS } from './observations/index.js';
-import { formatDuration } from './promql-render.js';
 import {
   CONTROLLER_AND_QUEUE_LABELS,
   identityOf,
@@ -45,7 +46,6 @@ import {
   signal,
 } from './signals.js';
 import type { SignalValue } from './units.js';
-import { type Labels, signatureWithout } from './vector.js';
 
 /** The rule evaluation interval: the step of `for` checks here and the `interval` of the generated rule group. */
 export const EVALUATION_INTERVAL_MS = 30_000;

@@ -8,7 +8,7 @@
  * side lacks, whatever target labels a deployment adds.
  */
 import { LABEL } from '../metrics/names.js';
-import { type Labels, signatureWithout, withoutLabels } from './vector.js';
+import { type Labels, signatureWithout, withoutLabels } from '../promql/vector.js';
 
 /** Labels that are not part of a queue's identity on work-queue series. */
 export const NON_IDENTITY_LABELS: readonly string[] = [LABEL.metricName, LABEL.le, LABEL.priority, LABEL.quantile];

@@ -3,7 +3,7 @@
  * in-process check, the alert rule, the dashboard panels, the runbook and the REST text are all derived.
  * Nothing outside a rule file carries one of its thresholds.
  */
-import type { Expr } from './expr.js';
+import type { Expr } from '../promql/expr.js';
 import type { SignalId } from './signals.js';
 import type { SignalValue, Unit } from './units.js';
 

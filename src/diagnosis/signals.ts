@@ -31,7 +31,7 @@ import {
   regexMatch,
   selector,
   sumWithout,
-} from './expr.js';
+} from '../promql/expr.js';
 import type { Unit } from './units.js';
 
 /** Which series a signal's samples belong to, and so how they join to a queue. */

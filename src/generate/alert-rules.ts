@@ -4,10 +4,10 @@
  * the rule's text with the alert's measured values filled in by Prometheus at evaluation time.
  */
 
-import { formatDuration, renderPromQL } from '../diagnosis/promql-render.js';
 import { runbookUrl } from '../diagnosis/runbook.js';
 import { signal } from '../diagnosis/signals.js';
 import { LABEL } from '../metrics/names.js';
+import { formatDuration, renderPromQL } from '../promql/render.js';
 import type { RuleAnalysis } from './condition-analysis.js';
 import { formatTemplateValue, labelRef, measuredValue, templateText } from './go-template.js';
 import { ruleScopeLabels, scopeLabels } from './queue-labels.js';

@@ -8,11 +8,11 @@
  * side: a number in the real tree whose twin is a sentinel is that threshold.
  */
 import type { RuleSettings } from '../diagnosis/catalog.js';
-import { type ComparisonOp, childrenOf, type Expr } from '../diagnosis/expr.js';
 import { formatNumberWithUnit } from '../diagnosis/format.js';
-import { formatNumber, renderPromQL } from '../diagnosis/promql-render.js';
 import type { DiagnosisRule, RuleId, Severity, ThresholdSpec } from '../diagnosis/rule.js';
 import { SIGNALS, type SignalDefinition } from '../diagnosis/signals.js';
+import { type ComparisonOp, childrenOf, type Expr } from '../promql/expr.js';
+import { formatNumber, renderPromQL } from '../promql/render.js';
 
 const COMPARISON_OPS: readonly string[] = ['>', '<', '>=', '<=', '==', '!='];
 

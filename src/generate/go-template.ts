@@ -2,10 +2,11 @@
  * Go text/template pieces for Prometheus alert annotations: literal text made safe, an alert label, a
  * value formatted for its unit, and a signal's PromQL narrowed to the alert's series and run with `query`.
  */
-import type { LabelMatcher } from '../diagnosis/expr.js';
-import { renderPromQL } from '../diagnosis/promql-render.js';
+
 import type { SignalDefinition } from '../diagnosis/signals.js';
 import type { Unit } from '../diagnosis/units.js';
+import type { LabelMatcher } from '../promql/expr.js';
+import { renderPromQL } from '../promql/render.js';
 
 /** Literal text inside a template: `{{` would open an action, so it is printed by one. */
 export function templateText(text: string): string {

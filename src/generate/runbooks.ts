@@ -8,10 +8,10 @@
  */
 import { stringify } from 'yaml';
 import { formatValue } from '../diagnosis/format.js';
-import { formatDuration, renderPromQL } from '../diagnosis/promql-render.js';
 import { UNITS } from '../diagnosis/report-schema.js';
 import type { TextContext } from '../diagnosis/rule.js';
 import { signal } from '../diagnosis/signals.js';
+import { formatDuration, renderPromQL } from '../promql/render.js';
 import type { RuleAnalysis } from './condition-analysis.js';
 import { formatThreshold } from './condition-analysis.js';
 import { DASHBOARD_UID } from './defaults.js';

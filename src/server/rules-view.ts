@@ -14,9 +14,9 @@ import {
 } from '../diagnosis/catalog.js';
 import { type ObservationId, observationSettings } from '../diagnosis/observation.js';
 import { OBSERVATIONS } from '../diagnosis/observations/index.js';
-import { formatDuration, renderPromQL } from '../diagnosis/promql-render.js';
 import type { RuleId, RuleScope, Severity, ThresholdSpec, ThresholdValues } from '../diagnosis/rule.js';
 import { runbookUrl } from '../diagnosis/runbook.js';
+import { formatDuration, renderPromQL } from '../promql/render.js';
 
 export type ThresholdView = {
   readonly value: number;

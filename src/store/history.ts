@@ -43,12 +43,12 @@ import { hashRange } from '../exposition/series-index.js';
 import { detachString } from '../exposition/series-table.js';
 import { LABEL } from '../metrics/names.js';
 import {
-  evalRangeFunction,
-  minimumPoints,
   type Points,
   type RangeFunctionName,
+  type RangeResult,
+  rangeOverSeries,
   type VectorSample,
-} from '../metrics/promql-functions.js';
+} from '../promql/functions.js';
 import { AppendOutcome, SeriesBuffer } from './series-buffer.js';
 import { applyTargetLabels } from './target-labels.js';
 
@@ -117,24 +117,16 @@ export interface InstantSample extends VectorSample {
   readonly timestampMs: number;
 }
 
-/** A range function over a selector, with the series that lacked samples named explicitly. */
-export interface RangeResult {
-  /** One sample per series that had enough points; labels without `__name__`. */
-  readonly samples: VectorSample[];
-  /** Series selected but with too few points in the window ("insufficient data"), labels without `__name__`. */
-  readonly insufficient: Labels[];
-}
+export type { RangeResult };
 
-/** What the diagnosis layer evaluates expressions against (structurally its `SeriesStore`). */
+/**
+ * The queries of one target (`forTarget`), in the shape the PromQL evaluator reads (structurally its
+ * `SeriesStore`): instant lookups and series selection. Range functions are applied by the evaluator.
+ */
 export interface SeriesQueries {
   instant(metric: string, matchers: readonly LabelMatcher[], atMs: number): InstantSample[];
-  range(
-    fn: RangeFunctionName,
-    metric: string,
-    matchers: readonly LabelMatcher[],
-    atMs: number,
-    windowMs: number,
-  ): VectorSample[];
+  /** The selected series with their samples in `[startMs, endMs]`; see `History.select`. */
+  select(metric: string, matchers: readonly LabelMatcher[], startMs: number, endMs: number): SeriesView[];
 }
 
 interface SeriesRec {
@@ -197,7 +189,7 @@ interface Counts {
   staleMarked: number;
 }
 
-export class History implements SeriesQueries {
+export class History {
   readonly retentionMs: number;
   readonly maxSamplesPerSeries: number;
   readonly lookbackDeltaMs: number;
@@ -417,7 +409,10 @@ export class History implements SeriesQueries {
     return out;
   }
 
-  /** A range function over `metric[windowMs]` at `atMs`; series without enough points are left out. */
+  /**
+   * A range function over `metric[windowMs]` at `atMs`; series without enough points are left out.
+   * A convenience over `select` and the PromQL functions (the evaluator does the same itself).
+   */
   range(
     fn: RangeFunctionName,
     metric: string,
@@ -431,26 +426,14 @@ export class History implements SeriesQueries {
 
   /** Like `range`, and names the series that had too few points. */
   rangeDetailed(fn: RangeFunctionName, selector: SeriesSelector, atMs: number, windowMs: number): RangeResult {
-    const samples: VectorSample[] = [];
-    const insufficient: Labels[] = [];
-    const need = minimumPoints(fn);
-    for (const view of this.select(selector, atMs - windowMs, atMs)) {
-      if (view.t.length < need) {
-        insufficient.push(view.labels);
-        continue;
-      }
-      const value = evalRangeFunction(fn, view, atMs, windowMs);
-      if (value === undefined) insufficient.push(view.labels);
-      else samples.push({ labels: view.labels, value });
-    }
-    return { samples, insufficient };
+    return rangeOverSeries(fn, this.select(selector, atMs - windowMs, atMs), atMs, windowMs);
   }
 
   /** The queries restricted to one target. */
   forTarget(targetId: string): SeriesQueries {
     return {
       instant: (metric, matchers, atMs) => this.instant(metric, matchers, atMs, targetId),
-      range: (fn, metric, matchers, atMs, windowMs) => this.range(fn, metric, matchers, atMs, windowMs, targetId),
+      select: (metric, matchers, startMs, endMs) => this.select(selectorOf(metric, matchers, targetId), startMs, endMs),
     };
   }
 

@@ -10,13 +10,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { ruleSettings } from '../../src/diagnosis/catalog.js';
 import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/engine.js';
-import { metricsOf } from '../../src/diagnosis/expr.js';
-import { formatDuration, renderPromQL } from '../../src/diagnosis/promql-render.js';
 import { DEFAULT_RUNBOOK_BASE_URL, runbookUrl } from '../../src/diagnosis/runbook.js';
 import { signal } from '../../src/diagnosis/signals.js';
 import { INHIBITIONS } from '../../src/generate/alertmanager.js';
 import { analyseRule } from '../../src/generate/condition-analysis.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
+import { metricsOf } from '../../src/promql/expr.js';
+import { formatDuration, renderPromQL } from '../../src/promql/render.js';
 import { requireTool } from '../support/prometheus.js';
 import { annotationQueries, filesByPath, ruleFileOf, runTool as run } from './helpers.js';
 

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { ruleSettings } from '../../src/diagnosis/catalog.js';
-import { renderPromQL } from '../../src/diagnosis/promql-render.js';
 import { SIGNALS } from '../../src/diagnosis/signals.js';
 import { generateArtifacts } from '../../src/generate/artifacts.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
+import { renderPromQL } from '../../src/promql/render.js';
 import { type CliResult, runCli } from '../support/cli.js';
 import { expectedLines, filesByPath, type PanelJson, ruleFileOf } from './helpers.js';
 

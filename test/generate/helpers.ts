@@ -6,10 +6,10 @@ import { execFile } from 'node:child_process';
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { parse } from 'yaml';
 import { type RuleOverrides, ruleSettings } from '../../src/diagnosis/catalog.js';
-import type { Expr } from '../../src/diagnosis/expr.js';
 import { SIGNALS } from '../../src/diagnosis/signals.js';
 import { type GeneratedFile, generateArtifacts } from '../../src/generate/artifacts.js';
 import { type DashboardKey, OUTPUT } from '../../src/generate/defaults.js';
+import type { Expr } from '../../src/promql/expr.js';
 
 export type PanelJson = {
   type: string;

@@ -8,12 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Labels } from '../../src/exposition/labels.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../src/metrics/names.js';
-import {
-  histogramQuantile,
-  type RangeFunctionName,
-  sumVector,
-  type VectorSample,
-} from '../../src/metrics/promql-functions.js';
+import { histogramQuantile, type RangeFunctionName, sumVector, type VectorSample } from '../../src/promql/functions.js';
 import type { History } from '../../src/store/history.js';
 import { readRecording } from '../../src/store/recording.js';
 import {

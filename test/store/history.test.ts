@@ -3,7 +3,7 @@ import type { LabelMatcher } from '../../src/exposition/labels.js';
 import { parseExposition } from '../../src/exposition/parser.js';
 import { hashRange } from '../../src/exposition/series-index.js';
 import { LABEL, WORKQUEUE } from '../../src/metrics/names.js';
-import { histogramQuantile, sumVector } from '../../src/metrics/promql-functions.js';
+import { histogramQuantile, sumVector } from '../../src/promql/functions.js';
 import { DEFAULT_MAX_SAMPLES_PER_SERIES, History, type ScrapeTarget } from '../../src/store/history.js';
 
 const T0 = 1_700_000_000_000;

@@ -1,5 +1,5 @@
+import { allOf } from '../../promql/expr.js';
 import { compare } from '../conditions.js';
-import { allOf } from '../expr.js';
 import { formatValue } from '../format.js';
 import { defineObservation } from '../observation.js';
 import { MINUTE_MS } from '../signals.js';

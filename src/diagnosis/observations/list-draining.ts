@@ -1,6 +1,6 @@
+import { allOf, binary } from '../../promql/expr.js';
 import { DRAIN_SHARE } from '../capacity.js';
 import { compare, scale, sig } from '../conditions.js';
-import { allOf, binary } from '../expr.js';
 import { formatNumberWithUnit, formatValue, numberOf } from '../format.js';
 import { defineObservation } from '../observation.js';
 import type { SignalSnapshot } from '../rule.js';

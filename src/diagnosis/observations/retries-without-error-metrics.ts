@@ -1,6 +1,6 @@
 import { LABEL } from '../../metrics/names.js';
+import { allOf, binary } from '../../promql/expr.js';
 import { compare, scale, sig } from '../conditions.js';
-import { allOf, binary } from '../expr.js';
 import { formatValue } from '../format.js';
 import { defineObservation } from '../observation.js';
 import { MINUTE_MS } from '../signals.js';

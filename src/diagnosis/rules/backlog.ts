@@ -1,6 +1,6 @@
+import { allOf, anyOf, binary } from '../../promql/expr.js';
 import { DRAIN_SHARE, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
 import { compare, scale, sig } from '../conditions.js';
-import { allOf, anyOf, binary } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';

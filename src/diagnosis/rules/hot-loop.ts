@@ -1,6 +1,6 @@
 import { LABEL } from '../../metrics/names.js';
+import { allOf, anyOf, binary } from '../../promql/expr.js';
 import { compare, relate, scale, sig } from '../conditions.js';
-import { allOf, anyOf, binary } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule, type RuleCase, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';

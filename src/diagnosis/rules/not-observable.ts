@@ -1,5 +1,5 @@
 import { CLIENT_GO, CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../../metrics/names.js';
-import { aggregateBy, binary, num, selector } from '../expr.js';
+import { aggregateBy, binary, num, selector } from '../../promql/expr.js';
 import { defineRule, type RuleCase } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 

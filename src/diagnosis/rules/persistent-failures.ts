@@ -1,5 +1,5 @@
+import { allOf } from '../../promql/expr.js';
 import { compare, relate, sig, where } from '../conditions.js';
-import { allOf } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule, type RuleCase, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';

@@ -1,6 +1,6 @@
+import { allOf, binary } from '../../promql/expr.js';
 import { DRAIN_SHARE, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
 import { compare, relate, scale, sig } from '../conditions.js';
-import { allOf, binary } from '../expr.js';
 import { formatNumber, formatValue, numberOf } from '../format.js';
 import { defineRule } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';

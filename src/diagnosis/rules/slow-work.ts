@@ -1,5 +1,5 @@
+import { anyOf } from '../../promql/expr.js';
 import { compare } from '../conditions.js';
-import { anyOf } from '../expr.js';
 import { formatValue } from '../format.js';
 import { defineRule } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';

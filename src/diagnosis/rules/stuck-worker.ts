@@ -1,5 +1,5 @@
+import { allOf } from '../../promql/expr.js';
 import { compare } from '../conditions.js';
-import { allOf } from '../expr.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';

@@ -15,12 +15,12 @@ import {
   VariableSort,
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import { DataqueryBuilder, PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
-import { type Expr, type LabelMatcher, selector } from '../../diagnosis/expr.js';
-import { renderPromQL } from '../../diagnosis/promql-render.js';
 import type { Severity } from '../../diagnosis/rule.js';
 import type { SignalScope } from '../../diagnosis/signals.js';
 import type { Unit } from '../../diagnosis/units.js';
 import { LABEL } from '../../metrics/names.js';
+import { type Expr, type LabelMatcher, selector } from '../../promql/expr.js';
+import { renderPromQL } from '../../promql/render.js';
 import { DASHBOARD_TAG, DASHBOARD_UID, type DashboardKey } from '../defaults.js';
 import { QUEUE_LABELS } from '../queue-labels.js';
 

@@ -28,11 +28,11 @@ import {
 } from '@grafana/grafana-foundation-sdk/heatmap';
 import { PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
-import { aggregateBy, rangeFn } from '../../diagnosis/expr.js';
-import { formatDuration } from '../../diagnosis/promql-render.js';
 import type { Severity } from '../../diagnosis/rule.js';
 import { SIGNAL_WINDOW_MS, SIGNALS, type SignalDefinition, type SignalId, signal } from '../../diagnosis/signals.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../metrics/names.js';
+import { aggregateBy, rangeFn } from '../../promql/expr.js';
+import { formatDuration } from '../../promql/render.js';
 import { type RuleAnalysis, type SignalUse, type ThresholdLine, usesOfSignal } from '../condition-analysis.js';
 import { QUEUE_LABELS, scopeLabels } from '../queue-labels.js';
 import {

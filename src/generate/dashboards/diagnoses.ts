@@ -13,10 +13,10 @@ import {
 import { PanelBuilder as StateTimelinePanelBuilder } from '@grafana/grafana-foundation-sdk/statetimeline';
 import { PanelBuilder as TablePanelBuilder } from '@grafana/grafana-foundation-sdk/table';
 import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
-import { aggregateBy, binary, type Expr, num, selector } from '../../diagnosis/expr.js';
-import { formatDuration } from '../../diagnosis/promql-render.js';
 import { runbookUrl } from '../../diagnosis/runbook.js';
 import { DOCTOR, DOCTOR_FINDING_LABELS, LABEL } from '../../metrics/names.js';
+import { aggregateBy, binary, type Expr, num, selector } from '../../promql/expr.js';
+import { formatDuration } from '../../promql/render.js';
 import type { RuleAnalysis } from '../condition-analysis.js';
 import {
   DATASOURCE,

@@ -14,11 +14,11 @@ import {
 import { PanelBuilder as TablePanelBuilder } from '@grafana/grafana-foundation-sdk/table';
 import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
 import { joinMatching } from '../../diagnosis/conditions.js';
-import { aggregateWithout, anyOf, binary, type Expr, eq, num, regexMatch, selector } from '../../diagnosis/expr.js';
-import { renderPromQL } from '../../diagnosis/promql-render.js';
 import type { Severity } from '../../diagnosis/rule.js';
 import { type SignalDefinition, type SignalId, signal } from '../../diagnosis/signals.js';
 import { LABEL, PROMETHEUS_ALERTS, WORKQUEUE } from '../../metrics/names.js';
+import { aggregateWithout, anyOf, binary, type Expr, eq, num, regexMatch, selector } from '../../promql/expr.js';
+import { renderPromQL } from '../../promql/render.js';
 import type { RuleAnalysis } from '../condition-analysis.js';
 import { QUEUE_LABELS, scopeLabels } from '../queue-labels.js';
 import {

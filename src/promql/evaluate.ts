@@ -4,8 +4,8 @@
  * server instead; both must give the same vector for the same data and time.
  */
 
-import { histogramQuantile } from '../metrics/promql-functions.js';
 import type { AggregateOp, Expr, LabelMatcher, RangeFunction, VectorMatching } from './expr.js';
+import { histogramQuantile, rangeOverSeries, type SeriesPoints } from './functions.js';
 import {
   dropMetricName,
   type InstantVector,
@@ -17,21 +17,19 @@ import {
   withoutLabels,
 } from './vector.js';
 
+export type { SeriesPoints };
+
 /**
- * What evaluation needs from storage.
+ * What evaluation needs from storage: selection only; the evaluator applies the functions.
  * Contract: `instant` applies the 5-minute lookback and staleness of a PromQL instant selector and
- * returns labels including `__name__`; `range` applies `fn` to each series over `[atMs - windowMs, atMs]` (both ends included, as in Prometheus 2.x)
- * and omits series without enough samples (as Prometheus does), returning labels without `__name__`.
+ * returns labels including `__name__`; `select` returns the series of `metric` matching `matchers`
+ * with their samples in `[startMs, endMs]` (both ends included, as in Prometheus 2.x), stale markers
+ * excluded, in storage order, labels without `__name__`. Series without samples in the window may be
+ * included with empty arrays. The arrays are only read, so they may be views into the store (no copy).
  */
 export interface SeriesStore {
   instant(metric: string, matchers: readonly LabelMatcher[], atMs: number): InstantVector;
-  range(
-    fn: RangeFunction,
-    metric: string,
-    matchers: readonly LabelMatcher[],
-    atMs: number,
-    windowMs: number,
-  ): InstantVector;
+  select(metric: string, matchers: readonly LabelMatcher[], startMs: number, endMs: number): Iterable<SeriesPoints>;
 }
 
 type Value = { kind: 'vector'; samples: InstantVector } | { kind: 'scalar'; value: number };
@@ -49,7 +47,7 @@ function evaluateValue(expr: Expr, store: SeriesStore, atMs: number): Value {
     case 'selector':
       return { kind: 'vector', samples: store.instant(expr.metric, expr.matchers, atMs) };
     case 'range':
-      return { kind: 'vector', samples: store.range(expr.fn, expr.metric, expr.matchers, atMs, expr.windowMs) };
+      return { kind: 'vector', samples: rangeVector(expr.fn, expr.metric, expr.matchers, expr.windowMs, store, atMs) };
     case 'aggregate':
       return { kind: 'vector', samples: aggregate(expr.op, expr.mode, expr.labels, vectorOf(expr.expr, store, atMs)) };
     case 'histogram_quantile':
@@ -70,6 +68,18 @@ function evaluateValue(expr: Expr, store: SeriesStore, atMs: number): Value {
         expr.matching,
       );
   }
+}
+
+/** `fn(metric{matchers}[windowMs])` at `atMs`: series with too few points are left out, as Prometheus does. */
+function rangeVector(
+  fn: RangeFunction,
+  metric: string,
+  matchers: readonly LabelMatcher[],
+  windowMs: number,
+  store: SeriesStore,
+  atMs: number,
+): InstantVector {
+  return rangeOverSeries(fn, store.select(metric, matchers, atMs - windowMs, atMs), atMs, windowMs).samples;
 }
 
 function vectorOf(expr: Expr, store: SeriesStore, atMs: number): InstantVector {

@@ -14,7 +14,7 @@
 
 import { floatError, readFloat } from '../exposition/float-text.js';
 import { type Labels, labelValue, makeLabels, withoutLabels } from '../exposition/labels.js';
-import { LABEL } from './names.js';
+import { LABEL } from '../metrics/names.js';
 
 export interface Points {
   /** Sample times, unix ms, ascending. */
@@ -287,6 +287,46 @@ export function evalRangeFunction(
 /** Minimum number of points a range function needs to give a value. */
 export function minimumPoints(fn: RangeFunctionName): number {
   return fn === 'rate' || fn === 'increase' || fn === 'delta' || fn === 'deriv' ? 2 : 1;
+}
+
+/** The samples of one selected series in a range window; labels without `__name__`. */
+export interface SeriesPoints extends Points {
+  readonly labels: Labels;
+}
+
+/** A range function over selected series, with the series that lacked samples named explicitly. */
+export interface RangeResult {
+  /** One sample per series that had enough points; labels without `__name__`. */
+  readonly samples: VectorSample[];
+  /** Series selected but with too few points in the window ("insufficient data"), labels without `__name__`. */
+  readonly insufficient: Labels[];
+}
+
+/**
+ * `fn(metric[windowMs])` at `atMs` over the series a store selected for `[atMs - windowMs, atMs]`
+ * (in storage order): one sample per series, labels as given (no `__name__`); series with too few
+ * points are listed in `insufficient` (Prometheus drops them from the result). The points are only
+ * read, so they may be views into the store.
+ */
+export function rangeOverSeries(
+  fn: RangeFunctionName,
+  series: Iterable<SeriesPoints>,
+  atMs: number,
+  windowMs: number,
+): RangeResult {
+  const samples: VectorSample[] = [];
+  const insufficient: Labels[] = [];
+  const need = minimumPoints(fn);
+  for (const s of series) {
+    if (s.t.length < need) {
+      insufficient.push(s.labels);
+      continue;
+    }
+    const value = evalRangeFunction(fn, s, atMs, windowMs);
+    if (value === undefined) insufficient.push(s.labels);
+    else samples.push({ labels: s.labels, value });
+  }
+  return { samples, insufficient };
 }
 
 function isInf(x: number): boolean {

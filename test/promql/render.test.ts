@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { rule } from '../../src/diagnosis/catalog.js';
-import { eq } from '../../src/diagnosis/expr.js';
-import { formatDuration, renderPromQL } from '../../src/diagnosis/promql-render.js';
 import { defaultThresholds } from '../../src/diagnosis/rule.js';
 import { signal } from '../../src/diagnosis/signals.js';
+import { eq } from '../../src/promql/expr.js';
+import { formatDuration, renderPromQL } from '../../src/promql/render.js';
 
 describe('renderPromQL', () => {
   it('renders signals with priority summed away and gauges never rated', () => {

@@ -15,7 +15,7 @@ import {
   rate,
   sumOverTime,
   sumVector,
-} from '../../src/metrics/promql-functions.js';
+} from '../../src/promql/functions.js';
 
 /** Points from [seconds, value] pairs. */
 function pts(...pairs: [number, number][]): Points {
