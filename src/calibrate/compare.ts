@@ -5,7 +5,7 @@
 
 import { rule } from '../diagnosis/catalog.js';
 import type { QueueReport, Report } from '../diagnosis/report.js';
-import { defaultThresholds, RULE_IDS, type RuleId } from '../diagnosis/rule.js';
+import { conditionWith, defaultThresholds, RULE_IDS, type RuleId } from '../diagnosis/rule.js';
 import { childrenOf, type Expr } from '../promql/expr.js';
 import type { GroundTruth, QueueTruth } from '../simulate/index.js';
 
@@ -88,7 +88,7 @@ export function expectedFrom(queue: QueueTruth): number {
     0,
     ...queue.expected.map((id) => {
       const r = rule(id);
-      return settleMs(r.condition(defaultThresholds(r))) + r.forMs;
+      return settleMs(conditionWith(r, defaultThresholds(r))) + r.forMs;
     }),
   );
   return (queue.onsetMs ?? 0) + settle + ONSET_GRACE_MS;

@@ -48,7 +48,9 @@ export function historyStore(history: History): ListableSeriesStore {
 /**
  * `inner` with every vector remembered by expression and time: for data that no longer changes (a
  * recording judged at many times, where each evaluation's `for` steps overlap the previous one's). Not for
- * a live history, whose recent vectors change as samples arrive.
+ * a live history, whose recent vectors change as samples arrive. Keys are the expression's JSON: signal and
+ * threshold nodes add their ids and names, so equal keys still mean equal computations (two trees that differ
+ * only in names are computed twice, never confused).
  */
 export function memoizedBackend(inner: DiagnosisBackend): DiagnosisBackend {
   const keys = new WeakMap<Expr, string>();

@@ -4,7 +4,7 @@
  */
 
 import { binary, type Expr } from '../promql/expr.js';
-import { scale, sig } from './conditions.js';
+import { negated, scale, sig } from './conditions.js';
 import { numberOf } from './format.js';
 import type { SignalSnapshot, ThresholdSpec } from './rule.js';
 import type { SignalValue } from './units.js';
@@ -31,8 +31,8 @@ export const DRAIN_SHARE: ThresholdSpec = {
 };
 
 /** `depthSlope > -share × completionRate`: the queue is not draining a list (see `DRAIN_SHARE`). */
-export function notDraining(share: number): Expr {
-  return binary('>', sig('depthSlope'), scale('completionRate', -share));
+export function notDraining(share: Expr | number): Expr {
+  return binary('>', sig('depthSlope'), scale('completionRate', negated(share)));
 }
 
 /**

@@ -35,7 +35,13 @@ import {
   type Report,
   type ReportError,
 } from './report.js';
-import type { DiagnosisRule, SignalSnapshot, TextContext, ThresholdValues } from './rule.js';
+import {
+  conditionWith,
+  type DiagnosisRule,
+  type SignalSnapshot,
+  type TextContext,
+  type ThresholdValues,
+} from './rule.js';
 import { runbookUrl } from './runbook.js';
 import {
   REPORTED_SIGNALS,
@@ -277,8 +283,8 @@ type ConditionSettings = RuleSettings | ObservationSettings;
 
 function conditionOf(settings: ConditionSettings): Expr {
   return 'rule' in settings
-    ? settings.rule.condition(settings.thresholds)
-    : settings.observation.condition(settings.thresholds);
+    ? conditionWith(settings.rule, settings.thresholds)
+    : conditionWith(settings.observation, settings.thresholds);
 }
 
 /**

@@ -3,7 +3,7 @@
  * in-process check, the alert rule, the dashboard panels, the runbook and the REST text are all derived.
  * Nothing outside a rule file carries one of its thresholds.
  */
-import type { Expr } from '../promql/expr.js';
+import { type Expr, threshold } from '../promql/expr.js';
 import type { SignalId } from './signals.js';
 import type { SignalValue, Unit } from './units.js';
 
@@ -35,6 +35,13 @@ export type ThresholdSpec = {
 /** Threshold values in force, by threshold name (defaults merged with overrides). */
 export type ThresholdValues<K extends string = string> = Readonly<Record<K, number>>;
 
+/**
+ * Thresholds as a condition receives them: named threshold nodes carrying the values in force, so the tree
+ * says which number is which threshold. The condition builders (`compare`, `scale`, ...) take them as they
+ * take plain numbers.
+ */
+export type ThresholdNodes<K extends string = string> = Readonly<Record<K, Expr>>;
+
 /** Signal values of one queue at the evaluation time, by signal id. */
 export type SignalSnapshot = Readonly<Record<string, SignalValue>>;
 
@@ -62,7 +69,7 @@ export type ConditionDefinition<K extends string = string> = {
    * The condition as an expression: a queue (or target) is affected while the expression returns a
    * series for it. Evaluated in-process step by step; a rule's is also its alert `expr`.
    */
-  condition(thresholds: ThresholdValues<K>): Expr;
+  condition(thresholds: ThresholdNodes<K>): Expr;
   /** Signals reported as evidence, in order of importance. */
   readonly evidence: readonly SignalId[];
   /** Extra evidence computed from the signals (e.g. time to drain); keys become evidence entries. */
@@ -98,6 +105,18 @@ export type RuleCase = { readonly when: string; readonly cause: string; readonly
 /** Identity helper that keeps the threshold names typed inside a rule file. */
 export function defineRule<K extends string>(rule: DiagnosisRule<K>): DiagnosisRule<K> {
   return rule;
+}
+
+/** The threshold values in force as threshold nodes, for building a condition. */
+export function thresholdNodes<K extends string>(values: ThresholdValues<K>): ThresholdNodes<K> {
+  const out = {} as Record<K, Expr>;
+  for (const [name, value] of Object.entries(values) as Array<[K, number]>) out[name] = threshold(name, value);
+  return out;
+}
+
+/** The condition of a rule or observation with the thresholds in force. */
+export function conditionWith<K extends string>(definition: ConditionDefinition<K>, values: ThresholdValues<K>): Expr {
+  return definition.condition(thresholdNodes(values));
 }
 
 /** The default thresholds of a rule (or of an observation, which declares them the same way). */

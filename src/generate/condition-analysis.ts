@@ -3,13 +3,12 @@
  * dashboards' threshold lines), its clauses in words (panel descriptions, runbooks, alert descriptions), and
  * which signal the alert's `$value` carries.
  *
- * Values always come from the condition built with the thresholds in force. Threshold names are found by
- * building the condition a second time with a distinct sentinel per threshold and walking both trees side by
- * side: a number in the real tree whose twin is a sentinel is that threshold.
+ * The condition is built with the thresholds in force as threshold nodes and reads signals as signal nodes,
+ * so the tree itself says which subtree is which signal and which number is which threshold.
  */
 import type { RuleSettings } from '../diagnosis/catalog.js';
 import { formatNumberWithUnit } from '../diagnosis/format.js';
-import type { DiagnosisRule, RuleId, Severity, ThresholdSpec } from '../diagnosis/rule.js';
+import { conditionWith, type RuleId, type Severity, type ThresholdSpec } from '../diagnosis/rule.js';
 import { SIGNALS, type SignalDefinition } from '../diagnosis/signals.js';
 import { type ComparisonOp, childrenOf, type Expr } from '../promql/expr.js';
 import { formatNumber, renderPromQL } from '../promql/render.js';
@@ -42,97 +41,60 @@ export type RuleAnalysis = {
   readonly valueSignal?: SignalDefinition;
 };
 
-// ---- structural identity of expressions ----
+// ---- signals in a condition ----
 
-/** A canonical text of any JSON-like value: object keys sorted, so equal trees give equal text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
+const SIGNAL_BY_ID: ReadonlyMap<string, SignalDefinition> = new Map(SIGNALS.map((s) => [s.id, s]));
 
-const SIGNAL_BY_SHAPE: ReadonlyMap<string, SignalDefinition> = new Map(SIGNALS.map((s) => [canonical(s.expr), s]));
-
-/** The signal whose expression is exactly `expr`, if any. */
+/** The signal `expr` is a node of, if any. */
 export function signalOf(expr: Expr): SignalDefinition | undefined {
-  return SIGNAL_BY_SHAPE.get(canonical(expr));
+  return expr.kind === 'signal' ? SIGNAL_BY_ID.get(expr.id) : undefined;
 }
 
-/** Every signal whose expression occurs as a subtree of `expr`. */
+/** Every signal that occurs in `expr`. */
 export function signalsIn(expr: Expr): Set<string> {
   const found = new Set<string>();
   const visit = (e: Expr): void => {
-    const s = signalOf(e);
-    if (s !== undefined) found.add(s.id);
+    if (e.kind === 'signal') found.add(e.id);
     else childrenOf(e).forEach(visit);
   };
   visit(expr);
   return found;
 }
 
-// ---- threshold names via sentinels ----
-
-/** Distinct values no definition uses, one per threshold name. */
-function sentinels(rule: DiagnosisRule): Map<string, number> {
-  const names = Object.keys(rule.thresholds);
-  return new Map(names.map((name, index) => [name, 987_654_321.125 + index * 1_000.5]));
-}
-
-/** The condition built with sentinel thresholds, and a map from sentinel value to threshold name. */
-function sentinelTwin(settings: RuleSettings): { twin: Expr; nameOf: Map<number, string> } {
-  const values = sentinels(settings.rule);
-  const nameOf = new Map([...values].map(([name, value]) => [value, name]));
-  return { twin: settings.rule.condition(Object.fromEntries(values)), nameOf };
-}
-
-/** The twin of `real`'s child where both trees have the same shape at this node. */
-function sameShape(real: Expr, twin: Expr | undefined): Expr | undefined {
-  if (twin === undefined || twin.kind !== real.kind) return undefined;
-  if (real.kind === 'binary' && twin.kind === 'binary' && real.op !== twin.op) return undefined;
-  return twin;
-}
-
 // ---- analysis ----
 
 export function analyseRule(settings: RuleSettings): RuleAnalysis {
-  const condition = settings.rule.condition(settings.thresholds);
-  const { twin, nameOf } = sentinelTwin(settings);
+  const condition = conditionWith(settings.rule, settings.thresholds);
   const lines: ThresholdLine[] = [];
 
-  const findLines = (real: Expr, shadow: Expr | undefined): void => {
-    if (real.kind !== 'binary') return;
-    const twinNode = sameShape(real, shadow);
-    const twinBinary = twinNode?.kind === 'binary' ? twinNode : undefined;
-    const lhsSignal = signalOf(real.lhs);
-    if (COMPARISON_OPS.includes(real.op) && lhsSignal !== undefined && real.rhs.kind === 'number') {
-      const twinRhs = twinBinary?.rhs;
-      const threshold = twinRhs?.kind === 'number' ? nameOf.get(twinRhs.value) : undefined;
+  const findLines = (e: Expr): void => {
+    if (e.kind !== 'binary') return;
+    const lhsSignal = signalOf(e.lhs);
+    if (
+      COMPARISON_OPS.includes(e.op) &&
+      lhsSignal !== undefined &&
+      (e.rhs.kind === 'number' || e.rhs.kind === 'threshold')
+    ) {
       lines.push({
         rule: settings.rule.id,
         severity: settings.rule.severity,
         signal: lhsSignal.id,
-        op: real.op as ComparisonOp,
-        value: real.rhs.value,
-        ...(threshold === undefined ? {} : { threshold }),
+        op: e.op as ComparisonOp,
+        value: e.rhs.value,
+        ...(e.rhs.kind === 'threshold' ? { threshold: e.rhs.name } : {}),
       });
       return;
     }
-    findLines(real.lhs, twinBinary?.lhs);
-    findLines(real.rhs, twinBinary?.rhs);
+    findLines(e.lhs);
+    findLines(e.rhs);
   };
-  findLines(condition, twin);
+  findLines(condition);
 
-  const describe = (real: Expr, shadow: Expr | undefined): string =>
-    describeExpr(real, sameShape(real, shadow), nameOf, settings.rule.thresholds, settings.thresholds);
-  const clauses = conjuncts(condition, twin).map(([real, shadow]) => ({
+  const describe = (e: Expr): string => describeExpr(e, settings.rule.thresholds);
+  const clauses = conjuncts(condition).map((e) => ({
     // A bare signal as a conjunct keeps the queues that have a value for it.
-    text: signalOf(real) === undefined ? describe(real, shadow) : `${describe(real, shadow)} has a value`,
-    signals: signalsIn(real),
+    text: signalOf(e) === undefined ? describe(e) : `${describe(e)} has a value`,
+    signals: signalsIn(e),
   }));
 
   const valueSignal = valueSignalOf(condition);
@@ -145,14 +107,9 @@ export function analyseRule(settings: RuleSettings): RuleAnalysis {
   };
 }
 
-/** Splits top-level `and`s (whatever their matching) into conjuncts, each with its sentinel twin. */
-function conjuncts(real: Expr, twin: Expr | undefined): Array<[Expr, Expr | undefined]> {
-  const shadow = sameShape(real, twin);
-  if (real.kind === 'binary' && real.op === 'and') {
-    const t = shadow?.kind === 'binary' ? shadow : undefined;
-    return [...conjuncts(real.lhs, t?.lhs), ...conjuncts(real.rhs, t?.rhs)];
-  }
-  return [[real, shadow]];
+/** Splits top-level `and`s (whatever their matching) into conjuncts. */
+function conjuncts(e: Expr): Expr[] {
+  return e.kind === 'binary' && e.op === 'and' ? [...conjuncts(e.lhs), ...conjuncts(e.rhs)] : [e];
 }
 
 const OP_WORD: Readonly<Record<string, string>> = {
@@ -175,34 +132,23 @@ const OP_WORD: Readonly<Record<string, string>> = {
  * An expression in words: signals by title, thresholds as `value (name)` in the threshold's unit, anything
  * else as PromQL in backquotes.
  */
-function describeExpr(
-  real: Expr,
-  twin: Expr | undefined,
-  nameOf: ReadonlyMap<number, string>,
-  specs: Readonly<Record<string, ThresholdSpec>>,
-  values: Readonly<Record<string, number>>,
-): string {
-  const signalDef = signalOf(real);
+function describeExpr(e: Expr, specs: Readonly<Record<string, ThresholdSpec>>): string {
+  const signalDef = signalOf(e);
   if (signalDef !== undefined) return signalDef.title;
+  if (e.kind === 'number') return formatNumber(e.value);
+  if (e.kind === 'threshold') {
+    const spec = specs[e.name];
+    return spec === undefined ? formatNumber(e.value) : `${formatThreshold(e.value, spec)} (${e.name})`;
+  }
   // Without a signal in it there is nothing to put in words: the PromQL says it exactly.
-  if (real.kind !== 'number' && signalsIn(real).size === 0) return `\`${renderPromQL(real)}\``;
-  if (real.kind === 'number') {
-    const name = twin?.kind === 'number' ? nameOf.get(twin.value) : undefined;
-    const spec = name === undefined ? undefined : specs[name];
-    if (name === undefined || spec === undefined) return formatNumber(real.value);
-    return `${formatThreshold(values[name] ?? real.value, spec)} (${name})`;
-  }
-  if (real.kind === 'binary') {
-    const t = twin?.kind === 'binary' && twin.op === real.op ? twin : undefined;
-    const side = (e: Expr, s: Expr | undefined, isRight: boolean): string => {
-      const text = describeExpr(e, sameShape(e, s), nameOf, specs, values);
-      return e.kind === 'binary' && signalOf(e) === undefined && needsParentheses(real.op, e.op, isRight)
-        ? `(${text})`
-        : text;
+  if (e.kind === 'binary' && signalsIn(e).size > 0) {
+    const side = (operand: Expr, isRight: boolean): string => {
+      const text = describeExpr(operand, specs);
+      return operand.kind === 'binary' && needsParentheses(e.op, operand.op, isRight) ? `(${text})` : text;
     };
-    return `${side(real.lhs, t?.lhs, false)} ${OP_WORD[real.op] ?? real.op} ${side(real.rhs, t?.rhs, true)}`;
+    return `${side(e.lhs, false)} ${OP_WORD[e.op] ?? e.op} ${side(e.rhs, true)}`;
   }
-  return `\`${renderPromQL(real)}\``;
+  return `\`${renderPromQL(e)}\``;
 }
 
 /** PromQL's binary operator precedence, lowest first. */

@@ -43,7 +43,10 @@ export function evaluate(expr: Expr, store: SeriesStore, atMs: number): InstantV
 function evaluateValue(expr: Expr, store: SeriesStore, atMs: number): Value {
   switch (expr.kind) {
     case 'number':
+    case 'threshold':
       return { kind: 'scalar', value: expr.value };
+    case 'signal':
+      return evaluateValue(expr.expr, store, atMs);
     case 'selector':
       return { kind: 'vector', samples: store.instant(expr.metric, expr.matchers, atMs) };
     case 'range':

@@ -58,7 +58,11 @@ export type Expr =
       readonly matching?: VectorMatching;
     }
   | { readonly kind: 'number'; readonly value: number }
-  | { readonly kind: 'clamp_min'; readonly expr: Expr; readonly min: number };
+  | { readonly kind: 'clamp_min'; readonly expr: Expr; readonly min: number }
+  /** A named signal: computed and printed as its `expr`; the name says what the subtree is. */
+  | { readonly kind: 'signal'; readonly id: string; readonly expr: Expr }
+  /** A named threshold: computed and printed as the plain number `value`. */
+  | { readonly kind: 'threshold'; readonly name: string; readonly value: number };
 
 // ---- builders: terse constructors so definitions read like PromQL ----
 
@@ -95,6 +99,16 @@ export function num(value: number): Expr {
   return { kind: 'number', value };
 }
 
+/** The signal `id`, whose expression is `expr`. */
+export function signalRef(id: string, expr: Expr): Expr {
+  return { kind: 'signal', id, expr };
+}
+
+/** The threshold `name` with the value in force. */
+export function threshold(name: string, value: number): Expr {
+  return { kind: 'threshold', name, value };
+}
+
 export function binary(op: ArithmeticOp | ComparisonOp | SetOp, lhs: Expr, rhs: Expr, matching?: VectorMatching): Expr {
   return matching === undefined ? { kind: 'binary', op, lhs, rhs } : { kind: 'binary', op, lhs, rhs, matching };
 }
@@ -127,12 +141,14 @@ export function childrenOf(expr: Expr): Expr[] {
     case 'aggregate':
     case 'histogram_quantile':
     case 'clamp_min':
+    case 'signal':
       return [expr.expr];
     case 'binary':
       return [expr.lhs, expr.rhs];
     case 'selector':
     case 'range':
     case 'number':
+    case 'threshold':
       return [];
   }
 }

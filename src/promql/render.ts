@@ -39,7 +39,10 @@ function render(expr: Expr, options: RenderOptions): string {
     case 'clamp_min':
       return `clamp_min(${render(expr.expr, options)}, ${formatNumber(expr.min)})`;
     case 'number':
+    case 'threshold':
       return formatNumber(expr.value);
+    case 'signal':
+      return render(expr.expr, options);
     case 'binary': {
       const lhs = renderOperand(expr.lhs, options);
       const rhs = renderOperand(expr.rhs, options);
@@ -51,7 +54,13 @@ function render(expr: Expr, options: RenderOptions): string {
 /** Binary operands are parenthesised unless they are atoms, so the tree's shape survives precedence rules. */
 function renderOperand(expr: Expr, options: RenderOptions): string {
   const text = render(expr, options);
-  return expr.kind === 'binary' || expr.kind === 'aggregate' ? `(${text})` : text;
+  const shown = unwrapSignal(expr);
+  return shown.kind === 'binary' || shown.kind === 'aggregate' ? `(${text})` : text;
+}
+
+/** What a signal node prints as: its expression. */
+function unwrapSignal(expr: Expr): Expr {
+  return expr.kind === 'signal' ? unwrapSignal(expr.expr) : expr;
 }
 
 function renderMatching(matching: VectorMatching | undefined): string {

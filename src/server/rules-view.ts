@@ -14,7 +14,14 @@ import {
 } from '../diagnosis/catalog.js';
 import { type ObservationId, observationSettings } from '../diagnosis/observation.js';
 import { OBSERVATIONS } from '../diagnosis/observations/index.js';
-import type { RuleId, RuleScope, Severity, ThresholdSpec, ThresholdValues } from '../diagnosis/rule.js';
+import {
+  conditionWith,
+  type RuleId,
+  type RuleScope,
+  type Severity,
+  type ThresholdSpec,
+  type ThresholdValues,
+} from '../diagnosis/rule.js';
 import { runbookUrl } from '../diagnosis/runbook.js';
 import { formatDuration, renderPromQL } from '../promql/render.js';
 
@@ -76,7 +83,7 @@ export function rulesView(overrides: RuleOverrides, runbookBaseUrl: string): Rul
       title: observation.title,
       for: formatDuration(forMs),
       thresholds: thresholdViews(observation.thresholds, thresholds),
-      expr: renderPromQL(observation.condition(thresholds)),
+      expr: renderPromQL(conditionWith(observation, thresholds)),
       supersededBy: observation.supersededBy ?? [],
       meaning: observation.text.meaning,
     })),
@@ -107,7 +114,7 @@ function ruleView(settings: RuleSettings, runbookBaseUrl: string): RuleView {
     enabled: settings.enabled,
     for: formatDuration(settings.forMs),
     thresholds,
-    expr: renderPromQL(rule.condition(settings.thresholds)),
+    expr: renderPromQL(conditionWith(rule, settings.thresholds)),
     meaning: rule.text.meaning,
     runbook: runbookUrl(runbookBaseUrl, rule.id),
   };

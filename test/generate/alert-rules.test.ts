@@ -3,6 +3,7 @@
  * per diagnosis carrying the definition's condition, duration and severity, annotations that measure the
  * alert's own series, and runbooks derived from the definitions.
  */
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { ruleSettings } from '../../src/diagnosis/catalog.js';
 import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/engine.js';
+import { conditionWith } from '../../src/diagnosis/rule.js';
 import { DEFAULT_RUNBOOK_BASE_URL, runbookUrl } from '../../src/diagnosis/runbook.js';
 import { signal } from '../../src/diagnosis/signals.js';
 import { INHIBITIONS } from '../../src/generate/alertmanager.js';
@@ -51,7 +53,7 @@ describe('alert rules', () => {
     expect(group.rules.map((r) => r.alert)).toEqual(settings.map((s) => s.rule.id));
     for (const s of settings) {
       const alert = group.rules.find((r) => r.alert === s.rule.id)!;
-      expect(alert.expr).toBe(renderPromQL(s.rule.condition(s.thresholds)));
+      expect(alert.expr).toBe(renderPromQL(conditionWith(s.rule, s.thresholds)));
       expect(alert.for).toBe(formatDuration(s.forMs));
       expect(alert.labels).toEqual({ severity: s.rule.severity });
       expect(alert.annotations.runbook_url).toBe(runbookUrl(DEFAULT_RUNBOOK_BASE_URL, s.rule.id));
@@ -200,7 +202,7 @@ describe('runbooks', () => {
       expect(text).toContain(`**${formatDuration(s.forMs)}**`);
       for (const name of Object.keys(s.rule.thresholds)) expect(text).toContain(`| \`${name}\` |`);
       expect(text).toContain(s.rule.text.meaning);
-      expect(text).toContain(`\`\`\`promql\n${renderPromQL(s.rule.condition(s.thresholds))}\n\`\`\``);
+      expect(text).toContain(`\`\`\`promql\n${renderPromQL(conditionWith(s.rule, s.thresholds))}\n\`\`\``);
       for (const step of s.rule.text.confirm) {
         expect(text).toContain(step.text);
         for (const id of step.signals) expect(text).toContain(`**${signal(id).title}**`);

@@ -3,12 +3,14 @@
  * missing or leftover files (1, naming them), and `--config` overrides reach the alert expressions and the
  * dashboard threshold lines; a bad config names the key and exits 2.
  */
+
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { ruleSettings } from '../../src/diagnosis/catalog.js';
+import { conditionWith } from '../../src/diagnosis/rule.js';
 import { SIGNALS } from '../../src/diagnosis/signals.js';
 import { generateArtifacts } from '../../src/generate/artifacts.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
@@ -101,7 +103,7 @@ describe('generate --config', () => {
     const backlog = rules.find((r) => r.alert === 'WorkqueueBacklog')!;
     const backlogSettings = ruleSettings(overrides).find((s) => s.rule.id === 'WorkqueueBacklog')!;
     expect(backlogSettings.thresholds.minDepth).toBe(50);
-    expect(backlog.expr).toBe(renderPromQL(backlogSettings.rule.condition(backlogSettings.thresholds)));
+    expect(backlog.expr).toBe(renderPromQL(conditionWith(backlogSettings.rule, backlogSettings.thresholds)));
     expect(backlog.expr).not.toBe(
       ruleFileOf(filesByPath()).groups[0]!.rules.find((r) => r.alert === 'WorkqueueBacklog')!.expr,
     );

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { parse } from 'yaml';
 import { type RuleOverrides, ruleSettings } from '../../src/diagnosis/catalog.js';
+import { conditionWith } from '../../src/diagnosis/rule.js';
 import { SIGNALS } from '../../src/diagnosis/signals.js';
 import { type GeneratedFile, generateArtifacts } from '../../src/generate/artifacts.js';
 import { type DashboardKey, OUTPUT } from '../../src/generate/defaults.js';
@@ -123,21 +124,27 @@ export function expectedLines(overrides: RuleOverrides = {}): Map<string, Map<nu
   const signalByJson = new Map(SIGNALS.map((s) => [JSON.stringify(s.expr), s.id]));
   for (const settings of ruleSettings(overrides)) {
     if (!settings.enabled) continue;
-    const base = settings.rule.condition(settings.thresholds);
+    const base = conditionWith(settings.rule, settings.thresholds);
     for (const name of Object.keys(settings.thresholds)) {
-      const moved = settings.rule.condition({
+      const moved = conditionWith(settings.rule, {
         ...settings.thresholds,
         [name]: (settings.thresholds[name] ?? 0) * 1.37 + 0.123,
       });
+      // Signal and threshold nodes are read as what they compute: the signal's expression, a number.
+      const shown = (e: Expr): Expr => (e.kind === 'signal' ? e.expr : e);
+      const numberIn = (e: Expr): number | undefined =>
+        e.kind === 'number' || e.kind === 'threshold' ? e.value : undefined;
       const walk = (a: Expr, b: Expr): void => {
         if (a.kind !== 'binary' || b.kind !== 'binary') return;
-        const id = signalByJson.get(JSON.stringify(a.lhs));
-        if (['>', '<', '>=', '<=', '==', '!='].includes(a.op) && id !== undefined && a.rhs.kind === 'number') {
-          if (b.rhs.kind === 'number' && b.rhs.value !== a.rhs.value) {
+        const id = signalByJson.get(JSON.stringify(shown(a.lhs)));
+        const aValue = numberIn(a.rhs);
+        if (['>', '<', '>=', '<=', '==', '!='].includes(a.op) && id !== undefined && aValue !== undefined) {
+          const bValue = numberIn(b.rhs);
+          if (bValue !== undefined && bValue !== aValue) {
             const byValue = lines.get(id) ?? new Map<number, Set<string>>();
-            const rules = byValue.get(a.rhs.value) ?? new Set<string>();
+            const rules = byValue.get(aValue) ?? new Set<string>();
             rules.add(settings.rule.id);
-            byValue.set(a.rhs.value, rules);
+            byValue.set(aValue, rules);
             lines.set(id, byValue);
           }
           return;

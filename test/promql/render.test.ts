@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rule } from '../../src/diagnosis/catalog.js';
-import { defaultThresholds } from '../../src/diagnosis/rule.js';
+import { conditionWith, defaultThresholds } from '../../src/diagnosis/rule.js';
 import { signal } from '../../src/diagnosis/signals.js';
 import { eq } from '../../src/promql/expr.js';
 import { formatDuration, renderPromQL } from '../../src/promql/render.js';
@@ -24,7 +24,7 @@ describe('renderPromQL', () => {
 
   it('renders joins of controller-level signals onto queues with group_left', () => {
     const saturated = rule('WorkqueueSaturated');
-    const text = renderPromQL(saturated.condition(defaultThresholds(saturated)));
+    const text = renderPromQL(conditionWith(saturated, defaultThresholds(saturated)));
     expect(text).toContain(
       '(sum without (priority) (rate(workqueue_work_duration_seconds_sum[15m]))) >= ignoring (name) group_left () (controller_runtime_max_concurrent_reconciles * 0.88)',
     );

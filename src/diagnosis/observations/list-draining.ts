@@ -1,6 +1,6 @@
 import { allOf, binary } from '../../promql/expr.js';
 import { DRAIN_SHARE } from '../capacity.js';
-import { compare, scale, sig } from '../conditions.js';
+import { compare, negated, scale, sig } from '../conditions.js';
 import { formatNumberWithUnit, formatValue, numberOf } from '../format.js';
 import { defineObservation } from '../observation.js';
 import type { SignalSnapshot } from '../rule.js';
@@ -26,7 +26,10 @@ export const listDraining = defineObservation({
   },
   forMs: MINUTE_MS,
   condition: (t) =>
-    allOf(compare('depth', '>=', t.minDepth), binary('<=', sig('depthSlope'), scale('completionRate', -t.drainShare))),
+    allOf(
+      compare('depth', '>=', t.minDepth),
+      binary('<=', sig('depthSlope'), scale('completionRate', negated(t.drainShare))),
+    ),
   evidence: ['depth', 'depthSlope', 'addRate', 'completionRate'],
   derivedTitles: { timeToDrain: 'Time to drain' },
   derive: (signals) => ({ timeToDrain: timeToDrain(signals) }),

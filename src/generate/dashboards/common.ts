@@ -54,10 +54,12 @@ export function narrowed(expr: Expr, matchers: readonly LabelMatcher[]): Expr {
     case 'aggregate':
     case 'histogram_quantile':
     case 'clamp_min':
+    case 'signal':
       return { ...expr, expr: narrowed(expr.expr, matchers) };
     case 'binary':
       return { ...expr, lhs: narrowed(expr.lhs, matchers), rhs: narrowed(expr.rhs, matchers) };
     case 'number':
+    case 'threshold':
       return expr;
   }
 }
