@@ -7,8 +7,9 @@
 import { memoizedBackend } from '../diagnosis/backend.js';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { RULES } from '../diagnosis/catalog.js';
-import { diagnose, EVALUATION_INTERVAL_MS } from '../diagnosis/engine.js';
+import { EVALUATION_INTERVAL_MS } from '../diagnosis/engine.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
+import { diagnoseSource } from '../service/diagnose-source.js';
 import { runVirtual, type SimulationParams } from '../simulate/index.js';
 import { recordingSourceFromText } from '../sources/recording-source.js';
 import { compareWithTruth, type QueueVerdict } from './compare.js';
@@ -42,11 +43,11 @@ export async function runCase(
     const verdicts: QueueVerdict[] = [];
     const backend = memoizedBackend(source.backend);
     for (const atMs of judgedTimes(range, options)) {
-      const report = await diagnose(backend, {
+      const report = await diagnoseSource(source, {
         atMs,
         runbookBaseUrl: DEFAULT_RUNBOOK_BASE_URL,
         overrides,
-        targets: source.targets(),
+        backend,
       });
       verdicts.push(...compareWithTruth(report, run.truth, atMs - range.startMs));
     }

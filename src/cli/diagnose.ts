@@ -9,13 +9,13 @@ import { Option } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { parseOverridesFile } from '../config/queue-overrides.js';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
-import { diagnose } from '../diagnosis/engine.js';
 import type { Report } from '../diagnosis/report.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { renderTextReport } from '../diagnosis/text-report.js';
 import { staticTargets } from '../discovery/static.js';
 import { ExpositionError } from '../exposition/exposition-error.js';
 import { PrometheusApiError } from '../prometheus/prometheus-api.js';
+import { diagnoseSource } from '../service/diagnose-source.js';
 import { createPrometheusSource } from '../sources/prometheus-source.js';
 import { openRecordingSource } from '../sources/recording-source.js';
 import { createScrapeSource } from '../sources/scrape-source.js';
@@ -83,14 +83,10 @@ async function runDiagnose(flags: DiagnoseFlags): Promise<number> {
   let source: MetricsSource | undefined;
   try {
     source = await openSource(flags);
-    const range = source.dataRange();
-    const atMs = atOption ?? (source.kind === 'recording' ? range?.endMs : undefined) ?? Date.now();
-    const report = await diagnose(source.backend, {
-      atMs,
+    const report = await diagnoseSource(source, {
+      ...(atOption !== undefined ? { atMs: atOption } : {}),
       runbookBaseUrl: flags.runbookBaseUrl,
       overrides,
-      targets: source.targets(),
-      ...(source.kind === 'scrape' && range !== undefined ? { historyStartMs: range.startMs } : {}),
     });
     process.stdout.write(flags.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderTextReport(report));
     return exitCodeFor(report, flags.failOn);

@@ -1,49 +1,15 @@
 /**
- * Where the engine gets its numbers. Two implementations: in-process over the scraped or replayed history
- * (`createStoreBackend`), and a Prometheus-compatible HTTP API that evaluates the rendered PromQL on the server.
+ * Where the engine gets its numbers: a `DiagnosisBackend` (declared in `promql/backend.ts`). Two
+ * implementations: in-process over the scraped or replayed history (`store/backend.ts`), and a
+ * Prometheus-compatible HTTP API that evaluates the rendered PromQL on the server
+ * (`prometheus/prometheus-backend.ts`). What the engine adds on top of either lives here.
  */
 
-import { evaluate, type SeriesStore } from '../promql/evaluate.js';
+import type { DiagnosisBackend } from '../promql/backend.js';
 import type { Expr } from '../promql/expr.js';
-import { type InstantVector, type Labels, METRIC_NAME_LABEL } from '../promql/vector.js';
-import type { History } from '../store/history.js';
+import type { InstantVector } from '../promql/vector.js';
 
-export interface DiagnosisBackend {
-  /** The vector of `expr` at each of `timesMs` (ascending, evenly spaced when more than one). */
-  evaluate(expr: Expr, timesMs: readonly number[]): Promise<InstantVector[]>;
-  /** Label sets (with `__name__`) of the series of `metric` that have samples in `(fromMs, toMs]`. */
-  seriesLabels(metric: string, fromMs: number, toMs: number): Promise<Labels[]>;
-}
-
-/** A store that can also list series, as the in-process history does. */
-export interface ListableSeriesStore extends SeriesStore {
-  seriesLabels(metric: string, fromMs: number, toMs: number): Labels[];
-}
-
-export function createStoreBackend(store: ListableSeriesStore): DiagnosisBackend {
-  return {
-    async evaluate(expr, timesMs) {
-      return timesMs.map((t) => evaluate(expr, store, t));
-    },
-    async seriesLabels(metric, fromMs, toMs) {
-      return store.seriesLabels(metric, fromMs, toMs);
-    },
-  };
-}
-
-/** The in-process history seen as a store the engine can list and evaluate (structural: no copy). */
-export function historyStore(history: History): ListableSeriesStore {
-  return {
-    instant: (metric, matchers, atMs) => history.instant(metric, matchers, atMs),
-    select: (metric, matchers, startMs, endMs) => history.select({ metric, matchers }, startMs, endMs),
-    seriesLabels(metric, fromMs, toMs) {
-      return history
-        .select({ metric }, fromMs, toMs)
-        .filter((view) => view.t.length > 0)
-        .map((view) => ({ ...view.labels, [METRIC_NAME_LABEL]: view.name }));
-    },
-  };
-}
+export type { DiagnosisBackend };
 
 /**
  * `inner` with every vector remembered by expression and time: for data that no longer changes (a

@@ -10,6 +10,7 @@
  * queue's `observations` and nothing else: never a finding, never the status.
  */
 import { CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../metrics/names.js';
+import { type TargetState, targetName } from '../metrics/target.js';
 import { type Expr, metricsOf } from '../promql/expr.js';
 import { formatDuration } from '../promql/render.js';
 import { type Labels, signatureWithout } from '../promql/vector.js';
@@ -24,7 +25,6 @@ import {
   QUEUE_ONLY_LABELS,
   type QueueIdentity,
   queueKey,
-  targetName,
 } from './queue-identity.js';
 import {
   compareQueues,
@@ -39,6 +39,8 @@ import {
   conditionWith,
   type DiagnosisRule,
   type SignalSnapshot,
+  type TargetAssessment,
+  type TargetFacts,
   type TextContext,
   type ThresholdValues,
 } from './rule.js';
@@ -61,14 +63,6 @@ export const SINCE_LOOKBACK_MS = 60 * 60_000;
 const ESSENTIAL_SIGNALS = ['depthAvg', 'addRate'] as const;
 /** Observations take no overrides: their defaults are in force everywhere. */
 const OBSERVATION_SETTINGS: readonly ObservationSettings[] = OBSERVATIONS.map(observationSettings);
-
-export type TargetState = {
-  /** `job/instance`, as `targetName` derives it from the labels. */
-  readonly name: string;
-  readonly labels: Labels;
-  /** Set when the target could not be read at all. */
-  readonly error?: { readonly code: string; readonly message: string };
-};
 
 export type DiagnoseOptions = {
   readonly atMs: number;
@@ -443,6 +437,11 @@ function evidenceOf(
   return { context, evidence };
 }
 
+/** A target-scope rule without `assessTarget`: a finding while its condition holds for the target. */
+function defaultTargetAssessment(target: TargetFacts): TargetAssessment | undefined {
+  return target.holdingSinceMs === undefined ? undefined : { kind: 'finding', sinceMs: target.holdingSinceMs };
+}
+
 function severityRank(f: Finding): number {
   return f.severity === 'critical' ? 2 : 1;
 }
@@ -454,7 +453,7 @@ function queueStatus(findings: readonly Finding[], snapshot: SignalSnapshot): Qu
   return 'ok';
 }
 
-// ---- targets: not observable, standby, scrape errors ----
+// ---- targets: standby, scrape errors, target-scope rules ----
 
 async function targetReports(
   backend: DiagnosisBackend,
@@ -479,11 +478,10 @@ async function targetReports(
     }
   }
   const { settings } = ruleSettingsForQueue(overrides, { name: null, controller: null });
-  const notObservable = settings.find((s) => s.rule.scope === 'target');
-  const holding =
-    notObservable?.enabled === true
-      ? await holdingSince(backend, notObservable, at, step, options.historyStartMs, (labels) => targetName(labels))
-      : new Map<string, number>();
+  const targetRules = settings.filter((s) => s.enabled && s.rule.scope === 'target');
+  const holdingByRule = await Promise.all(
+    targetRules.map((s) => holdingSince(backend, s, at, step, options.historyStartMs, (labels) => targetName(labels))),
+  );
   const leader = await backend.evaluate(signal('leaderStatus').expr, [at]);
   const leaderByTarget = new Map<string, number>();
   for (const sample of leader[0] ?? []) leaderByTarget.set(targetName(sample.labels), sample.value);
@@ -498,43 +496,35 @@ async function targetReports(
     const identity = { target: target.name, name: null, controller: null };
     const id = identityOf({ ...target.labels }).id;
     const base = { id, queue: identity, observations: [] };
-    if (target.error !== undefined) {
-      if (notObservable?.enabled === true) {
-        reports.push({
-          ...base,
-          status: 'warning',
-          findings: [buildFinding(notObservable, {}, null, options.runbookBaseUrl, target.error.message)],
-          signals: {},
-        });
-      }
-      continue;
-    }
-    if (leaderByTarget.get(target.name) === 0) {
+    if (target.error === undefined && leaderByTarget.get(target.name) === 0) {
       reports.push({ ...base, status: 'standby', findings: [], signals: {} });
       continue;
     }
-    if (notObservable === undefined || !notObservable.enabled) continue;
-    const since = holding.get(target.name);
-    if (since !== undefined) {
+    const findings: Finding[] = [];
+    let unknown = false;
+    targetRules.forEach((ruleSettings, index) => {
+      const since = holdingByRule[index]?.get(target.name);
+      const facts: TargetFacts = {
+        ...(target.error !== undefined ? { error: target.error } : {}),
+        ...(since !== undefined ? { holdingSinceMs: since } : {}),
+        hasControllerMetrics: reconcileTargets.has(target.name),
+        listed: options.targets?.some((t) => t.name === target.name) ?? false,
+      };
+      const { rule } = ruleSettings;
+      const assessment = rule.assessTarget === undefined ? defaultTargetAssessment(facts) : rule.assessTarget(facts);
+      if (assessment?.kind === 'finding')
+        findings.push(buildFinding(ruleSettings, {}, assessment.sinceMs, options.runbookBaseUrl, assessment.detail));
+      else if (assessment?.kind === 'unknown') unknown = true;
+    });
+    if (findings.length > 0) {
       reports.push({
         ...base,
-        status: 'warning',
-        findings: [buildFinding(notObservable, {}, since, options.runbookBaseUrl)],
+        status: queueStatus(findings, {}),
+        findings: findings.sort((a, b) => severityRank(b) - severityRank(a)),
         signals: {},
       });
-    } else if (reconcileTargets.has(target.name)) {
-      // Controller metrics without queues, not yet for the rule's full duration.
+    } else if (unknown) {
       reports.push({ ...base, status: 'unknown', findings: [], signals: {} });
-    } else if (options.targets?.some((t) => t.name === target.name)) {
-      // A target the service was told to read that exposes no controller or work-queue metrics at all.
-      reports.push({
-        ...base,
-        status: 'warning',
-        findings: [
-          buildFinding(notObservable, {}, null, options.runbookBaseUrl, 'it exposes no workqueue_* metrics at all'),
-        ],
-        signals: {},
-      });
     }
   }
   return reports;

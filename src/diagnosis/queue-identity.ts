@@ -8,6 +8,7 @@
  * side lacks, whatever target labels a deployment adds.
  */
 import { LABEL } from '../metrics/names.js';
+import { targetName } from '../metrics/target.js';
 import { type Labels, signatureWithout, withoutLabels } from '../promql/vector.js';
 
 /** Labels that are not part of a queue's identity on work-queue series. */
@@ -43,13 +44,6 @@ export function processKey(seriesLabels: Labels): string {
 
 /** Labels that distinguish series within one process but never name a target. */
 const PER_SERIES_LABELS: readonly string[] = [LABEL.result, LABEL.code, LABEL.method, LABEL.host];
-
-export function targetName(labels: Labels): string {
-  const job = labels[LABEL.job];
-  const instance = labels[LABEL.instance];
-  if (job !== undefined && instance !== undefined) return `${job}/${instance}`;
-  return instance ?? job ?? 'unknown';
-}
 
 export function identityOf(seriesLabels: Labels): QueueIdentity {
   const labels = queueLabels(seriesLabels);

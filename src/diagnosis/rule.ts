@@ -49,7 +49,7 @@ export type SignalSnapshot = Readonly<Record<string, SignalValue>>;
 export type TextContext<K extends string = string> = {
   readonly signals: SignalSnapshot;
   readonly thresholds: ThresholdValues<K>;
-  /** Set for target-level findings the engine raises itself (e.g. the scrape error of an unreachable target). */
+  /** Set for target-level findings a rule's `assessTarget` raises (e.g. the scrape error of an unreachable target). */
   readonly detail?: string;
 };
 
@@ -78,10 +78,38 @@ export type ConditionDefinition<K extends string = string> = {
   readonly derivedTitles?: Readonly<Record<string, string>>;
 };
 
+/**
+ * What the engine knows of a target without queues when it asks a target-scope rule about it. Standby
+ * replicas (leader election lost) are settled before: they are never assessed.
+ */
+export type TargetFacts = {
+  /** Set when the target could not be read at all. */
+  readonly error?: { readonly code: string; readonly message: string };
+  /** When the rule's condition has held for the target at every step of its `for`: since when. */
+  readonly holdingSinceMs?: number;
+  /** The target exposes controller-runtime metrics. */
+  readonly hasControllerMetrics: boolean;
+  /** The caller scraped or replayed the target itself (it was not only seen in series). */
+  readonly listed: boolean;
+};
+
+/**
+ * A target-scope rule's verdict on a target without queues: a finding (with its `since` and the detail its
+ * texts read), or `unknown` (not diagnosable yet, no finding). Nothing: the target is not reported.
+ */
+export type TargetAssessment =
+  | { readonly kind: 'finding'; readonly sinceMs: number | null; readonly detail?: string }
+  | { readonly kind: 'unknown' };
+
 export type DiagnosisRule<K extends string = string> = ConditionDefinition<K> & {
   readonly id: RuleId;
   readonly severity: Severity;
   readonly scope: RuleScope;
+  /**
+   * Target-scope rules: what the engine reports for a target without queues, from what it knows of the
+   * target. Without it, a target-scope rule reports a finding for the targets its condition holds for.
+   */
+  assessTarget?(target: TargetFacts): TargetAssessment | undefined;
   readonly text: {
     /** One line with the measured values. */
     summary(context: TextContext<K>): string;

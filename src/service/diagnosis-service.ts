@@ -4,9 +4,9 @@
  * metrics read from here; nothing here listens or writes files.
  */
 import type { RuleOverrides } from '../diagnosis/catalog.js';
-import { diagnose } from '../diagnosis/engine.js';
 import type { Report } from '../diagnosis/report.js';
 import type { MetricsSource } from '../sources/source.js';
+import { diagnoseSource } from './diagnose-source.js';
 
 export type DiagnosisServiceOptions = {
   readonly source: MetricsSource;
@@ -54,13 +54,10 @@ export function createDiagnosisService(options: DiagnosisServiceOptions): Diagno
   async function evaluateOnce(): Promise<EvaluationOutcome> {
     const started = performance.now();
     try {
-      const range = options.source.dataRange();
-      const report = await diagnose(options.source.backend, {
+      const report = await diagnoseSource(options.source, {
         atMs: now(),
         runbookBaseUrl: options.runbookBaseUrl,
         overrides,
-        targets: options.source.targets(),
-        ...(options.source.kind === 'scrape' && range !== undefined ? { historyStartMs: range.startMs } : {}),
       });
       latest = report;
       error = undefined;

@@ -4,9 +4,9 @@
  * build info. URLs are shown without credentials.
  */
 
-import { targetName } from '../diagnosis/queue-identity.js';
 import type { Target } from '../discovery/target.js';
 import { labelsOf } from '../exposition/labels.js';
+import { targetName } from '../metrics/target.js';
 import type { BuildInfo, PrometheusClient } from '../prometheus/prometheus-api.js';
 import { redactUrl } from '../scrape/scrape-error.js';
 import type { TargetHealth } from '../scrape/target-health.js';

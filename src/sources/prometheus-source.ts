@@ -3,8 +3,9 @@
  * `job` and `instance` form one target named after the server's URL, credentials removed
  * (`prometheusTargetName`).
  */
-import { createPrometheusBackend, prometheusTargetName } from '../diagnosis/prometheus-backend.js';
+
 import { createPrometheusClient, type PrometheusClientOptions } from '../prometheus/prometheus-api.js';
+import { createPrometheusBackend, prometheusTargetName } from '../prometheus/prometheus-backend.js';
 import type { MetricsSource } from './source.js';
 
 export function createPrometheusSource(options: PrometheusClientOptions): MetricsSource {

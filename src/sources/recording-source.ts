@@ -1,8 +1,8 @@
 /** A recording replayed as if scraped: the whole file is loaded into an unbounded history at once. */
-import { createStoreBackend, historyStore } from '../diagnosis/backend.js';
-import { targetName } from '../diagnosis/queue-identity.js';
 import { keepFamilies } from '../exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
+import { targetName } from '../metrics/target.js';
+import { createStoreBackend, historyStore } from '../store/backend.js';
 import { History } from '../store/history.js';
 import { loadRecording, type Recording, readRecording } from '../store/recording.js';
 import type { MetricsSource } from './source.js';

@@ -29,15 +29,13 @@
  *   source's HTTP agents; it is final and idempotent.
  */
 import { performance } from 'node:perf_hooks';
-import { createStoreBackend, historyStore } from '../diagnosis/backend.js';
-import type { TargetState } from '../diagnosis/engine.js';
-import { targetName } from '../diagnosis/queue-identity.js';
 import type { Target } from '../discovery/target.js';
 import { isExpositionError } from '../exposition/exposition-error.js';
 import { labelsOf } from '../exposition/labels.js';
 import { parsePage } from '../exposition/parse-off-thread.js';
 import type { ExpositionFormat, ParsedPage } from '../exposition/parsed-page.js';
 import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
+import { type TargetState, targetName } from '../metrics/target.js';
 import { fetchMetricsPage, isScrapeError } from '../scrape/http-fetch.js';
 import { createHttpAgents } from '../scrape/http-transport.js';
 import type { ScrapeErrorCode } from '../scrape/scrape-error.js';
@@ -50,6 +48,7 @@ import {
   recordSkippedScrape,
   type TargetHealth,
 } from '../scrape/target-health.js';
+import { createStoreBackend, historyStore } from '../store/backend.js';
 import { DEFAULT_SCRAPE_INTERVAL_MS, History } from '../store/history.js';
 import type { MetricsSource } from './source.js';
 import { isDynamicProvider, labelSignature, scrapeLabels, type TargetProvider } from './target-provider.js';

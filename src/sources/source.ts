@@ -5,8 +5,8 @@
  * - `prometheus`: a Prometheus-compatible HTTP API that evaluates every signal's PromQL itself.
  * The engine sees only `backend` (evaluation) and `targets()` (what was read, and what failed).
  */
-import type { DiagnosisBackend } from '../diagnosis/backend.js';
-import type { TargetState } from '../diagnosis/engine.js';
+import type { TargetState } from '../metrics/target.js';
+import type { DiagnosisBackend } from '../promql/backend.js';
 
 export type SourceKind = 'scrape' | 'recording' | 'prometheus';
 

@@ -1,6 +1,6 @@
 import { CLIENT_GO, CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../../metrics/names.js';
 import { aggregateBy, binary, num, selector } from '../../promql/expr.js';
-import { defineRule, type RuleCase } from '../rule.js';
+import { defineRule, type RuleCase, type TargetAssessment, type TargetFacts } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 const TARGET_LABELS = [LABEL.job, LABEL.instance];
@@ -49,6 +49,7 @@ export const notObservable = defineRule({
       onTarget,
     ),
   evidence: ['reconcileRate', 'leaderStatus'],
+  assessTarget: assessNotObservable,
   text: {
     summary: ({ detail }) =>
       detail === undefined
@@ -65,3 +66,17 @@ export const notObservable = defineRule({
     ],
   },
 });
+
+/**
+ * A target without queues (standby replicas excluded): not observable when it cannot be read (the scrape
+ * error is the detail), when the condition held for the whole `for`, or when the service was told to read
+ * it and it exposes no controller or work-queue metrics at all. Controller metrics without queues not yet
+ * for the full `for` leave it unknown.
+ */
+function assessNotObservable(target: TargetFacts): TargetAssessment | undefined {
+  if (target.error !== undefined) return { kind: 'finding', sinceMs: null, detail: target.error.message };
+  if (target.holdingSinceMs !== undefined) return { kind: 'finding', sinceMs: target.holdingSinceMs };
+  if (target.hasControllerMetrics) return { kind: 'unknown' };
+  if (target.listed) return { kind: 'finding', sinceMs: null, detail: 'it exposes no workqueue_* metrics at all' };
+  return undefined;
+}

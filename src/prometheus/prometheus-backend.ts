@@ -13,11 +13,11 @@
  */
 import { labelValue, makeLabels } from '../exposition/labels.js';
 import { LABEL } from '../metrics/names.js';
-import type { PrometheusClient } from '../prometheus/prometheus-api.js';
+import type { DiagnosisBackend } from '../promql/backend.js';
 import type { Expr } from '../promql/expr.js';
 import { renderPromQL } from '../promql/render.js';
 import type { InstantVector, Labels, VectorSample } from '../promql/vector.js';
-import type { DiagnosisBackend } from './backend.js';
+import type { PrometheusClient } from './prometheus-api.js';
 
 export type PrometheusBackendOptions = {
   /** The `instance` given to label sets without `job` and `instance`; see the module contract. */

@@ -1,0 +1,35 @@
+/**
+ * One diagnosis of a metrics source: the engine's options assembled from what the source knows (its
+ * backend, the targets it read, the span of its data), the same way for `diagnose`, `serve` and `calibrate`.
+ */
+import type { DiagnosisBackend } from '../diagnosis/backend.js';
+import type { RuleOverrides } from '../diagnosis/catalog.js';
+import { diagnose } from '../diagnosis/engine.js';
+import type { Report } from '../diagnosis/report.js';
+import type { MetricsSource } from '../sources/source.js';
+
+export type DiagnoseSourceOptions = {
+  /** Evaluation time; default: the end of a recording's data, else now. */
+  readonly atMs?: number;
+  readonly runbookBaseUrl: string;
+  readonly overrides?: RuleOverrides;
+  /**
+   * Evaluates in place of `source.backend`: a wrapper over it, such as `memoizedBackend(source.backend)`
+   * kept across many evaluations of data that no longer changes (calibration judging a recording at
+   * every step).
+   */
+  readonly backend?: DiagnosisBackend;
+};
+
+export function diagnoseSource(source: MetricsSource, options: DiagnoseSourceOptions): Promise<Report> {
+  const range = source.dataRange();
+  const atMs = options.atMs ?? (source.kind === 'recording' ? range?.endMs : undefined) ?? Date.now();
+  return diagnose(options.backend ?? source.backend, {
+    atMs,
+    runbookBaseUrl: options.runbookBaseUrl,
+    ...(options.overrides !== undefined ? { overrides: options.overrides } : {}),
+    targets: source.targets(),
+    // A live history may be shorter than a rule's `for`; a recording or Prometheus covers it in full.
+    ...(source.kind === 'scrape' && range !== undefined ? { historyStartMs: range.startMs } : {}),
+  });
+}
