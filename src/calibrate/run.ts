@@ -5,8 +5,7 @@
  */
 
 import { memoizedBackend } from '../diagnosis/backend.js';
-import type { RuleOverrides } from '../diagnosis/catalog.js';
-import { RULES } from '../diagnosis/catalog.js';
+import { RULES, type RuleOverrides } from '../diagnosis/catalog.js';
 import { EVALUATION_INTERVAL_MS } from '../diagnosis/engine.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { diagnoseSource } from '../service/diagnose-source.js';

@@ -36,6 +36,7 @@ import {
   type ReportError,
 } from './report.js';
 import {
+  type ConditionDefinition,
   conditionWith,
   type DiagnosisRule,
   type SignalSnapshot,
@@ -45,14 +46,7 @@ import {
   type ThresholdValues,
 } from './rule.js';
 import { runbookUrl } from './runbook.js';
-import {
-  REPORTED_SIGNALS,
-  SIGNAL_WINDOW_MS,
-  type SignalDefinition,
-  type SignalId,
-  type SignalScope,
-  signal,
-} from './signals.js';
+import { REPORTED_SIGNALS, SIGNAL_WINDOW_MS, type SignalDefinition, type SignalScope, signal } from './signals.js';
 import type { SignalValue } from './units.js';
 
 /** The rule evaluation interval: the step of `for` checks here and the `interval` of the generated rule group. */
@@ -417,10 +411,7 @@ async function queueObservations(
  * context its texts read (every signal and the derived values).
  */
 function evidenceOf(
-  definition: {
-    readonly evidence: readonly SignalId[];
-    derive?(signals: SignalSnapshot, thresholds: ThresholdValues): Record<string, SignalValue>;
-  },
+  definition: Pick<ConditionDefinition, 'evidence' | 'derive'>,
   snapshot: SignalSnapshot,
   thresholds: ThresholdValues,
   detail?: string,

@@ -148,9 +148,9 @@ export function conditionWith<K extends string>(definition: ConditionDefinition<
 }
 
 /** The default thresholds of a rule (or of an observation, which declares them the same way). */
-export function defaultThresholds<K extends string>(definition: {
-  readonly thresholds: Readonly<Record<K, ThresholdSpec>>;
-}): ThresholdValues<K> {
+export function defaultThresholds<K extends string>(
+  definition: Pick<ConditionDefinition<K>, 'thresholds'>,
+): ThresholdValues<K> {
   const out = {} as Record<K, number>;
   for (const [name, spec] of Object.entries(definition.thresholds) as Array<[K, ThresholdSpec]>)
     out[name] = spec.default;

@@ -121,9 +121,9 @@ function restRequestRate(matchers: readonly LabelMatcher[], windowMs: number = W
   return binary('or', perProcess(matchers), binary('*', perProcess([]), num(0)));
 }
 
-/** Reconciles per second over `windowMs`, all results. */
-function reconcileRate(windowMs: number): Expr {
-  return sumWithout([LABEL.result], rate(CONTROLLER_RUNTIME.reconcileTotal, windowMs));
+/** Reconciles per second over `windowMs`, all results or those `matchers` select. */
+function reconcileRate(windowMs: number, matchers: readonly LabelMatcher[] = []): Expr {
+  return sumWithout([LABEL.result], rate(CONTROLLER_RUNTIME.reconcileTotal, windowMs, matchers));
 }
 
 /**
@@ -152,7 +152,7 @@ function unexplainedErrorRatio(windowMs: number): Expr {
 }
 
 function reconcileResultRate(result: string): Expr {
-  return sumWithout([LABEL.result], rate(CONTROLLER_RUNTIME.reconcileTotal, W, [eq(LABEL.result, result)]));
+  return reconcileRate(W, [eq(LABEL.result, result)]);
 }
 
 const signalList = [

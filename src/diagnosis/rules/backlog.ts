@@ -101,7 +101,7 @@ export const backlog = defineRule({
   },
   text: {
     summary: ({ signals }) =>
-      `Depth ${formatValue(signals.depth)}, ${depthTrend(signals)}: ${formatValue(signals.addRate)} added, ${formatValue(signals.completionRate)} finished; ${
+      `Depth ${formatValue(signals.depth)}, ${depthDirection(signals)}: ${formatValue(signals.addRate)} added, ${formatValue(signals.completionRate)} finished; ${
         signals.timeToDrain?.value == null ? 'not draining' : `drains in ${formatValue(signals.timeToDrain)}`
       }.`,
     meaning:
@@ -124,10 +124,8 @@ export const backlog = defineRule({
 });
 
 /** "growing 3.2/s" for a rising depth, "holding steady" for a level one (a standing backlog). */
-function depthTrend(signals: SignalSnapshot): string {
+function depthDirection(signals: SignalSnapshot): string {
   const slope = numberOf(signals.depthSlope);
   if (slope === undefined) return 'trend unknown';
-  return slope > 0 && signals.depthSlope !== undefined
-    ? `growing ${formatValue(signals.depthSlope)}`
-    : 'holding steady while keys wait';
+  return slope > 0 ? `growing ${formatValue(signals.depthSlope)}` : 'holding steady while keys wait';
 }
