@@ -1,22 +1,15 @@
 /**
  * The metric vocabulary: every metric and label name this project reads, writes or queries.
  *
- * Contract: no other module spells a metric name. Exporters (the reference queue's metrics
- * provider, the simulator), readers (signals, parser filters), generators (dashboards, alert
- * rules) and the service's own metrics import them from here, so a rename is one edit.
- * This module is a leaf: it imports nothing.
+ * Contract: no other module spells a metric name. Exporters (the simulator), readers (signals, parser
+ * filters), generators (dashboards, alert rules) and the service's own metrics import them from here, so a
+ * rename is one edit.
+ * The work-queue names themselves belong to the reference queue that exports them (`src/queue/metric-names.ts`);
+ * they are re-exported here, so this module imports only that leaf.
  */
+import { WORKQUEUE, WORKQUEUE_LABEL } from '../queue/metric-names.js';
 
-/** Work-queue metrics, as client-go's MetricsProvider names them (controller-runtime and component-base). */
-export const WORKQUEUE = {
-  depth: 'workqueue_depth',
-  adds: 'workqueue_adds_total',
-  queueDuration: 'workqueue_queue_duration_seconds',
-  workDuration: 'workqueue_work_duration_seconds',
-  unfinishedWork: 'workqueue_unfinished_work_seconds',
-  longestRunningProcessor: 'workqueue_longest_running_processor_seconds',
-  retries: 'workqueue_retries_total',
-} as const;
+export { WORKQUEUE };
 
 /** controller-runtime's per-controller metrics, used when present. */
 export const CONTROLLER_RUNTIME = {
@@ -37,9 +30,7 @@ export const CLIENT_GO = {
 
 /** Label names. */
 export const LABEL = {
-  name: 'name',
-  controller: 'controller',
-  priority: 'priority',
+  ...WORKQUEUE_LABEL,
   le: 'le',
   quantile: 'quantile',
   result: 'result',

@@ -23,7 +23,7 @@ import {
   type PrometheusContentType,
   type Registry,
 } from 'prom-client';
-import { LABEL, WORKQUEUE } from '../metrics/names.js';
+import { WORKQUEUE_LABEL as LABEL, WORKQUEUE } from './metric-names.js';
 import type { CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, SettableGaugeMetric } from './metrics.js';
 
 export type PrometheusFlavor = 'controller-runtime' | 'component-base';
