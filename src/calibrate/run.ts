@@ -6,7 +6,7 @@
 
 import { memoizedBackend } from '../diagnosis/backend.js';
 import { RULES, type RuleOverrides } from '../diagnosis/catalog.js';
-import { EVALUATION_INTERVAL_MS } from '../diagnosis/engine.js';
+import { EVALUATION_INTERVAL_MS } from '../diagnosis/rule.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { diagnoseSource } from '../service/diagnose-source.js';
 import { runVirtual, type SimulationParams } from '../simulate/index.js';

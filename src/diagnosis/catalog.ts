@@ -89,11 +89,6 @@ export function ruleSettingsForQueue(
   };
 }
 
-/** Whether any queue override changes thresholds (so conditions differ between queues). */
-export function hasQueueSpecificThresholds(overrides: RuleOverrides): boolean {
-  return (overrides.queues ?? []).some((q) => q.rules !== undefined && Object.keys(q.rules).length > 0);
-}
-
 function settingsFor(r: DiagnosisRule, layers: ReadonlyArray<RuleOverride | undefined>): RuleSettings {
   const thresholds: Record<string, number> = { ...defaultThresholds(r) };
   let forMs = r.forMs;

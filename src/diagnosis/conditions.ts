@@ -3,8 +3,8 @@
  * so signals of coarser scope (controller, process) are joined onto a queue-level left-hand side with
  * `ignoring(...) group_left`, never the other way round.
  */
-import { LABEL } from '../metrics/names.js';
-import { binary, type ComparisonOp, type Expr, num, signalRef, type VectorMatching } from '../promql/expr.js';
+import { binary, type ComparisonOp, type Expr, num, signalRef } from '../promql/expr.js';
+import { filterMatching, joinMatching } from './identity.js';
 import { type SignalId, type SignalScope, signal } from './signals.js';
 
 export function sig(id: SignalId): Expr {
@@ -28,18 +28,6 @@ export function negated(value: Expr | number): number {
   return -numericValue(value);
 }
 
-/** The matching that joins a series of `scope` onto queue-level series. */
-export function joinMatching(scope: SignalScope): VectorMatching | undefined {
-  switch (scope) {
-    case 'queue':
-      return undefined;
-    case 'controller':
-      return { ignoring: [LABEL.name], groupLeft: true };
-    case 'process':
-      return { ignoring: [LABEL.name, LABEL.controller], groupLeft: true };
-  }
-}
-
 /** `signal op threshold`: keeps the queues where it holds. */
 export function compare(id: SignalId, op: ComparisonOp, threshold: Expr | number): Expr {
   return binary(op, sig(id), operand(threshold));
@@ -61,11 +49,10 @@ export function scale(id: SignalId, factor: Expr | number): Expr {
 
 /** Keeps the queue-level series of `queueLevel` whose controller or process satisfies `otherCondition`. */
 export function where(queueLevel: Expr, otherCondition: Expr, otherScope: SignalScope): Expr {
-  const matching = joinMatching(otherScope);
-  return binary(
-    'and',
-    queueLevel,
-    otherCondition,
-    matching === undefined ? undefined : { ignoring: matching.ignoring ?? [] },
-  );
+  return binary('and', queueLevel, otherCondition, filterMatching(otherScope));
+}
+
+/** Keeps the queue-level series of `queueLevel` whose controller or process has no series in `other`. */
+export function unlessAny(queueLevel: Expr, other: Expr, otherScope: SignalScope): Expr {
+  return binary('unless', queueLevel, other, filterMatching(otherScope));
 }

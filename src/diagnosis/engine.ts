@@ -10,22 +10,15 @@
  * queue's `observations` and nothing else: never a finding, never the status.
  */
 import { CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../metrics/names.js';
-import { type TargetState, targetName } from '../metrics/target.js';
 import { type Expr, metricsOf } from '../promql/expr.js';
 import { formatDuration } from '../promql/render.js';
-import { type Labels, signatureWithout } from '../promql/vector.js';
+import type { Labels } from '../promql/vector.js';
+import { type TargetState, targetName } from '../sources/target-state.js';
 import type { DiagnosisBackend } from './backend.js';
 import { type RuleOverrides, type RuleSettings, ruleSettingsForQueue } from './catalog.js';
+import { identityOf, type QueueIdentity, queueKey, scopeKey } from './identity.js';
 import { type ObservationSettings, observationSettings } from './observation.js';
 import { OBSERVATIONS } from './observations/index.js';
-import {
-  CONTROLLER_AND_QUEUE_LABELS,
-  identityOf,
-  NON_IDENTITY_LABELS,
-  QUEUE_ONLY_LABELS,
-  type QueueIdentity,
-  queueKey,
-} from './queue-identity.js';
 import {
   compareQueues,
   type Finding,
@@ -39,6 +32,7 @@ import {
   type ConditionDefinition,
   conditionWith,
   type DiagnosisRule,
+  EVALUATION_INTERVAL_MS,
   type SignalSnapshot,
   type TargetAssessment,
   type TargetFacts,
@@ -46,11 +40,9 @@ import {
   type ThresholdValues,
 } from './rule.js';
 import { runbookUrl } from './runbook.js';
-import { REPORTED_SIGNALS, SIGNAL_WINDOW_MS, type SignalDefinition, type SignalScope, signal } from './signals.js';
+import { REPORTED_SIGNALS, SIGNAL_WINDOW_MS, type SignalDefinition, signal } from './signals.js';
 import type { SignalValue } from './units.js';
 
-/** The rule evaluation interval: the step of `for` checks here and the `interval` of the generated rule group. */
-export const EVALUATION_INTERVAL_MS = 30_000;
 /** How far back `since` is traced. */
 export const SINCE_LOOKBACK_MS = 60 * 60_000;
 /** Signals without which a queue's health cannot be judged. */
@@ -178,31 +170,6 @@ function discoverQueues(presence: Presence): QueueEntry[] {
 
 // ---- signals ----
 
-/** The key a queue's series of the given scope carry, from the queue's identity labels. */
-function scopeKeyOfQueue(queueLabels: Labels, scope: SignalScope): string {
-  switch (scope) {
-    case 'queue':
-      return signatureWithout(queueLabels, NON_IDENTITY_LABELS);
-    case 'controller':
-      return signatureWithout(queueLabels, [...NON_IDENTITY_LABELS, ...QUEUE_ONLY_LABELS]);
-    case 'process':
-      return signatureWithout(queueLabels, [...NON_IDENTITY_LABELS, ...CONTROLLER_AND_QUEUE_LABELS]);
-  }
-}
-
-/** Labels that distinguish series of one scope but are not part of its key. */
-const SERIES_DETAIL_LABELS = [LABEL.result, LABEL.code, LABEL.method, LABEL.host];
-
-function scopeKeyOfSeries(labels: Labels, scope: SignalScope): string {
-  const extra = scope === 'process' ? [...CONTROLLER_AND_QUEUE_LABELS, ...SERIES_DETAIL_LABELS] : SERIES_DETAIL_LABELS;
-  // Process-wide series such as leader election carry a `name` (the lease) that is not a queue name.
-  return signatureWithout(labels, [
-    ...NON_IDENTITY_LABELS,
-    ...extra,
-    ...(scope === 'controller' ? QUEUE_ONLY_LABELS : []),
-  ]);
-}
-
 async function evaluateSignals(
   backend: DiagnosisBackend,
   at: number,
@@ -213,13 +180,12 @@ async function evaluateSignals(
   const vectors = await Promise.all(REPORTED_SIGNALS.map(async (s) => (await backend.evaluate(s.expr, [at]))[0] ?? []));
   REPORTED_SIGNALS.forEach((definition, index) => {
     const byScopeKey = new Map<string, number>();
-    for (const sample of vectors[index] ?? [])
-      byScopeKey.set(scopeKeyOfSeries(sample.labels, definition.scope), sample.value);
+    for (const sample of vectors[index] ?? []) byScopeKey.set(scopeKey(sample.labels, definition.scope), sample.value);
     const present = presentKeys(definition, presence);
     const topBounds =
       definition.quantileOf === undefined ? undefined : highestFiniteBounds(definition.quantileOf, presence);
     for (const queue of queues) {
-      const key = scopeKeyOfQueue(queue.identity.labels, definition.scope);
+      const key = scopeKey(queue.identity.labels, definition.scope);
       const value = byScopeKey.get(key);
       const record = out.get(queue.key);
       if (record === undefined) continue;
@@ -233,7 +199,7 @@ async function evaluateSignals(
 function presentKeys(definition: SignalDefinition, presence: Presence): Set<string> {
   let keys: Set<string> | undefined;
   for (const metric of metricsOf(definition.expr)) {
-    const these = new Set((presence.get(metric) ?? []).map((l) => scopeKeyOfSeries(l, definition.scope)));
+    const these = new Set((presence.get(metric) ?? []).map((l) => scopeKey(l, definition.scope)));
     keys = keys === undefined ? these : new Set([...keys].filter((k) => these.has(k)));
   }
   return keys ?? new Set();

@@ -18,7 +18,3 @@ export function compareQueues(a: QueueReport, b: QueueReport): number {
     (a.queue.controller ?? '').localeCompare(b.queue.controller ?? '')
   );
 }
-
-export function statusRank(status: QueueStatus): number {
-  return STATUS_RANK[status];
-}

@@ -3,7 +3,9 @@
  * in-process check, the alert rule, the dashboard panels, the runbook and the REST text are all derived.
  * Nothing outside a rule file carries one of its thresholds.
  */
+
 import { type Expr, threshold } from '../promql/expr.js';
+import type { IdentityScope } from './identity.js';
 import type { SignalId } from './signals.js';
 import type { SignalValue, Unit } from './units.js';
 
@@ -12,6 +14,9 @@ import type { SignalValue, Unit } from './units.js';
  * catalog (`RULES`), and so the engine, the generated alerts, dashboards and runbooks and `/api/v1/rules`, the
  * report schema's enum and the calibration tables all follow it; each id has one definition under `rules/`.
  */
+/** The rule evaluation interval: the step of `for` checks in the engine and the `interval` of the generated rule group. */
+export const EVALUATION_INTERVAL_MS = 30_000;
+
 export const RULE_IDS = [
   'WorkqueueStuckWorker',
   'WorkqueueBacklog',
@@ -55,6 +60,11 @@ export type TextContext<K extends string = string> = {
 
 /** Where the condition's output series attach: one per queue, or one per target (process). */
 export type RuleScope = 'queue' | 'target';
+
+/** The identity scope of a rule's output series (a target is its process). */
+export function ruleIdentityScope(scope: RuleScope): IdentityScope {
+  return scope === 'queue' ? 'queue' : 'process';
+}
 
 /**
  * What a rule and an observation both are: thresholds, a condition that must hold at every evaluation step

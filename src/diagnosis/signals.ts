@@ -7,7 +7,7 @@
  *   per-priority depth and keeps every identity label, whichever label schema the target uses.
  * - Gauges go through `*_over_time` or `deriv`, never `rate`.
  * - Controller-level (`controller_runtime_*`) and process-level (`rest_client_*`, leader election) series
- *   are joined to queues by the engine (or by `group_left` in rule expressions), see `queue-identity.ts`.
+ *   are joined to queues by the engine (or by `group_left` in rule expressions), see `identity.ts`.
  */
 import {
   CLIENT_GO,
@@ -32,10 +32,11 @@ import {
   selector,
   sumWithout,
 } from '../promql/expr.js';
+import { type IdentityScope, joinMatching, labelsBeyond } from './identity.js';
 import type { Unit } from './units.js';
 
 /** Which series a signal's samples belong to, and so how they join to a queue. */
-export type SignalScope = 'queue' | 'controller' | 'process';
+export type SignalScope = IdentityScope;
 
 export type SignalDefinition = {
   readonly id: string;
@@ -137,14 +138,19 @@ function reconcileRate(windowMs: number, matchers: readonly LabelMatcher[] = [])
 function unexplainedErrorRate(windowMs: number): Expr {
   const errors = rate(CONTROLLER_RUNTIME.reconcileErrors, windowMs);
   const reconciles = reconcileRate(windowMs);
-  const shareOfProcess = binary('/', reconciles, sumWithout([LABEL.controller], reconciles), PER_PROCESS);
+  const shareOfProcess = binary(
+    '/',
+    reconciles,
+    sumWithout(labelsBeyond('controller', 'process'), reconciles),
+    PER_PROCESS,
+  );
   const conflicts = restRequestRate([eq(LABEL.code, CONFLICT_CODE)], windowMs);
   const charged = binary('*', shareOfProcess, conflicts, PER_PROCESS);
   return binary('or', clampMin(binary('-', errors, charged), 0), errors);
 }
 
 /** Joins controller-level series (left) to their process's series (right). */
-const PER_PROCESS = { ignoring: [LABEL.controller], groupLeft: true } as const;
+const PER_PROCESS = joinMatching('process', 'controller');
 
 /** `unexplainedErrorRate / reconcileRate` over `windowMs`: the share of reconciles failing for lasting reasons. */
 function unexplainedErrorRatio(windowMs: number): Expr {

@@ -137,27 +137,7 @@ export function onlyLabels(labels: Labels, kept: readonly string[]): Labels {
   return makeLabels(pairs);
 }
 
-/**
- * Orders label sets as Prometheus's `labels.Compare` does (the order in which its storage returns
- * series): label by label in byte order of names, then values; a prefix sorts first. `metricName`,
- * when given, takes part as the `__name__` label.
- */
-export function compareLabelSets(a: Labels, b: Labels, aName?: string, bName?: string): number {
-  const an = sortedPairs(a, aName);
-  const bn = sortedPairs(b, bName);
-  const l = Math.min(an.length, bn.length);
-  for (let i = 0; i < l; i += 2) {
-    const x = an[i] as string;
-    const y = bn[i] as string;
-    if (x !== y) return x < y ? -1 : 1;
-    const xv = an[i + 1] as string;
-    const yv = bn[i + 1] as string;
-    if (xv !== yv) return xv < yv ? -1 : 1;
-  }
-  return an.length - bn.length;
-}
-
-function sortedPairs(labels: Labels, name: string | undefined): string[] {
+function _sortedPairs(labels: Labels, name: string | undefined): string[] {
   const names = Object.keys(labels);
   if (name !== undefined) names.push(LABEL.metricName);
   names.sort();

@@ -4,13 +4,14 @@
  * the rule's text with the alert's measured values filled in by Prometheus at evaluation time.
  */
 
+import { identityLabels } from '../diagnosis/identity.js';
+import { ruleIdentityScope } from '../diagnosis/rule.js';
 import { runbookUrl } from '../diagnosis/runbook.js';
 import { signal } from '../diagnosis/signals.js';
 import { LABEL } from '../metrics/names.js';
 import { formatDuration, renderPromQL } from '../promql/render.js';
 import type { RuleAnalysis } from './condition-analysis.js';
 import { formatTemplateValue, labelRef, measuredValue, templateText } from './go-template.js';
-import { ruleScopeLabels, scopeLabels } from './queue-labels.js';
 
 export type AlertingRule = {
   readonly alert: string;
@@ -74,10 +75,10 @@ function summary(analysis: RuleAnalysis): string {
 /** What it means, the condition that held, and the evidence measured for this alert's series. */
 function description(analysis: RuleAnalysis): string {
   const { rule, forMs } = analysis.settings;
-  const alertLabels = ruleScopeLabels(rule.scope);
+  const alertLabels = identityLabels(ruleIdentityScope(rule.scope));
   const evidence = rule.evidence.map((id) => {
     const s = signal(id);
-    const labels = scopeLabels(s.scope).filter((l) => alertLabels.includes(l));
+    const labels = identityLabels(s.scope).filter((l) => alertLabels.includes(l));
     return `- ${templateText(s.title)}: ${measuredValue(s, labels)}`;
   });
   return [

@@ -3,6 +3,7 @@
  * `severity` (critical pages, warning opens a ticket), and inhibitions between diagnoses that explain each
  * other on the same queue, so one cause pages once.
  */
+import { QUEUE_LABELS } from '../diagnosis/identity.js';
 import type { RuleId, Severity } from '../diagnosis/rule.js';
 import { backlog } from '../diagnosis/rules/backlog.js';
 import { saturated } from '../diagnosis/rules/saturated.js';
@@ -10,7 +11,6 @@ import { slowWork } from '../diagnosis/rules/slow-work.js';
 import { stuckWorker } from '../diagnosis/rules/stuck-worker.js';
 import { LABEL, PROMETHEUS_ALERTS } from '../metrics/names.js';
 import type { RuleAnalysis } from './condition-analysis.js';
-import { QUEUE_LABELS } from './queue-labels.js';
 
 /**
  * Diagnoses that, firing on a queue, make another one on the same queue redundant: a stuck worker is the

@@ -10,8 +10,8 @@
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { stringify } from 'yaml';
 import { type RuleOverrides, ruleSettings } from '../diagnosis/catalog.js';
-import { EVALUATION_INTERVAL_MS } from '../diagnosis/engine.js';
 import { reportJsonSchema } from '../diagnosis/report-schema.js';
+import { EVALUATION_INTERVAL_MS } from '../diagnosis/rule.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { alertRuleFile } from './alert-rules.js';
 import { alertmanagerExample } from './alertmanager.js';

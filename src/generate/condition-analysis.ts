@@ -190,11 +190,6 @@ function valueSignalOf(expr: Expr): SignalDefinition | undefined {
   return undefined;
 }
 
-/** The analyses of the enabled rules, in catalog order. */
-export function analyseRules(settings: readonly RuleSettings[]): RuleAnalysis[] {
-  return settings.filter((s) => s.enabled).map(analyseRule);
-}
-
 /** For one signal: the rules whose conditions read it, with the clauses that do and the lines on it. */
 export type SignalUse = {
   readonly analysis: RuleAnalysis;

@@ -6,16 +6,18 @@
  * The rule's cause and fix texts adapt to measured values; a runbook has none, so it renders them with every
  * signal missing and says "measured per queue" where a value would go.
  */
+
 import { stringify } from 'yaml';
 import { formatValue } from '../diagnosis/format.js';
+import { identityLabels } from '../diagnosis/identity.js';
 import { UNITS } from '../diagnosis/report-schema.js';
 import type { TextContext } from '../diagnosis/rule.js';
+import { ruleIdentityScope } from '../diagnosis/rule.js';
 import { signal } from '../diagnosis/signals.js';
 import { formatDuration, renderPromQL } from '../promql/render.js';
 import type { RuleAnalysis } from './condition-analysis.js';
 import { formatThreshold } from './condition-analysis.js';
 import { DASHBOARD_UID } from './defaults.js';
-import { ruleScopeLabels, scopeLabels } from './queue-labels.js';
 
 /** What the rule texts print for a value a runbook cannot know. */
 const MISSING_TEXTS: readonly string[] = UNITS.map((unit) =>
@@ -45,11 +47,11 @@ function tableCell(text: string): string {
 export function runbook(analysis: RuleAnalysis): string {
   const { rule, thresholds, forMs } = analysis.settings;
   const context: TextContext = { signals: {}, thresholds };
-  const alertLabels = ruleScopeLabels(rule.scope);
+  const alertLabels = identityLabels(ruleIdentityScope(rule.scope));
   const subject = rule.scope === 'queue' ? 'queue' : 'target';
   const narrowed = (id: Parameters<typeof signal>[0]): string => {
     const s = signal(id);
-    const labels = scopeLabels(s.scope).filter((l) => alertLabels.includes(l));
+    const labels = identityLabels(s.scope).filter((l) => alertLabels.includes(l));
     return renderPromQL(s.expr, {
       extraMatchers: labels.map((label) => ({ label, op: '=', value: placeholder(label) })),
     });

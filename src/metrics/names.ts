@@ -99,8 +99,6 @@ export const PROMETHEUS_ALERTS = {
   firing: 'firing',
 } as const;
 
-/** Every work-queue family: the set whose absence means "not observable". */
-export const WORKQUEUE_FAMILIES: readonly string[] = Object.values(WORKQUEUE);
 /** Families the diagnoses read; a parser may skip everything else. */
 export const DIAGNOSTIC_FAMILIES: readonly string[] = [
   ...Object.values(WORKQUEUE),

@@ -175,13 +175,6 @@ export function deriv(points: Points): number | undefined {
   return linearRegression(points, points.t[0] as number).slope;
 }
 
-/** `predict_linear(m[w], s)` at `atMs`. */
-export function predictLinear(points: Points, atMs: number, seconds: number): number | undefined {
-  if (points.t.length < 2) return undefined;
-  const { slope, intercept } = linearRegression(points, atMs);
-  return slope * seconds + intercept;
-}
-
 /** `avg_over_time`: Prometheus's incremental mean with Kahan–Neumaier compensation. */
 export function avgOverTime(points: Points): number | undefined {
   const v = points.v;

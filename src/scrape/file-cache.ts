@@ -31,8 +31,3 @@ export async function readTokenFile(path: string): Promise<string> {
   if (token === '') throw new Error(`token file ${path} is empty`);
   return token;
 }
-
-/** Forget every cached file (tests, or after a configuration reload). */
-export function clearFileCache(): void {
-  cache.clear();
-}

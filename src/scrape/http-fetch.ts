@@ -28,8 +28,6 @@ export const SCRAPE_ACCEPT_HEADER =
 
 /** Where Kubernetes mounts the pod's service-account token. */
 export const SERVICE_ACCOUNT_TOKEN_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/token';
-/** The cluster CA bundle mounted next to it. */
-export const SERVICE_ACCOUNT_CA_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt';
 
 let cachedUserAgent: string | undefined;
 

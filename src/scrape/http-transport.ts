@@ -44,13 +44,6 @@ export function sharedHttpAgents(): HttpAgents {
   return defaultAgents;
 }
 
-/** Close the idle sockets of the shared agents (for shutdown). */
-export function destroySharedHttpAgents(): void {
-  defaultAgents?.http.destroy();
-  defaultAgents?.https.destroy();
-  defaultAgents = undefined;
-}
-
 export interface HttpRequestOptions {
   method?: 'GET' | 'POST';
   /** Request headers. `Accept-Encoding: gzip` is added unless given. */

@@ -6,11 +6,11 @@
 
 import type { Target } from '../discovery/target.js';
 import { labelsOf } from '../exposition/labels.js';
-import { targetName } from '../metrics/target.js';
 import type { BuildInfo, PrometheusClient } from '../prometheus/prometheus-api.js';
 import { redactUrl } from '../scrape/scrape-error.js';
 import type { TargetHealth } from '../scrape/target-health.js';
 import { scrapeLabels } from '../sources/target-provider.js';
+import { targetName } from '../sources/target-state.js';
 
 export type TargetView = {
   readonly key: string;

@@ -1,11 +1,11 @@
 /** A recording replayed as if scraped: the whole file is loaded into an unbounded history at once. */
 import { keepFamilies } from '../exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
-import { targetName } from '../metrics/target.js';
-import { createStoreBackend, historyStore } from '../store/backend.js';
+import { createStoreBackend, historyStore } from '../promql/history-backend.js';
 import { History } from '../store/history.js';
 import { loadRecording, type Recording, readRecording } from '../store/recording.js';
 import type { MetricsSource } from './source.js';
+import { targetName } from './target-state.js';
 
 export async function openRecordingSource(file: string): Promise<MetricsSource> {
   return recordingSource(await readRecording(file, recordingOptions()));

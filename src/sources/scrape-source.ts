@@ -35,7 +35,7 @@ import { labelsOf } from '../exposition/labels.js';
 import { parsePage } from '../exposition/parse-off-thread.js';
 import type { ExpositionFormat, ParsedPage } from '../exposition/parsed-page.js';
 import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
-import { type TargetState, targetName } from '../metrics/target.js';
+import { createStoreBackend, historyStore } from '../promql/history-backend.js';
 import { fetchMetricsPage, isScrapeError } from '../scrape/http-fetch.js';
 import { createHttpAgents } from '../scrape/http-transport.js';
 import type { ScrapeErrorCode } from '../scrape/scrape-error.js';
@@ -48,10 +48,10 @@ import {
   recordSkippedScrape,
   type TargetHealth,
 } from '../scrape/target-health.js';
-import { createStoreBackend, historyStore } from '../store/backend.js';
 import { DEFAULT_SCRAPE_INTERVAL_MS, History } from '../store/history.js';
 import type { MetricsSource } from './source.js';
 import { isDynamicProvider, labelSignature, scrapeLabels, type TargetProvider } from './target-provider.js';
+import { type TargetState, targetName } from './target-state.js';
 
 export type { DynamicTargetProvider, TargetProvider } from './target-provider.js';
 

@@ -5,8 +5,9 @@
  * - `prometheus`: a Prometheus-compatible HTTP API that evaluates every signal's PromQL itself.
  * The engine sees only `backend` (evaluation) and `targets()` (what was read, and what failed).
  */
-import type { TargetState } from '../metrics/target.js';
+
 import type { DiagnosisBackend } from '../promql/backend.js';
+import type { TargetState } from './target-state.js';
 
 export type SourceKind = 'scrape' | 'recording' | 'prometheus';
 

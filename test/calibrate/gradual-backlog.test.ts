@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { memoizedBackend } from '../../src/diagnosis/backend.js';
 import { rule } from '../../src/diagnosis/catalog.js';
-import { diagnose, EVALUATION_INTERVAL_MS } from '../../src/diagnosis/engine.js';
+import { diagnose } from '../../src/diagnosis/engine.js';
+import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/rule.js';
 import { signal } from '../../src/diagnosis/signals.js';
 import { runVirtual } from '../../src/simulate/index.js';
 import { recordingSourceFromText } from '../../src/sources/recording-source.js';

@@ -13,11 +13,11 @@ import { describe, expect, it } from 'vitest';
 import { ExpositionError } from '../../src/exposition/exposition-error.js';
 import { type ExpositionFormat, type ParsedPage, pageSamples } from '../../src/exposition/parsed-page.js';
 import { keepFamilies, parseExposition } from '../../src/exposition/parser.js';
-import { groupSeries, type SeriesGroup } from '../../src/exposition/series-groups.js';
 import { CLIENT_GO, CONTROLLER_RUNTIME, DIAGNOSTIC_FAMILIES, LABEL, WORKQUEUE } from '../../src/metrics/names.js';
 import { CLIENT_GO_FIXTURES } from '../support/fixtures.js';
 import { promtoolCheckMetrics } from '../support/prometheus.js';
 import { COMPONENT_BASE_BUCKETS, CONTROLLER_RUNTIME_BUCKETS } from '../support/recordings.js';
+import { groupSeries, type SeriesGroup } from '../support/series-groups.js';
 
 const FIXTURES = CLIENT_GO_FIXTURES;
 

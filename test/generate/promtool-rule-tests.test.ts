@@ -13,10 +13,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ruleSettings } from '../../src/diagnosis/catalog.js';
-import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/engine.js';
+import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/rule.js';
 import type { ParsedPage } from '../../src/exposition/parsed-page.js';
 import { parseExposition } from '../../src/exposition/parser.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
+import { type Flavor, type GroundTruth, runVirtual, SCENARIO_NAMES } from '../../src/simulate/index.js';
+import { tempDir } from '../simulate/helpers.js';
+import { requireTool } from '../support/prometheus.js';
 import {
   type AlertRuleRef,
   alertChecks,
@@ -24,10 +27,7 @@ import {
   promtoolRuleTest,
   promtoolTestYaml,
   seriesValues,
-} from '../../src/generate/promtool-tests.js';
-import { type Flavor, type GroundTruth, runVirtual, SCENARIO_NAMES } from '../../src/simulate/index.js';
-import { tempDir } from '../simulate/helpers.js';
-import { requireTool } from '../support/prometheus.js';
+} from '../support/promtool-tests.js';
 import { filesByPath, ruleFileOf, runTool } from './helpers.js';
 
 const SEED = 1;

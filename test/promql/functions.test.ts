@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { evaluate, type SeriesStore } from '../../src/promql/evaluate.js';
+import { aggregateBy, type Expr, selector, sumWithout } from '../../src/promql/expr.js';
 import {
   avgOverTime,
   bucketQuantile,
@@ -11,10 +13,8 @@ import {
   maxOverTime,
   minOverTime,
   type Points,
-  predictLinear,
   rate,
   sumOverTime,
-  sumVector,
 } from '../../src/promql/functions.js';
 
 /** Points from [seconds, value] pairs. */
@@ -78,7 +78,7 @@ describe('rate / increase / delta (extrapolatedRate)', () => {
   });
 });
 
-describe('deriv and predict_linear', () => {
+describe('deriv', () => {
   it('gives the least-squares slope per second', () => {
     expect(deriv(pts([0, 1], [10, 3], [20, 5], [30, 7]))).toBe(0.2);
     // Noisy: x = 0, 15, 30; y = 0, 10, 11 → slope = Σ(x−x̄)(y−ȳ) / Σ(x−x̄)² = (−15·−7 + 0 + 15·4) / 450.
@@ -89,10 +89,6 @@ describe('deriv and predict_linear', () => {
     expect(deriv(pts([0, 4], [15, 4], [30, 4]))).toBe(0);
     expect(deriv(pts([0, INF], [15, INF]))).toBeNaN();
     expect(deriv(pts([0, 4]))).toBeUndefined();
-  });
-
-  it('predict_linear extrapolates from the regression line at the evaluation time', () => {
-    expect(predictLinear(pts([0, 1], [10, 3], [20, 5]), 20_000, 50)).toBe(5 + 0.2 * 50);
   });
 });
 
@@ -194,17 +190,22 @@ describe('sum by / without', () => {
     { labels: { name: 'r', priority: 'low', le: '1' }, value: 4 },
     { labels: { name: 'q', le: '+Inf' }, value: 8 },
   ];
+  /** The vector as the series of `workqueue_depth` at any time. */
+  const store: SeriesStore = {
+    instant: () => v.map((s) => ({ ...s, labels: { ...s.labels, __name__: 'workqueue_depth' } })),
+    select: () => [],
+  };
+  const sumOf = (expr: Expr) => evaluate(expr, store, 0).map((s) => [{ ...s.labels }, s.value]);
 
   it('sum by keeps only the listed labels', () => {
-    expect(sumVector(v, { by: ['le'] }).map((s) => [{ ...s.labels }, s.value])).toEqual([
+    expect(sumOf(aggregateBy('sum', ['le'], selector('workqueue_depth')))).toEqual([
       [{ le: '1' }, 7],
       [{ le: '+Inf' }, 8],
     ]);
   });
 
   it('sum without drops the listed labels and the metric name', () => {
-    const withName = v.map((s) => ({ ...s, labels: { ...s.labels, __name__: 'workqueue_depth' } }));
-    expect(sumVector(withName, { without: ['priority'] }).map((s) => [{ ...s.labels }, s.value])).toEqual([
+    expect(sumOf(sumWithout(['priority'], selector('workqueue_depth')))).toEqual([
       [{ name: 'q', le: '1' }, 3],
       [{ name: 'r', le: '1' }, 4],
       [{ name: 'q', le: '+Inf' }, 8],

@@ -1,6 +1,5 @@
-import { LABEL } from '../../metrics/names.js';
 import { allOf, binary } from '../../promql/expr.js';
-import { compare, scale, sig } from '../conditions.js';
+import { compare, scale, sig, unlessAny } from '../conditions.js';
 import { formatValue } from '../format.js';
 import { defineObservation } from '../observation.js';
 import { MINUTE_MS } from '../signals.js';
@@ -30,14 +29,13 @@ export const retriesWithoutErrorMetrics = defineObservation({
   forMs: 10 * MINUTE_MS,
   condition: (t) =>
     // No reconcile error series for the queue's controller (or no controller at all): only retries are known.
-    binary(
-      'unless',
+    unlessAny(
       allOf(
         compare('sustainedRetryRate', '>=', t.minRetryRate),
         binary('>=', sig('retryRate'), scale('addRate', t.minRetryShare)),
       ),
       sig('sustainedErrorRate'),
-      { ignoring: [LABEL.name] },
+      'controller',
     ),
   evidence: ['sustainedRetryRate', 'retryRate', 'addRate', 'reconcileRequeueAfterRate'],
   text: {

@@ -1,6 +1,5 @@
-import { LABEL } from '../../metrics/names.js';
 import { allOf, anyOf, binary } from '../../promql/expr.js';
-import { compare, relate, scale, sig } from '../conditions.js';
+import { compare, relate, scale, sig, unlessAny } from '../conditions.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule, type RuleCase, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
@@ -87,15 +86,14 @@ export const hotLoop = defineRule({
         // requeued with a plain Add. Failed reads are not evidence (a controller that GETs an optional
         // object on every sync is answered 404 once per sync, by design), nor are conflicts (409: the noise
         // of every writer). With reconcile metrics the errors themselves are the evidence (next branch).
-        binary(
-          'unless',
+        unlessAny(
           allOf(
             relate(scale('addRate', t.minWriteRatio), '<=', 'failedWriteRate'),
             relate(scale('addRate', t.maxWriteRatio), '>=', 'failedWriteRate'),
             binary('<=', sig('retryRate'), scale('addRate', t.maxRetryPerError)),
           ),
           sig('sustainedErrorRate'),
-          { ignoring: [LABEL.name] },
+          'controller',
         ),
         // Errors track adds but bypass the rate limiter: requeued with a plain Add.
         allOf(

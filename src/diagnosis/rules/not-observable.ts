@@ -1,9 +1,9 @@
-import { CLIENT_GO, CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../../metrics/names.js';
+import { CLIENT_GO, CONTROLLER_RUNTIME, WORKQUEUE } from '../../metrics/names.js';
 import { aggregateBy, binary, num, selector } from '../../promql/expr.js';
+import { TARGET_LABELS } from '../identity.js';
 import { defineRule, type RuleCase, type TargetAssessment, type TargetFacts } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
-const TARGET_LABELS = [LABEL.job, LABEL.instance];
 const perTarget = (metric: string) => aggregateBy('count', TARGET_LABELS, selector(metric));
 const onTarget = { on: TARGET_LABELS };
 

@@ -3,6 +3,7 @@
  * variables and the selectors they add to every query (built once here, rendered into each definition's
  * PromQL by `renderPromQL`), panel ids, grid positions, units, and small presets.
  */
+
 import type { DataSourceRef } from '@grafana/grafana-foundation-sdk/common';
 import {
   DashboardBuilder,
@@ -15,6 +16,7 @@ import {
   VariableSort,
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import { DataqueryBuilder, PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
+import { QUEUE_LABELS } from '../../diagnosis/identity.js';
 import type { Severity } from '../../diagnosis/rule.js';
 import type { SignalScope } from '../../diagnosis/signals.js';
 import type { Unit } from '../../diagnosis/units.js';
@@ -22,7 +24,6 @@ import { LABEL } from '../../metrics/names.js';
 import { type Expr, type LabelMatcher, selector } from '../../promql/expr.js';
 import { renderPromQL } from '../../promql/render.js';
 import { DASHBOARD_TAG, DASHBOARD_UID, type DashboardKey } from '../defaults.js';
-import { QUEUE_LABELS } from '../queue-labels.js';
 
 export const DATASOURCE_VARIABLE = 'datasource';
 /** Every panel and every query reads from the dashboard's datasource variable. */

@@ -4,6 +4,7 @@
  * threshold lines and the rules that read it named in the description. Queue latency and work duration are
  * also shown as heatmaps; a few panels put related signals side by side (adds next to API writes).
  */
+
 import {
   GraphThresholdsStyleConfigBuilder,
   GraphThresholdsStyleMode,
@@ -28,13 +29,13 @@ import {
 } from '@grafana/grafana-foundation-sdk/heatmap';
 import { PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
+import { identityLabels, QUEUE_LABELS } from '../../diagnosis/identity.js';
 import type { Severity } from '../../diagnosis/rule.js';
 import { SIGNAL_WINDOW_MS, SIGNALS, type SignalDefinition, type SignalId, signal } from '../../diagnosis/signals.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../metrics/names.js';
 import { aggregateBy, rangeFn } from '../../promql/expr.js';
 import { formatDuration } from '../../promql/render.js';
 import { type RuleAnalysis, type SignalUse, type ThresholdLine, usesOfSignal } from '../condition-analysis.js';
-import { QUEUE_LABELS, scopeLabels } from '../queue-labels.js';
 import {
   DATASOURCE,
   dashboardBuilder,
@@ -227,7 +228,7 @@ export function detailDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
           lines.length === 0 ? GraphThresholdsStyleMode.Off : GraphThresholdsStyleMode.Dashed,
         ),
       )
-      .withTarget(prometheusQuery(dashboardQuery(s.expr, scopeLabels(s.scope)), legendFor(s.scope), 'A'));
+      .withTarget(prometheusQuery(dashboardQuery(s.expr, identityLabels(s.scope)), legendFor(s.scope), 'A'));
   };
 
   const togetherPanel = (extra: Extract<ExtraPanel, { kind: 'together' }>): TimeseriesPanelBuilder => {
@@ -260,7 +261,7 @@ export function detailDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
     members.forEach((s, index) => {
       panel = panel.withTarget(
         prometheusQuery(
-          dashboardQuery(s.expr, scopeLabels(s.scope)),
+          dashboardQuery(s.expr, identityLabels(s.scope)),
           `${s.title} ${legendFor(s.scope)}`,
           String.fromCharCode(65 + index),
         ),

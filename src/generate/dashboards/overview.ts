@@ -2,6 +2,7 @@
  * The overview dashboard: every queue in one table (status from the generated alerts, then the signals an
  * on-call engineer scans first), each row linking to the detail dashboard for that queue.
  */
+
 import { TableCellDisplayMode, TableSortByFieldStateBuilder } from '@grafana/grafana-foundation-sdk/common';
 import {
   type Dashboard,
@@ -13,14 +14,13 @@ import {
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import { PanelBuilder as TablePanelBuilder } from '@grafana/grafana-foundation-sdk/table';
 import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
-import { joinMatching } from '../../diagnosis/conditions.js';
+import { identityLabels, joinMatching, QUEUE_LABELS } from '../../diagnosis/identity.js';
 import type { Severity } from '../../diagnosis/rule.js';
 import { type SignalDefinition, type SignalId, signal } from '../../diagnosis/signals.js';
 import { LABEL, PROMETHEUS_ALERTS, WORKQUEUE } from '../../metrics/names.js';
 import { aggregateWithout, anyOf, binary, type Expr, eq, num, regexMatch, selector } from '../../promql/expr.js';
 import { renderPromQL } from '../../promql/render.js';
 import type { RuleAnalysis } from '../condition-analysis.js';
-import { QUEUE_LABELS, scopeLabels } from '../queue-labels.js';
 import {
   DATASOURCE,
   dashboardBuilder,
@@ -100,7 +100,7 @@ function perQueueColumn(s: SignalDefinition): string {
   if (s.scope === 'queue') return dashboardQuery(s.expr, QUEUE_LABELS);
   const queues = narrowed(binary('*', signal('depth').expr, num(0)), variableMatchers(QUEUE_LABELS));
   return renderPromQL(
-    binary('+', queues, narrowed(s.expr, variableMatchers(scopeLabels(s.scope))), joinMatching(s.scope)),
+    binary('+', queues, narrowed(s.expr, variableMatchers(identityLabels(s.scope))), joinMatching(s.scope)),
   );
 }
 
@@ -195,7 +195,7 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard 
       .datasource(DATASOURCE)
       .unit(grafanaUnit(s.unit))
       .gridPos(grid.panel(12, 8))
-      .withTarget(prometheusQuery(dashboardQuery(s.expr, scopeLabels(s.scope)), legendFor(s.scope), 'A'));
+      .withTarget(prometheusQuery(dashboardQuery(s.expr, identityLabels(s.scope)), legendFor(s.scope), 'A'));
   };
 
   const builder = dashboardBuilder({

@@ -28,12 +28,12 @@
  * exactly.
  */
 import { stringify } from 'yaml';
-import type { RuleId, RuleScope, Severity } from '../diagnosis/rule.js';
-import { escapeLabelValue, seriesKey } from '../exposition/labels.js';
-import type { ParsedPage } from '../exposition/parsed-page.js';
-import { LABEL, PROMETHEUS_ALERTS } from '../metrics/names.js';
-import type { GroundTruth, QueueTruth } from '../simulate/model.js';
-import { formatDuration, parseDuration } from '../util/duration.js';
+import type { RuleId, RuleScope, Severity } from '../../src/diagnosis/rule.js';
+import { escapeLabelValue, seriesKey } from '../../src/exposition/labels.js';
+import type { ParsedPage } from '../../src/exposition/parsed-page.js';
+import { LABEL, PROMETHEUS_ALERTS } from '../../src/metrics/names.js';
+import type { GroundTruth, QueueTruth } from '../../src/simulate/model.js';
+import { formatDuration, parseDuration } from '../../src/util/duration.js';
 
 /** What the test needs to know of an alerting rule in the rule file. */
 export type AlertRuleRef = { readonly id: RuleId; readonly severity: Severity; readonly scope: RuleScope };

@@ -5,10 +5,10 @@
  * with its `_created`. Values are series ids into the page's series table.
  */
 
-import { LABEL } from '../metrics/names.js';
-import { floatError, readFloat } from './float-text.js';
-import { type Labels, withoutLabels } from './labels.js';
-import type { MetricFamily, ParsedPage } from './parsed-page.js';
+import { floatError, readFloat } from '../../src/exposition/float-text.js';
+import { type Labels, withoutLabels } from '../../src/exposition/labels.js';
+import type { MetricFamily, ParsedPage } from '../../src/exposition/parsed-page.js';
+import { LABEL } from '../../src/metrics/names.js';
 
 export interface BoundSeries {
   /** `le` of a bucket or `quantile` of a summary, as a number (`+Inf` for the last bucket). */

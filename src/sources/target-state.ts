@@ -1,9 +1,9 @@
 /**
- * A target (a scraped process) as sources report it and the diagnosis names it: a leaf both import, so
- * neither the sources nor the store reach into the diagnosis layer for it.
+ * A target (a scraped process, a recording, a Prometheus server's targets) as sources report it and the
+ * diagnosis names it: sources define it, the diagnosis layer downstream reads it.
  */
 import type { Labels } from '../exposition/labels.js';
-import { LABEL } from './names.js';
+import { LABEL } from '../metrics/names.js';
 
 export type TargetState = {
   /** `job/instance`, as `targetName` derives it from the labels. */

@@ -2,10 +2,11 @@
  * The in-process history as a `DiagnosisBackend`: every expression evaluated over the scraped or replayed
  * history by the PromQL evaluator.
  */
-import type { DiagnosisBackend } from '../promql/backend.js';
-import { evaluate, type SeriesStore } from '../promql/evaluate.js';
-import { type Labels, METRIC_NAME_LABEL } from '../promql/vector.js';
-import type { History } from './history.js';
+
+import type { History } from '../store/history.js';
+import type { DiagnosisBackend } from './backend.js';
+import { evaluate, type SeriesStore } from './evaluate.js';
+import { type Labels, METRIC_NAME_LABEL } from './vector.js';
 
 /** A store that can also list series, as the in-process history does. */
 export interface ListableSeriesStore extends SeriesStore {
