@@ -19,147 +19,37 @@ import {
   WORKQUEUE,
   WRITE_METHODS,
 } from '../metrics/names.js';
+import { binary, eq, num, rangeFn, regexMatch, selector, sumWithout } from '../promql/expr.js';
 import {
-  binary,
-  clampMin,
-  type Expr,
-  eq,
-  histogramQuantile,
-  type LabelMatcher,
-  num,
-  rangeFn,
-  regexMatch,
-  selector,
-  sumWithout,
-} from '../promql/expr.js';
-import { type IdentityScope, joinMatching, labelsBeyond } from './identity.js';
-import type { Unit } from './units.js';
+  BALANCE_WINDOW_MS,
+  histogramSeries,
+  MINUTE_MS,
+  meanSignal,
+  perQueue,
+  quantileSignal,
+  rate,
+  reconcileRate,
+  reconcileResultRate,
+  restRequestRate,
+  SIGNAL_WINDOW_MS,
+  type SignalDefinition,
+  SUSTAINED_WINDOW_MS,
+  TREND_WINDOW_MS,
+  unexplainedErrorRatio,
+} from './signal-building.js';
 
-/** Which series a signal's samples belong to, and so how they join to a queue. */
-export type SignalScope = IdentityScope;
-
-export type SignalDefinition = {
-  readonly id: string;
-  readonly title: string;
-  readonly unit: Unit;
-  readonly scope: SignalScope;
-  /** How to read it, for dashboards and the rule catalog. */
-  readonly description: string;
-  readonly expr: Expr;
-  /** Set for histogram quantiles: the histogram whose +Inf bucket makes the value a lower bound. */
-  readonly quantileOf?: string;
-  /** Set for quantiles: the quantile. */
-  readonly quantile?: number;
-};
-
-export const MINUTE_MS = 60_000;
-/** The window of rates and quantiles in reports, dashboards and rules. */
-export const SIGNAL_WINDOW_MS = 5 * MINUTE_MS;
-/** Trends (slopes) need a longer window than rates to rise above scrape noise. */
-export const TREND_WINDOW_MS = 10 * MINUTE_MS;
-/** Periodic batches need a window of several periods before their balance shows. */
-export const BALANCE_WINDOW_MS = 30 * MINUTE_MS;
-/** Rare but persistent events (errors of keys far into their backoff) need a longer window still. */
-export const SUSTAINED_WINDOW_MS = 15 * MINUTE_MS;
+export {
+  BALANCE_WINDOW_MS,
+  MINUTE_MS,
+  perQueue,
+  SIGNAL_WINDOW_MS,
+  type SignalDefinition,
+  type SignalScope,
+  SUSTAINED_WINDOW_MS,
+  TREND_WINDOW_MS,
+} from './signal-building.js';
 
 const W = SIGNAL_WINDOW_MS;
-const WORKQUEUE_NOISE_LABELS = [LABEL.priority];
-
-/** `sum without (priority) (inner)`: one series per queue. */
-export function perQueue(inner: Expr): Expr {
-  return sumWithout(WORKQUEUE_NOISE_LABELS, inner);
-}
-
-function rate(metric: string, windowMs: number = W, matchers: readonly LabelMatcher[] = []): Expr {
-  return rangeFn('rate', metric, windowMs, matchers);
-}
-
-function histogramSeries(histogram: string, suffix: string): string {
-  return histogram + suffix;
-}
-
-function quantileSignal(
-  id: string,
-  title: string,
-  histogram: string,
-  q: number,
-  description: string,
-): SignalDefinition {
-  return {
-    id,
-    title,
-    unit: 's',
-    scope: 'queue',
-    description,
-    expr: histogramQuantile(q, perQueue(rate(histogramSeries(histogram, SUFFIX.bucket)))),
-    quantileOf: histogram,
-    quantile: q,
-  };
-}
-
-function meanSignal(id: string, title: string, histogram: string, description: string): SignalDefinition {
-  return {
-    id,
-    title,
-    unit: 's',
-    scope: 'queue',
-    description,
-    expr: binary(
-      '/',
-      perQueue(rate(histogramSeries(histogram, SUFFIX.sum))),
-      perQueue(rate(histogramSeries(histogram, SUFFIX.count))),
-    ),
-  };
-}
-
-/**
- * REST client requests per second of one process matching `matchers`, and 0 (not "no data") for a process
- * whose REST client shows requests but none that match: a controller that never writes has a write rate of 0.
- */
-function restRequestRate(matchers: readonly LabelMatcher[], windowMs: number = W): Expr {
-  const perProcess = (m: readonly LabelMatcher[]) =>
-    sumWithout([LABEL.code, LABEL.method, LABEL.host], rate(CLIENT_GO.restClientRequests, windowMs, m));
-  return binary('or', perProcess(matchers), binary('*', perProcess([]), num(0)));
-}
-
-/** Reconciles per second over `windowMs`, all results or those `matchers` select. */
-function reconcileRate(windowMs: number, matchers: readonly LabelMatcher[] = []): Expr {
-  return sumWithout([LABEL.result], rate(CONTROLLER_RUNTIME.reconcileTotal, windowMs, matchers));
-}
-
-/**
- * Reconcile errors per second over `windowMs` that 409 Conflict answers do not explain: an
- * optimistic-concurrency conflict fails one sync and succeeds on the retry, so each 409 accounts for at most
- * one transient error. The REST client counts conflicts per process, not per controller, so a controller is
- * charged with the process's conflicts in proportion to its share of the process's reconciles: a quiet
- * controller beside a busy writer is not credited with the writer's conflicts. Without a REST client
- * counter the errors stand as they are.
- */
-function unexplainedErrorRate(windowMs: number): Expr {
-  const errors = rate(CONTROLLER_RUNTIME.reconcileErrors, windowMs);
-  const reconciles = reconcileRate(windowMs);
-  const shareOfProcess = binary(
-    '/',
-    reconciles,
-    sumWithout(labelsBeyond('controller', 'process'), reconciles),
-    PER_PROCESS,
-  );
-  const conflicts = restRequestRate([eq(LABEL.code, CONFLICT_CODE)], windowMs);
-  const charged = binary('*', shareOfProcess, conflicts, PER_PROCESS);
-  return binary('or', clampMin(binary('-', errors, charged), 0), errors);
-}
-
-/** Joins controller-level series (left) to their process's series (right). */
-const PER_PROCESS = joinMatching('process', 'controller');
-
-/** `unexplainedErrorRate / reconcileRate` over `windowMs`: the share of reconciles failing for lasting reasons. */
-function unexplainedErrorRatio(windowMs: number): Expr {
-  return binary('/', unexplainedErrorRate(windowMs), reconcileRate(windowMs));
-}
-
-function reconcileResultRate(result: string): Expr {
-  return reconcileRate(W, [eq(LABEL.result, result)]);
-}
 
 const signalList = [
   {
