@@ -4,18 +4,23 @@
  * Scenarios:
  * - shallow: 1,000 keys added one at a time and taken at once (depth 0 or 1), with `tryGet` and
  *   with the promise-returning `get`;
+ * - batch: 1,000 keys added, then 1,000 taken and done: the loop of controller-runtime's
+ *   `BenchmarkAddGetDone` (pkg/controller/priorityqueue/priorityqueue_test.go), whose figure is
+ *   printed as the anchor for the priority queue;
  * - backlog: 100,000 distinct keys added (fill), then all taken and done (drain); the rate counts
  *   both phases. Drained by one worker (each item done before the next is taken), and by eight
  *   (eight taken, then their eight `done`s), which defeats the queue's one-entry hand-out cache so
  *   every `done` pays a Map lookup. Rounds refill the same keys (a resync: the queue finds the
  *   entries it kept for them), or 100,000 keys never seen before (every entry is new).
  * Each with the no-op provider (unnamed queue: no metrics work) and with the prom-client provider
- * (named queue, controller-runtime flavor), on the plain and the rate-limiting queue. Best of several
+ * (named queue, controller-runtime flavor), on the plain and the rate-limiting queue, and on
+ * controller-runtime's priority queue (default limiter, every item at priority 0). Best of several
  * rounds after a warm-up; prints a markdown table. Run: `npx tsx bench/queue.ts`.
  */
 import { fork } from 'node:child_process';
 import { Registry } from 'prom-client';
 import {
+  createPriorityQueue,
   createPrometheusMetricsProvider,
   createQueue,
   createRateLimitingQueue,
@@ -29,16 +34,16 @@ const ROUNDS = 5;
 const WORKERS = 8;
 
 type ProviderName = 'no-op' | 'prom-client';
-type QueueKind = 'queue' | 'rate-limiting';
+type QueueKind = 'queue' | 'rate-limiting' | 'priority';
 
 function makeQueue(kind: QueueKind, provider: ProviderName): Queue<string> {
   const options =
     provider === 'no-op'
       ? {}
       : { name: 'bench', metricsProvider: createPrometheusMetricsProvider({ registry: new Registry() }) };
-  return kind === 'queue'
-    ? createQueue<string>(options)
-    : createRateLimitingQueue<string>(defaultControllerRateLimiter<string>(), options);
+  if (kind === 'queue') return createQueue<string>(options);
+  if (kind === 'priority') return createPriorityQueue<string>(options);
+  return createRateLimitingQueue<string>(defaultControllerRateLimiter<string>(), options);
 }
 
 function keys(n: number): string[] {
@@ -75,6 +80,17 @@ async function shallowGet(queue: Queue<string>, cycles: number): Promise<number>
     queue.done(got.item);
   }
   return cycles / ((performance.now() - start) / 1000);
+}
+
+/** BenchmarkAddGetDone's loop body, `cycles / 1,000` times: add 1,000 keys, then get and done 1,000. */
+function batch(queue: Queue<string>, cycles: number): number {
+  const loops = Math.max(1, Math.floor(cycles / SHALLOW_KEYS));
+  const start = performance.now();
+  for (let loop = 0; loop < loops; loop++) {
+    for (const key of shallowKeys) queue.add(key);
+    for (let i = 0; i < SHALLOW_KEYS; i++) queue.done(queue.tryGet()!.item);
+  }
+  return (loops * SHALLOW_KEYS) / ((performance.now() - start) / 1000);
 }
 
 function backlog(queue: Queue<string>, fill: readonly string[] = backlogKeys): number {
@@ -116,6 +132,10 @@ interface Scenario {
 const scenarios: readonly Scenario[] = [
   { name: `shallow, ${SHALLOW_KEYS.toLocaleString('en')} keys, tryGet`, run: (q, n) => shallowTryGet(q, n) },
   { name: `shallow, ${SHALLOW_KEYS.toLocaleString('en')} keys, await get`, run: (q, n) => shallowGet(q, n) },
+  {
+    name: `batch: add ${SHALLOW_KEYS.toLocaleString('en')}, then get+done ${SHALLOW_KEYS.toLocaleString('en')}`,
+    run: (q, n) => batch(q, n),
+  },
   { name: `backlog, ${BACKLOG_KEYS.toLocaleString('en')} keys, 1 worker`, run: (q) => backlog(q) },
   { name: `backlog, ${BACKLOG_KEYS.toLocaleString('en')} keys, ${WORKERS} workers`, run: (q) => backlogWorkers(q) },
   {
@@ -144,7 +164,14 @@ function format(rate: number): string {
   return `${(rate / 1e6).toFixed(2)} M/s`;
 }
 
-const KINDS = ['queue', 'rate-limiting'] as const;
+const KINDS = ['queue', 'rate-limiting', 'priority'] as const;
+
+/**
+ * The anchor: controller-runtime's own `BenchmarkAddGetDone` (pkg/controller/priorityqueue/priorityqueue_test.go,
+ * commit 86a0d40e): an unnamed (metrics-free) priority queue, 1,000 `Add` then 1,000 `Get` + `Done` per
+ * iteration, goroutines and channels included. Reported at roughly 1 to 3.3 M items/s on one laptop core.
+ */
+const GO_ADD_GET_DONE_ITEMS_PER_S = { low: 1e6, high: 3.3e6 };
 const PROVIDERS = ['no-op', 'prom-client'] as const;
 
 /** One measurement per child process, so rows do not inherit each other's JIT and heap state. */
@@ -190,11 +217,17 @@ async function main(): Promise<void> {
   for (const row of rows) console.log(row);
 
   const shallow = results.get('queue|no-op|0')!;
-  const deep = results.get('queue|no-op|2')!;
+  const deep = results.get('queue|no-op|3')!;
+  const pqBatch = results.get('priority|no-op|2')!;
   console.log(
     `\nGoals (queue, no-op provider): shallow >= 5 M/s: ${shallow >= 5e6 ? 'met' : 'missed'} (${format(shallow)}); ` +
       `backlog >= half of shallow: ${deep >= shallow / 2 ? 'met' : 'missed'} ` +
       `(${format(deep)}, ${((deep / shallow) * 100).toFixed(0)}%)`,
+  );
+  console.log(
+    `Anchor: controller-runtime BenchmarkAddGetDone (pkg/controller/priorityqueue/priorityqueue_test.go), ` +
+      `about ${format(GO_ADD_GET_DONE_ITEMS_PER_S.low)} to ${format(GO_ADD_GET_DONE_ITEMS_PER_S.high)} items on one ` +
+      `laptop core; this port, same loop (priority, no-op, batch): ${format(pqBatch)}`,
   );
 }
 

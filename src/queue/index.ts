@@ -4,9 +4,11 @@
  *
  * Layers, each adding one capability: `createQueue` (dedup, single flight, FIFO, shutdown),
  * `createDelayingQueue` (+ `addAfter`), `createRateLimitingQueue` (+ `addRateLimited`, `forget`,
- * `numRequeues`). Clock and metrics provider are injected; the defaults are the real clock and no
- * metrics. Additions to client-go: `tryGet()` and `waitingLen()` on the queues, the FakeClock's
- * synchronous stepping, and the retries counting mode.
+ * `numRequeues`). Beside them, `createPriorityQueue`: controller-runtime's priority queue (the
+ * default controller queue since v0.23), with its metrics (depth per priority). Clock and metrics
+ * provider are injected; the defaults are the real clock and no metrics. Additions to client-go:
+ * `tryGet()` and `waitingLen()` on the queues, the FakeClock's synchronous stepping, and the retries
+ * counting mode.
  */
 export { type Clock, FakeClock, realClock, type Timer, type TimerOptions } from './clock.js';
 export {
@@ -17,6 +19,7 @@ export {
 } from './delaying-queue.js';
 export {
   type CounterMetric,
+  type DepthMetricWithPriority,
   type GaugeMetric,
   type HistogramMetric,
   type MetricsProvider,
@@ -25,7 +28,16 @@ export {
   UNFINISHED_WORK_UPDATE_PERIOD_MS,
 } from './metrics.js';
 export {
+  type AddOpts,
+  createPriorityQueue,
+  type GetWithPriorityResult,
+  type PriorityQueue,
+  type PriorityQueueOptions,
+} from './priority-queue.js';
+export {
   createPrometheusMetricsProvider,
+  MAX_RECOMMENDED_UNIQUE_PRIORITIES,
+  PRIORITY_CARDINALITY_EXCEEDED,
   type PrometheusFlavor,
   type PrometheusMetricsProviderOptions,
   type PrometheusRegistry,

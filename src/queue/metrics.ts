@@ -14,6 +14,10 @@
  *   processed, set by a refresher every 500 ms of the queue's clock until shutdown.
  * - retries: by the delaying queue, on `addAfter` (see `RetriesCountingMode`).
  * Durations are seconds, rounded to whole nanoseconds as Go's `time.Duration` is.
+ *
+ * controller-runtime's priority queue counts differently (see `priority-queue-metrics.ts`) and asks
+ * for depth per priority through the optional `newDepthMetricWithPriority`: controller-runtime's
+ * `MetricsProviderWithPriority`. A provider without it gets `newDepthMetric` asked instead, as in Go.
  */
 import type { Clock } from './clock.js';
 
@@ -31,6 +35,15 @@ export interface SettableGaugeMetric {
 /** A value that only goes up. */
 export interface CounterMetric {
   inc(): void;
+}
+
+/**
+ * Depth per item priority (controller-runtime's `DepthMetricWithPriority`): the priority queue calls
+ * `inc(p)` / `dec(p)` with the priority of the item entering / leaving its ready set.
+ */
+export interface DepthMetricWithPriority {
+  inc(priority: number): void;
+  dec(priority: number): void;
 }
 
 /** Individual observations (seconds). */
@@ -52,9 +65,16 @@ export interface MetricsProvider {
   newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric;
   newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric;
   newRetriesMetric(name: string): CounterMetric;
+  /**
+   * Optional (controller-runtime's `MetricsProviderWithPriority`): the depth of the priority queue
+   * named `name`, per priority. Only the priority queue asks for it, instead of `newDepthMetric`;
+   * the classic queues never call it. Missing: the priority queue uses `newDepthMetric`, priorities
+   * folded together.
+   */
+  newDepthMetricWithPriority?(name: string): DepthMetricWithPriority;
 }
 
-const noopMetric: GaugeMetric & SettableGaugeMetric & CounterMetric & HistogramMetric = {
+const noopMetric: GaugeMetric & SettableGaugeMetric & CounterMetric & HistogramMetric & DepthMetricWithPriority = {
   inc() {},
   dec() {},
   set() {},
@@ -70,6 +90,7 @@ export const noopMetricsProvider: MetricsProvider = Object.freeze({
   newUnfinishedWorkSecondsMetric: () => noopMetric,
   newLongestRunningProcessorSecondsMetric: () => noopMetric,
   newRetriesMetric: () => noopMetric,
+  newDepthMetricWithPriority: () => noopMetric,
 });
 
 /** How often the unfinished-work gauges are refreshed, in ms of the queue's clock (client-go: 500 ms). */

@@ -8,6 +8,16 @@
  * - `component-base` (kube-controller-manager and friends): label `name` only; 10 buckets
  *   (1e-8 .. 10 s); help texts with the `[BETA]` stability prefix.
  *
+ * The controller-runtime flavor also implements `newDepthMetricWithPriority` for the priority queue
+ * (controller-runtime's `depthWithPriorityMetric`): its series carry `priority` as Go's
+ * `strconv.Itoa` writes the item priority, and are created on first use (a fresh priority queue has
+ * no depth series; the family itself appears with its first series, HELP and TYPE aside). Each such
+ * metric (one per queue) tracks the distinct priorities it has seen; past
+ * `MAX_RECOMMENDED_UNIQUE_PRIORITIES` (25), every later inc/dec of that queue, for old priorities
+ * too, goes to `priority="exceeded_cardinality_limit"`, as in Go (the series left behind keep their
+ * last values). The component-base flavor has no such method (its Go provider lacks it), so a
+ * priority queue falls back to the plain `workqueue_depth{name}`.
+ *
  * Contract: families are created in a registry on first use and shared by every provider of the same
  * flavor over that registry; a queue name maps to one series per family, so two queues with one name
  * feed the same series (client-go's per-name metrics), and creating the second never throws. A
@@ -24,7 +34,14 @@ import {
   type Registry,
 } from 'prom-client';
 import { WORKQUEUE_LABEL as LABEL, WORKQUEUE } from './metric-names.js';
-import type { CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, SettableGaugeMetric } from './metrics.js';
+import type {
+  CounterMetric,
+  DepthMetricWithPriority,
+  GaugeMetric,
+  HistogramMetric,
+  MetricsProvider,
+  SettableGaugeMetric,
+} from './metrics.js';
 
 export type PrometheusFlavor = 'controller-runtime' | 'component-base';
 
@@ -119,6 +136,13 @@ function familiesOf(registry: PrometheusRegistry, flavor: PrometheusFlavor): Reg
   return families;
 }
 
+/** Throws if `family` is not ours yet and other code registered its name in `registry`. */
+function assertAvailable(registry: PrometheusRegistry, families: RegistryFamilies, family: Family): void {
+  if (!families.metrics.has(family) && registry.getSingleMetric(WORKQUEUE[family]) !== undefined) {
+    throw new Error(`metric ${WORKQUEUE[family]} is already registered in this registry by other code`);
+  }
+}
+
 function metricOf<M extends AnyMetric>(
   registry: PrometheusRegistry,
   families: RegistryFamilies,
@@ -152,6 +176,55 @@ class PrometheusGauge implements GaugeMetric, SettableGaugeMetric {
   }
   set(value: number): void {
     this.gauge.set(this.labels, value);
+  }
+}
+
+/** controller-runtime's cap on the distinct priorities one queue's depth metric labels (`maxRecommendedUniquePriorities`). */
+export const MAX_RECOMMENDED_UNIQUE_PRIORITIES = 25;
+/** The `priority` label value past the cap (`priorityCardinalityExceededPlaceholder`). */
+export const PRIORITY_CARDINALITY_EXCEEDED = 'exceeded_cardinality_limit';
+
+/** controller-runtime's `depthWithPriorityMetric`: one per priority queue; see the module comment. */
+class PrometheusDepthWithPriority implements DepthMetricWithPriority {
+  private gauge: Gauge<string> | undefined;
+  /** Distinct priorities seen; undefined once the cap was passed. */
+  private observed: Set<number> | undefined = new Set();
+  private readonly labelsByValue = new Map<string, Labels>();
+
+  constructor(
+    private readonly family: () => Gauge<string>,
+    private readonly baseLabels: Labels,
+  ) {}
+
+  inc(priority: number): void {
+    const labels = this.labelsOf(priority);
+    this.gaugeOf().inc(labels, 1);
+  }
+
+  dec(priority: number): void {
+    const labels = this.labelsOf(priority);
+    this.gaugeOf().dec(labels, 1);
+  }
+
+  private gaugeOf(): Gauge<string> {
+    if (this.gauge === undefined) this.gauge = this.family();
+    return this.gauge;
+  }
+
+  /** Go's `priorityLabel`. */
+  private labelsOf(priority: number): Labels {
+    let value = PRIORITY_CARDINALITY_EXCEEDED;
+    if (this.observed !== undefined) {
+      this.observed.add(priority);
+      if (this.observed.size > MAX_RECOMMENDED_UNIQUE_PRIORITIES) this.observed = undefined;
+      else value = String(priority);
+    }
+    let labels = this.labelsByValue.get(value);
+    if (labels === undefined) {
+      labels = { ...this.baseLabels, [LABEL.priority]: value };
+      this.labelsByValue.set(value, labels);
+    }
+    return labels;
   }
 }
 
@@ -221,7 +294,7 @@ export function createPrometheusMetricsProvider(options: PrometheusMetricsProvid
     return new PrometheusHistogram(metric, labels);
   };
 
-  return {
+  const provider: MetricsProvider = {
     newDepthMetric: (name) => gauge('depth', name),
     newAddsMetric: (name) => counter('adds', name),
     newLatencyMetric: (name) => histogram('queueDuration', name),
@@ -230,4 +303,18 @@ export function createPrometheusMetricsProvider(options: PrometheusMetricsProvid
     newLongestRunningProcessorSecondsMetric: (name) => gauge('longestRunningProcessor', name),
     newRetriesMetric: (name) => counter('retries', name),
   };
+  if (flavor === 'controller-runtime') {
+    provider.newDepthMetricWithPriority = (name) => {
+      assertAvailable(registry, families, 'depth');
+      const family = (): Gauge<string> =>
+        metricOf(
+          registry,
+          families,
+          'depth',
+          (n, help, labelNames) => new Gauge({ name: n, help, labelNames, registers }),
+        );
+      return new PrometheusDepthWithPriority(family, spec.labels('depth', name));
+    };
+  }
+  return provider;
 }

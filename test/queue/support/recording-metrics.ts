@@ -1,6 +1,7 @@
 /** A MetricsProvider that records what the queue reports, per queue name, for exact assertions. */
 import type {
   CounterMetric,
+  DepthMetricWithPriority,
   GaugeMetric,
   HistogramMetric,
   MetricsProvider,
@@ -83,5 +84,32 @@ export class RecordingMetricsProvider implements MetricsProvider {
   newRetriesMetric(name: string): CounterMetric {
     this.calls.push(`retries(${name})`);
     return this.of(name).retries;
+  }
+}
+
+/**
+ * A recording provider with depth per priority, as controller-runtime's test `fakeMetricsProvider`:
+ * `newDepthMetric` must not be called (the priority queue asks for depth per priority instead).
+ */
+export class RecordingPriorityMetricsProvider extends RecordingMetricsProvider implements MetricsProvider {
+  private readonly depths = new Map<string, Map<number, number>>();
+
+  /** Depth per priority of queue `name`, as Go's `map[int]int` (every priority ever touched, zeros included). */
+  depthOf(name: string): Record<number, number> {
+    return Object.fromEntries(this.depths.get(name) ?? new Map<number, number>());
+  }
+
+  override newDepthMetric(name: string): GaugeMetric {
+    throw new Error(`newDepthMetric(${name}) should never be called: newDepthMetricWithPriority is`);
+  }
+
+  newDepthMetricWithPriority(name: string): DepthMetricWithPriority {
+    this.calls.push(`depthWithPriority(${name})`);
+    const depth = new Map<number, number>();
+    this.depths.set(name, depth);
+    return {
+      inc: (priority) => depth.set(priority, (depth.get(priority) ?? 0) + 1),
+      dec: (priority) => depth.set(priority, (depth.get(priority) ?? 0) - 1),
+    };
   }
 }
