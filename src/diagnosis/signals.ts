@@ -14,12 +14,13 @@ import {
   CONFLICT_CODE,
   CONTROLLER_RUNTIME,
   LABEL,
+  NEGATIVE_PRIORITY_PATTERN,
   RECONCILE_RESULT,
   SUFFIX,
   WORKQUEUE,
   WRITE_METHODS,
 } from '../metrics/names.js';
-import { binary, eq, num, rangeFn, regexMatch, selector, sumWithout } from '../promql/expr.js';
+import { binary, eq, type LabelMatcher, num, rangeFn, regexMatch, selector, sumWithout } from '../promql/expr.js';
 import {
   BALANCE_WINDOW_MS,
   histogramSeries,
@@ -50,6 +51,8 @@ export {
 } from './signal-building.js';
 
 const W = SIGNAL_WINDOW_MS;
+const LOW_PRIORITY: LabelMatcher = regexMatch(LABEL.priority, NEGATIVE_PRIORITY_PATTERN);
+const NOT_LOW_PRIORITY: LabelMatcher = { label: LABEL.priority, op: '!~', value: NEGATIVE_PRIORITY_PATTERN };
 
 const signalList = [
   {
@@ -103,6 +106,33 @@ const signalList = [
     description:
       'Least-squares slope of the depth over half an hour: the balance of batches that arrive faster than they drain, whose depth falls between arrivals but rises from one to the next.',
     expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, BALANCE_WINDOW_MS)),
+  },
+  {
+    id: 'lowPriorityDepth',
+    title: 'Depth (low priority)',
+    unit: 'items',
+    scope: 'queue',
+    description:
+      "Keys waiting at a negative priority in controller-runtime's priority queue: initial-list and resync events, added at -100 and handed out only when no higher-priority key is ready. Absent for the classic queue.",
+    expr: perQueue(selector(WORKQUEUE.depth, [LOW_PRIORITY])),
+  },
+  {
+    id: 'lowPriorityDepthSlope',
+    title: 'Depth growth (low priority)',
+    unit: '1/s',
+    scope: 'queue',
+    description:
+      'Least-squares slope of the low-priority depth over the trend window: negative while the workers have time left over for initial-list and resync events, zero when real changes take all of it.',
+    expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, TREND_WINDOW_MS, [LOW_PRIORITY])),
+  },
+  {
+    id: 'normalPriorityDepthFloor',
+    title: 'Depth (floor of the last minute, priority 0 and above)',
+    unit: 'items',
+    scope: 'queue',
+    description:
+      'Lowest depth over the last minute of the keys at priority 0 or above: the real changes of a priority queue, or the whole depth of a classic queue. Absent for a priority queue that has queued no such key.',
+    expr: perQueue(rangeFn('min_over_time', WORKQUEUE.depth, MINUTE_MS, [NOT_LOW_PRIORITY])),
   },
   {
     id: 'addRate',

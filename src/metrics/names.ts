@@ -61,6 +61,12 @@ export type ReconcileResult = (typeof RECONCILE_RESULT)[keyof typeof RECONCILE_R
 /** `rest_client_requests_total{code}` of an optimistic-concurrency conflict (a write on a stale resourceVersion). */
 export const CONFLICT_CODE = '409';
 
+/**
+ * `workqueue_depth{priority}` values below zero: controller-runtime's priority queue adds initial-list and
+ * resync events at `handler.LowPriority` (-100), real changes at 0 (or higher); the classic queue writes `""`.
+ */
+export const NEGATIVE_PRIORITY_PATTERN = '-[0-9]+';
+
 /** HTTP methods that count as writes in `rest_client_requests_total`. */
 export const WRITE_METHODS = ['PUT', 'PATCH', 'POST'] as const;
 

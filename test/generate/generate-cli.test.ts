@@ -122,9 +122,12 @@ describe('generate --config', () => {
       expect(linesAt(s.title), s.title).toEqual([...(expected.get(s.id)?.keys() ?? [])].sort((x, y) => x - y));
     }
     const moved = [...expected].filter(([, byValue]) => byValue.get(50)?.has('WorkqueueBacklog'));
-    expect(moved).toHaveLength(1);
-    const movedSignal = SIGNALS.find((s) => s.id === moved[0]![0])!;
-    expect(detail.panels.find((p) => p.title === movedSignal.title)?.description).toContain('50 items (minDepth)');
+    // minDepth bounds the whole queue's floor and, for a priority queue, its priority-0 floor.
+    expect(moved.map(([id]) => id).sort()).toEqual(['depthFloor', 'normalPriorityDepthFloor']);
+    for (const [id] of moved) {
+      const movedSignal = SIGNALS.find((s) => s.id === id)!;
+      expect(detail.panels.find((p) => p.title === movedSignal.title)?.description).toContain('50 items (minDepth)');
+    }
     for (const byValue of expected.values()) {
       for (const rulesAtValue of byValue.values()) expect(rulesAtValue.has('WorkqueueSaturated')).toBe(false);
     }

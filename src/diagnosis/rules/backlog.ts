@@ -1,9 +1,34 @@
-import { allOf, anyOf, binary } from '../../promql/expr.js';
+import { allOf, anyOf, binary, type Expr } from '../../promql/expr.js';
 import { DRAIN_SHARE, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
-import { compare, scale, sig } from '../conditions.js';
+import { compare, negated, scale, sig } from '../conditions.js';
 import { formatValue, numberOf } from '../format.js';
-import { defineRule, type SignalSnapshot } from '../rule.js';
+import { defineRule, type SignalSnapshot, type ThresholdNodes } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
+
+/** The backlog of the queue as a whole: a floor of waiting keys that grows, outpaces its drain, or stands. */
+function queueBacklog(
+  t: ThresholdNodes<'minDepth' | 'minGrowth' | 'arrivalRatio' | 'minWaitRatio' | 'drainShare'>,
+): Expr {
+  return allOf(
+    compare('depthFloor', '>=', t.minDepth),
+    anyOf(
+      // Growing: arrivals outpace completions.
+      allOf(
+        compare('depthSlope', '>=', t.minGrowth),
+        binary('>=', sig('addRate'), scale('completionRate', t.arrivalRatio)),
+      ),
+      // Outpaced on balance: batches arrive faster than they drain, so each drain phase starts higher
+      // than the last, though the depth falls between them; over half an hour it rises.
+      compare('depthTrend', '>=', t.minGrowth),
+      // Standing: once many keys wait, deduplication absorbs new events, adds fall to the completion
+      // rate and the depth levels off; keys then wait far longer than a sync takes. Not while draining.
+      allOf(
+        binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
+        notDraining(t.drainShare),
+      ),
+    ),
+  );
+}
 
 /**
  * Backlog: keys arrive faster than the workers finish them, so the queue never drains. Either the depth
@@ -16,6 +41,13 @@ import { MINUTE_MS } from '../signals.js';
  * initial list of 100,000 keys worked off at 67/s, or a batch import, empties on its own. It is reported as
  * the `ListDraining` observation with its time to drain. A queue that falls slower than that is standing,
  * and the standing test applies.
+ *
+ * controller-runtime's priority queue (its default since v0.23) adds initial-list and resync events at a
+ * negative priority and hands them out only when no real change is ready. A low-priority backlog that
+ * falls (by `minGrowth` or more) while fewer than `minDepth` keys wait at priority 0 or above is the queue
+ * doing its job: real changes are served first and the list drains with the time left over, however long
+ * that takes. It is not a backlog. A priority-0 backlog is, and so is a low-priority one that does not fall
+ * (real changes take every worker, so resyncs and the initial list are never worked off).
  */
 export const backlog = defineRule({
   id: 'WorkqueueBacklog',
@@ -52,23 +84,14 @@ export const backlog = defineRule({
   },
   forMs: 10 * MINUTE_MS,
   condition: (t) =>
-    allOf(
-      compare('depthFloor', '>=', t.minDepth),
-      anyOf(
-        // Growing: arrivals outpace completions.
-        allOf(
-          compare('depthSlope', '>=', t.minGrowth),
-          binary('>=', sig('addRate'), scale('completionRate', t.arrivalRatio)),
-        ),
-        // Outpaced on balance: batches arrive faster than they drain, so each drain phase starts higher
-        // than the last, though the depth falls between them; over half an hour it rises.
-        compare('depthTrend', '>=', t.minGrowth),
-        // Standing: once many keys wait, deduplication absorbs new events, adds fall to the completion
-        // rate and the depth levels off; keys then wait far longer than a sync takes. Not while draining.
-        allOf(
-          binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
-          notDraining(t.drainShare),
-        ),
+    binary(
+      'unless',
+      queueBacklog(t),
+      // A priority queue serving real changes first while its low-priority list drains.
+      binary(
+        'unless',
+        compare('lowPriorityDepthSlope', '<=', negated(t.minGrowth)),
+        compare('normalPriorityDepthFloor', '>=', t.minDepth),
       ),
     ),
   evidence: [
@@ -83,6 +106,8 @@ export const backlog = defineRule({
     'maxWorkers',
     'workDurationMean',
     'queueLatencyMean',
+    'lowPriorityDepth',
+    'lowPriorityDepthSlope',
   ],
   derivedTitles: { timeToDrain: 'Time to drain', workersNeeded: 'Workers needed' },
   derive(signals, t) {
