@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { type Logger, pino } from 'pino';
 import { ConfigError } from '../config/config-error.js';
+import { loadServiceConfig, type ServiceConfig } from '../config/service-config.js';
 import {
   DEFAULT_DEMO_LISTEN,
   DEFAULT_EVALUATION_INTERVAL,
@@ -20,11 +21,8 @@ import {
   DEFAULT_RETENTION,
   DEFAULT_SCRAPE_INTERVAL,
   DEFAULT_TARGET,
-  formatListenAddress,
-  LOG_LEVELS,
-  loadServiceConfig,
-  type ServiceConfig,
-} from '../config/service-config.js';
+} from '../config/service-defaults.js';
+import { formatListenAddress, LOG_LEVELS } from '../config/setting-values.js';
 import { API_PREFIX, buildApp, DOCS_PREFIX } from '../server/app.js';
 import { rulesView } from '../server/rules-view.js';
 import { createServiceRuntime, type RuntimeOptions, type ServiceRuntime } from '../service/runtime.js';

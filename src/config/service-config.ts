@@ -14,31 +14,31 @@
  * - The file's `rules:` and `queues:` sections are the catalog's overrides (`parseRuleOverrides`,
  *   `parseQueueOverrides`); they come only from the file.
  * - The format is documented, with every key, in `deploy/config-example.yaml`.
+ *
+ * The settings table is in service-settings.ts, the defaults in service-defaults.ts, reading the three
+ * layers in config-layers.ts and checking values in setting-values.ts; this module merges them.
  */
 import { readFile } from 'node:fs/promises';
-import { parseDocument } from 'yaml';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
-import { ParseError, parseDuration } from '../util/duration.js';
-import { ConfigError, describeValue } from './config-error.js';
+import { parseDuration } from '../util/duration.js';
+import { ConfigError } from './config-error.js';
+import { envLayer, fileLayer, flagLayer, type Layer, parseConfigFile } from './config-layers.js';
 import { parseOverrideSections } from './queue-overrides.js';
+import {
+  DEFAULT_DEMO_LISTEN,
+  DEFAULT_EVALUATION_INTERVAL,
+  DEFAULT_LISTEN,
+  DEFAULT_PROMETHEUS_TIMEOUT,
+  DEFAULT_RETENTION,
+  DEFAULT_SCRAPE_INTERVAL,
+  DEFAULT_TARGET,
+  DEMO_SCENARIO,
+} from './service-defaults.js';
+import { ENV_PREFIX, SETTINGS, type Setting, SOURCE_KEYS } from './service-settings.js';
+import { type ListenAddress, type LogLevel, parseListenAddress, parseSettingValue } from './setting-values.js';
 
-export const DEFAULT_LISTEN = '0.0.0.0:9808';
-/** The demo listens on loopback only, and falls back to a free port when this one is taken. */
-export const DEFAULT_DEMO_LISTEN = '127.0.0.1:9808';
-/** The sidecar default: the controller's metrics port in the same pod. */
-export const DEFAULT_TARGET = 'http://127.0.0.1:8080/metrics';
-export const DEFAULT_SCRAPE_INTERVAL = '15s';
-export const DEFAULT_EVALUATION_INTERVAL = '15s';
-export const DEFAULT_RETENTION = '30m';
-export const DEFAULT_PROMETHEUS_TIMEOUT = '30s';
-export const DEMO_SCENARIO = 'mixed';
-export const ENV_PREFIX = 'WQD_';
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export type ListenAddress = { readonly host: string; readonly port: number };
+export type { ListenAddress, LogLevel };
 
 export type SourceConfig =
   | { readonly kind: 'targets'; readonly urls: readonly string[] }
@@ -90,73 +90,6 @@ export type ServiceConfig = {
   readonly origins: Readonly<Record<string, string>>;
 };
 
-type Kind =
-  | 'string'
-  | 'duration'
-  | 'boolean'
-  | 'list'
-  | 'urls'
-  | 'integer'
-  | 'port'
-  | 'url'
-  | 'listen'
-  | 'logLevel'
-  | 'headers'
-  | 'scheme';
-
-type Setting = {
-  /** Dotted path in the file; also the key errors name. */
-  readonly key: string;
-  readonly kind: Kind;
-  /** The commander attribute (camelCase); the flag is its kebab-case form. */
-  readonly flag?: string;
-  readonly env?: string;
-  /** Only on the command line (e.g. `--demo`). */
-  readonly flagOnly?: boolean;
-};
-
-/** Every setting. The order is the order of `deploy/config-example.yaml`. */
-export const SETTINGS: readonly Setting[] = [
-  { key: 'listen', kind: 'listen', flag: 'listen', env: 'WQD_LISTEN' },
-  { key: 'logLevel', kind: 'logLevel', flag: 'logLevel', env: 'WQD_LOG_LEVEL' },
-  { key: 'api.tokenFile', kind: 'string', flag: 'apiTokenFile', env: 'WQD_API_TOKEN_FILE' },
-  { key: 'runbookBaseUrl', kind: 'url', flag: 'runbookBaseUrl', env: 'WQD_RUNBOOK_BASE_URL' },
-  { key: 'targets', kind: 'urls', flag: 'target', env: 'WQD_TARGETS' },
-  { key: 'kubernetes.enabled', kind: 'boolean', flag: 'kubernetes', env: 'WQD_KUBERNETES' },
-  { key: 'kubernetes.namespaces', kind: 'list', flag: 'namespace', env: 'WQD_NAMESPACES' },
-  { key: 'kubernetes.selector', kind: 'string', flag: 'selector', env: 'WQD_SELECTOR' },
-  { key: 'kubernetes.kubeconfig', kind: 'string', flag: 'kubeconfig', env: 'WQD_KUBECONFIG' },
-  { key: 'kubernetes.port', kind: 'port', flag: 'podPort', env: 'WQD_POD_PORT' },
-  { key: 'kubernetes.path', kind: 'string' },
-  { key: 'kubernetes.scheme', kind: 'scheme' },
-  { key: 'kubernetes.job', kind: 'string' },
-  { key: 'prometheus.url', kind: 'url', flag: 'prometheusUrl', env: 'WQD_PROMETHEUS_URL' },
-  { key: 'prometheus.timeout', kind: 'duration', flag: 'prometheusTimeout', env: 'WQD_PROMETHEUS_TIMEOUT' },
-  { key: 'prometheus.headers', kind: 'headers', flag: 'header' },
-  { key: 'prometheus.basicAuth.username', kind: 'string', flag: 'basicAuthUser', env: 'WQD_BASIC_AUTH_USER' },
-  {
-    key: 'prometheus.basicAuth.passwordFile',
-    kind: 'string',
-    flag: 'basicAuthPasswordFile',
-    env: 'WQD_BASIC_AUTH_PASSWORD_FILE',
-  },
-  { key: 'scrape.interval', kind: 'duration', flag: 'scrapeInterval', env: 'WQD_SCRAPE_INTERVAL' },
-  { key: 'scrape.timeout', kind: 'duration', flag: 'scrapeTimeout', env: 'WQD_SCRAPE_TIMEOUT' },
-  { key: 'scrape.maxBytes', kind: 'integer', env: 'WQD_SCRAPE_MAX_BYTES' },
-  { key: 'scrape.concurrency', kind: 'integer', env: 'WQD_SCRAPE_CONCURRENCY' },
-  { key: 'scrape.retention', kind: 'duration', flag: 'retention', env: 'WQD_RETENTION' },
-  { key: 'scrape.bearerTokenFile', kind: 'string', flag: 'bearerTokenFile', env: 'WQD_BEARER_TOKEN_FILE' },
-  { key: 'scrape.caFile', kind: 'string', flag: 'caFile', env: 'WQD_CA_FILE' },
-  { key: 'scrape.insecureSkipVerify', kind: 'boolean', flag: 'insecureSkipVerify', env: 'WQD_INSECURE_SKIP_VERIFY' },
-  { key: 'evaluation.interval', kind: 'duration', flag: 'evaluationInterval', env: 'WQD_EVALUATION_INTERVAL' },
-  { key: 'demo', kind: 'boolean', flag: 'demo', flagOnly: true },
-];
-
-/** Sections of the file that are not settings of the table. */
-const OVERRIDE_SECTIONS = ['rules', 'queues'] as const;
-/** Settings that name a source; the highest layer naming any of them chooses the source. */
-const SOURCE_KEYS = ['demo', 'targets', 'kubernetes.enabled', 'prometheus.url'] as const;
-
 export type ConfigInputs = {
   /** Parsed command-line options (commander's camelCase attributes); unset options absent or undefined. */
   readonly flags: Readonly<Record<string, unknown>>;
@@ -189,11 +122,9 @@ export async function loadServiceConfig(
   return resolveServiceConfig({ flags, env, file: { path, text } });
 }
 
-type Layer = { readonly name: 'flags' | 'env' | 'file'; readonly values: Map<string, { raw: unknown; where: string }> };
-
 /** Merges and checks the three layers (see the module contract). */
 export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
-  const fileRoot = inputs.file === undefined ? undefined : parseFile(inputs.file.text, inputs.file.path);
+  const fileRoot = inputs.file === undefined ? undefined : parseConfigFile(inputs.file.text, inputs.file.path);
   const layers: Layer[] = [flagLayer(inputs.flags), envLayer(inputs.env)];
   if (inputs.file !== undefined && fileRoot !== undefined) layers.push(fileLayer(fileRoot, inputs.file.path));
 
@@ -201,7 +132,7 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
   for (const layer of layers) {
     for (const [key, found] of layer.values) {
       const s = SETTINGS.find((x) => x.key === key);
-      if (s !== undefined) parseValue(s.kind, found.raw, found.where);
+      if (s !== undefined) parseSettingValue(s.kind, found.raw, found.where);
     }
   }
 
@@ -221,7 +152,7 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
     return s;
   };
   const get = <T>(key: string): T | undefined =>
-    value(key, (raw, where) => parseValue(setting(key).kind, raw, where) as T);
+    value(key, (raw, where) => parseSettingValue(setting(key).kind, raw, where) as T);
 
   const listenGivenAddress = get<ListenAddress>('listen');
   const source = resolveSource(layers, get, origins);
@@ -364,232 +295,4 @@ function resolveSource(
 function positive(ms: number, key: string, origins: Record<string, string>): number {
   if (!(ms > 0)) throw new ConfigError(`${origins[key] ?? key}: must be longer than 0`);
   return ms;
-}
-
-// ---- layers ----
-
-function flagLayer(flags: ConfigInputs['flags']): Layer {
-  const values = new Map<string, { raw: unknown; where: string }>();
-  for (const s of SETTINGS) {
-    if (s.flag === undefined) continue;
-    const raw = flags[s.flag];
-    if (raw === undefined) continue;
-    values.set(s.key, { raw, where: flagName(s.flag) });
-  }
-  return { name: 'flags', values };
-}
-
-function envLayer(env: ConfigInputs['env']): Layer {
-  const values = new Map<string, { raw: unknown; where: string }>();
-  for (const s of SETTINGS) {
-    if (s.env === undefined) continue;
-    const raw = env[s.env];
-    // An empty variable is unset (a manifest that templates it away).
-    if (raw === undefined || raw === '') continue;
-    values.set(s.key, { raw, where: s.env });
-  }
-  return { name: 'env', values };
-}
-
-function fileLayer(root: Record<string, unknown>, path: string): Layer {
-  const values = new Map<string, { raw: unknown; where: string }>();
-  for (const s of SETTINGS) {
-    if (s.flagOnly === true) continue;
-    const raw = lookup(root, s.key, path);
-    if (raw === undefined || raw === null) continue;
-    values.set(s.key, { raw, where: `${path}: ${s.key}` });
-  }
-  return { name: 'file', values };
-}
-
-function parseFile(text: string, path: string): Record<string, unknown> {
-  const document = parseDocument(text, { prettyErrors: false });
-  const firstError = document.errors[0];
-  if (firstError !== undefined) throw new ConfigError(`${path}: not valid YAML: ${firstError.message}`);
-  const root: unknown = document.toJS();
-  if (root === null || root === undefined) return {};
-  if (!isMapping(root)) throw new ConfigError(`${path}: expected a mapping at the top, got ${describeValue(root)}`);
-  checkKeys(root, '', path);
-  return root;
-}
-
-/** Rejects keys the table does not know, naming the first one with its dotted path. */
-function checkKeys(mapping: Record<string, unknown>, prefix: string, path: string): void {
-  const children = new Set<string>();
-  for (const s of SETTINGS) {
-    if (s.flagOnly === true || !s.key.startsWith(prefix)) continue;
-    children.add(s.key.slice(prefix.length).split('.')[0] as string);
-  }
-  if (prefix === '') for (const section of OVERRIDE_SECTIONS) children.add(section);
-  for (const [key, value] of Object.entries(mapping)) {
-    if (!children.has(key)) {
-      throw new ConfigError(`${path}: ${prefix}${key}: unknown key; expected one of ${[...children].join(', ')}`);
-    }
-    const isSection = SETTINGS.some((s) => s.key.startsWith(`${prefix}${key}.`));
-    if (!isSection || value === null || value === undefined) continue;
-    if (!isMapping(value))
-      throw new ConfigError(`${path}: ${prefix}${key}: expected a mapping, got ${describeValue(value)}`);
-    checkKeys(value, `${prefix}${key}.`, path);
-  }
-}
-
-function lookup(root: Record<string, unknown>, key: string, path: string): unknown {
-  let at: unknown = root;
-  const parts = key.split('.');
-  for (const [i, part] of parts.entries()) {
-    if (at === undefined || at === null) return undefined;
-    if (!isMapping(at)) {
-      throw new ConfigError(`${path}: ${parts.slice(0, i).join('.')}: expected a mapping, got ${describeValue(at)}`);
-    }
-    at = at[part];
-  }
-  return at;
-}
-
-// ---- values ----
-
-function parseValue(kind: Kind, raw: unknown, where: string): unknown {
-  switch (kind) {
-    case 'string':
-      return nonEmptyString(raw, where);
-    case 'duration': {
-      const text = typeof raw === 'number' ? String(raw) : nonEmptyString(raw, where);
-      try {
-        return parseDuration(text);
-      } catch (error) {
-        if (error instanceof ParseError) throw new ConfigError(`${where}: ${error.message}`);
-        throw error;
-      }
-    }
-    case 'boolean':
-      return parseBoolean(raw, where);
-    case 'list':
-      return parseList(raw, where);
-    case 'urls': {
-      const urls = parseList(raw, where);
-      for (const url of urls) httpUrl(url, where, 'target URL');
-      return urls;
-    }
-    case 'integer':
-      return parseInteger(raw, where, 1, Number.MAX_SAFE_INTEGER);
-    case 'port':
-      return parseInteger(raw, where, 1, 65_535);
-    case 'url':
-      return httpUrl(nonEmptyString(raw, where), where, 'URL');
-    case 'listen':
-      return parseListenAddress(nonEmptyString(raw, where), where);
-    case 'logLevel': {
-      const level = nonEmptyString(raw, where);
-      if (!(LOG_LEVELS as readonly string[]).includes(level)) {
-        throw new ConfigError(
-          `${where}: invalid log level ${JSON.stringify(level)}; expected one of ${LOG_LEVELS.join(', ')}`,
-        );
-      }
-      return level;
-    }
-    case 'scheme': {
-      const scheme = nonEmptyString(raw, where);
-      if (scheme !== 'http' && scheme !== 'https') {
-        throw new ConfigError(`${where}: invalid scheme ${JSON.stringify(scheme)}; expected http or https`);
-      }
-      return scheme;
-    }
-    case 'headers':
-      return parseHeaders(raw, where);
-  }
-}
-
-function nonEmptyString(raw: unknown, where: string): string {
-  if (typeof raw !== 'string' || raw.trim() === '')
-    throw new ConfigError(`${where}: expected a non-empty string, got ${describeValue(raw)}`);
-  return raw.trim();
-}
-
-function parseBoolean(raw: unknown, where: string): boolean {
-  if (typeof raw === 'boolean') return raw;
-  if (typeof raw === 'string') {
-    const text = raw.trim().toLowerCase();
-    if (text === 'true' || text === '1') return true;
-    if (text === 'false' || text === '0') return false;
-  }
-  throw new ConfigError(`${where}: expected true or false, got ${describeValue(raw)}`);
-}
-
-function parseList(raw: unknown, where: string): string[] {
-  const items = typeof raw === 'string' ? raw.split(',') : Array.isArray(raw) ? raw : undefined;
-  if (items === undefined) throw new ConfigError(`${where}: expected a list, got ${describeValue(raw)}`);
-  const out: string[] = [];
-  for (const [i, item] of items.entries()) {
-    if (typeof item !== 'string')
-      throw new ConfigError(`${where}[${i}]: expected a string, got ${describeValue(item)}`);
-    const text = item.trim();
-    if (text !== '') out.push(text);
-  }
-  return out;
-}
-
-function parseInteger(raw: unknown, where: string, min: number, max: number): number {
-  const n =
-    typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${where}: expected an integer from ${min} to ${max}, got ${describeValue(raw)}`);
-  }
-  return n;
-}
-
-function httpUrl(text: string, where: string, what: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConfigError(`${where}: invalid ${what} ${JSON.stringify(text)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${where}: invalid ${what} ${JSON.stringify(text)}: expected http or https`);
-  }
-  return text;
-}
-
-function parseHeaders(raw: unknown, where: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (Array.isArray(raw)) {
-    for (const item of raw) {
-      const colon = typeof item === 'string' ? item.indexOf(':') : -1;
-      if (typeof item !== 'string' || colon <= 0) {
-        throw new ConfigError(`${where}: expected "Name: value", got ${describeValue(item)}`);
-      }
-      out[item.slice(0, colon).trim()] = item.slice(colon + 1).trim();
-    }
-    return out;
-  }
-  if (!isMapping(raw))
-    throw new ConfigError(`${where}: expected a mapping of header names to values, got ${describeValue(raw)}`);
-  for (const [name, value] of Object.entries(raw)) {
-    if (typeof value !== 'string')
-      throw new ConfigError(`${where}.${name}: expected a string, got ${describeValue(value)}`);
-    out[name] = value;
-  }
-  return out;
-}
-
-/** `host:port`, `[v6]:port` or `:port` (all interfaces); port 0 picks a free one. */
-export function parseListenAddress(text: string, where: string): ListenAddress {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
-  const port = match === null ? Number.NaN : Number(match[3]);
-  if (match === null || !(port >= 0 && port <= 65_535)) {
-    throw new ConfigError(
-      `${where}: invalid listen address ${JSON.stringify(text)}: expected host:port, e.g. 0.0.0.0:9808`,
-    );
-  }
-  const host = match[1] ?? match[2] ?? '';
-  return { host: host === '' ? '0.0.0.0' : host, port };
-}
-
-/** `host:port` as typed in a URL (IPv6 in brackets). */
-export function formatListenAddress(address: ListenAddress): string {
-  return `${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

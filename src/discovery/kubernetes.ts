@@ -22,24 +22,12 @@
  *   restarted by `start()`; create a new one.
  */
 import type * as K8s from '@kubernetes/client-node';
+import { type DiscoveryError, describeError } from './kube-api-errors.js';
+import { type K8sModule, type KubeConnection, loadKubeConfig } from './kube-connection.js';
 import { type PodTargetDefaults, podTarget } from './pod-target.js';
 import { sameTarget, sortTargets, type Target } from './target.js';
 
-export type KubeConnection =
-  /** The pod's service account: `KUBERNETES_SERVICE_HOST`/`_PORT` and the mounted token and CA. */
-  | { kind: 'in-cluster' /** prefix of `/var/run/secrets/...` (tests) */; pathPrefix?: string }
-  /** A kubeconfig file (`$KUBECONFIG` or `~/.kube/config` when `path` is omitted). */
-  | { kind: 'kubeconfig'; path?: string; context?: string }
-  /** An explicit API server. An `http://` server needs `skipTLSVerify: true` (client-library rule). */
-  | {
-      kind: 'server';
-      server: string;
-      token?: string;
-      /** Re-read by the client library when it changes. */
-      tokenFile?: string;
-      caFile?: string;
-      skipTLSVerify?: boolean;
-    };
+export type { DiscoveryError, KubeConnection };
 
 export interface PodDiscoveryOptions {
   connection: KubeConnection;
@@ -55,14 +43,6 @@ export interface PodDiscoveryOptions {
   listTimeoutMs?: number;
   /** Clock for status timestamps (epoch ms). */
   now?: () => number;
-}
-
-export interface DiscoveryError {
-  message: string;
-  /** Epoch milliseconds. */
-  at: number;
-  /** HTTP status from the API server, when there was one. */
-  status?: number;
 }
 
 export interface ScopeStatus {
@@ -89,8 +69,6 @@ export interface PodDiscovery {
   /** Fires whenever the status changes (failure, recovery, sync). Returns an unsubscribe function. */
   on(event: 'status', cb: (status: DiscoveryStatus) => void): () => void;
 }
-
-type K8sModule = typeof import('@kubernetes/client-node');
 
 /** A watch that ends this many times in a row, each within `SHORT_WATCH_MS` and without events, counts as failed. */
 const SHORT_WATCH_LIMIT = 5;
@@ -409,106 +387,10 @@ export function createPodDiscovery(options: PodDiscoveryOptions): PodDiscovery {
   }
 }
 
-function loadKubeConfig(k8s: K8sModule, conn: KubeConnection): K8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
-  switch (conn.kind) {
-    case 'in-cluster': {
-      if (!process.env['KUBERNETES_SERVICE_HOST'] || !process.env['KUBERNETES_SERVICE_PORT']) {
-        throw new Error('not running in a Kubernetes pod: KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT are not set');
-      }
-      kc.loadFromCluster(conn.pathPrefix ?? '');
-      break;
-    }
-    case 'kubeconfig': {
-      try {
-        if (conn.path !== undefined) kc.loadFromFile(conn.path);
-        else kc.loadFromDefault();
-      } catch (err) {
-        throw new Error(`cannot load kubeconfig ${conn.path ?? '(default)'}: ${errorText(err)}`, { cause: err });
-      }
-      if (conn.context !== undefined) {
-        if (!kc.getContextObject(conn.context)) {
-          throw new Error(`kubeconfig ${conn.path ?? '(default)'} has no context ${JSON.stringify(conn.context)}`);
-        }
-        kc.setCurrentContext(conn.context);
-      }
-      break;
-    }
-    case 'server': {
-      kc.loadFromOptions({
-        clusters: [
-          {
-            name: 'cluster',
-            server: conn.server,
-            skipTLSVerify: conn.skipTLSVerify ?? false,
-            ...(conn.caFile !== undefined ? { caFile: conn.caFile } : {}),
-          },
-        ],
-        users: [
-          conn.tokenFile !== undefined
-            ? { name: 'user', authProvider: { name: 'tokenFile', config: { tokenFile: conn.tokenFile } } }
-            : conn.token !== undefined
-              ? { name: 'user', token: conn.token }
-              : { name: 'user' },
-        ],
-        contexts: [{ name: 'context', cluster: 'cluster', user: 'user' }],
-        currentContext: 'context',
-      });
-      break;
-    }
-  }
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('the Kubernetes configuration names no current cluster');
-  if (cluster.server.startsWith('http://') && !cluster.skipTLSVerify) {
-    throw new Error(`API server ${cluster.server} is plain http: the client library requires skipTLSVerify for it`);
-  }
-  return kc;
-}
-
 function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(message)), ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-}
-
-function describeError(err: unknown, what: string, at: number): DiscoveryError {
-  const e = (err ?? {}) as { statusCode?: unknown; code?: unknown; body?: unknown; message?: unknown };
-  const status =
-    typeof e.statusCode === 'number' ? e.statusCode : typeof e.code === 'number' ? (e.code as number) : undefined;
-  if (status !== undefined) {
-    const reason = apiStatusMessage(e.body);
-    const text = typeof e.message === 'string' && !e.message.startsWith('HTTP-Code') ? e.message : '';
-    return {
-      message: `${what}: HTTP ${status}${reason ? `: ${reason}` : text ? ` ${text}` : ''}`,
-      at,
-      status,
-    };
-  }
-  return { message: `${what}: ${errorText(err)}`, at };
-}
-
-/** The `message` of a Kubernetes `Status` body (object or JSON text). */
-function apiStatusMessage(body: unknown): string {
-  let b = body;
-  if (typeof body === 'string') {
-    try {
-      b = JSON.parse(body);
-    } catch {
-      return body.slice(0, 200);
-    }
-  }
-  if (typeof b === 'object' && b !== null && typeof (b as { message?: unknown }).message === 'string') {
-    return (b as { message: string }).message;
-  }
-  return '';
-}
-
-function errorText(err: unknown): string {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    return typeof code === 'string' && !err.message.includes(code) ? `${err.message} (${code})` : err.message;
-  }
-  return String(err);
 }

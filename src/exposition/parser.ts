@@ -23,13 +23,30 @@
  *   being tokenized (so errors in them go unnoticed). `keepFamilies(DIAGNOSTIC_FAMILIES)` builds one.
  * - Any malformed line throws `ExpositionError` with its line and column; so do the `maxBytes`
  *   (UTF-8 size of the text) and `maxSeries` limits. Nothing else is thrown.
+ *
+ * The parser is one object built in layers, each in its own module: `TextCursor` (text-cursor.ts:
+ * character classes, positions, errors), `LabelSetScanner` (label-set-scanner.ts: label sets, series
+ * keys, exemplars), `MetadataLineScanner` (metadata-lines.ts: comment lines, families, `# EOF`) and
+ * `ExpositionParser` here (the line loop, sample lines, series ids, the result). Layers rather than
+ * separate objects because the per-character loops must read their state from `this` alone.
  */
+
 import { ExpositionError } from './exposition-error.js';
 import { floatError, readFloat, readInt } from './float-text.js';
-import { compareLabelNames, escapeLabelValue } from './labels.js';
-import type { ExpositionFormat, MetricFamily, MetricType, ParsedPage } from './parsed-page.js';
+import { MetadataLineScanner } from './metadata-lines.js';
+import type { FamilyState } from './metric-families.js';
+import type { ExpositionFormat, ParsedPage } from './parsed-page.js';
 import { HASH_PRIME, HASH_SEED, hashFinish, hashRange, SeriesIndex } from './series-index.js';
 import { SeriesTable } from './series-table.js';
+import { isBlank, isNameChar, isNameStart, sameChars } from './text-cursor.js';
+
+/** Character codes, declared here rather than imported: see text-cursor.ts. */
+const LF = 10;
+const CR = 13;
+const SP = 32;
+const TAB = 9;
+const HASH = 35;
+const LBRACE = 123;
 
 export interface ParseOptions {
   /** Default `prometheus-text`. */
@@ -62,144 +79,9 @@ export function parseExposition(text: string, options: ParseOptions = {}): Parse
   return new ExpositionParser(text, options).parse();
 }
 
-const LF = 10;
-const CR = 13;
-const SP = 32;
-const TAB = 9;
-const HASH = 35;
-const LBRACE = 123;
-const RBRACE = 125;
-const COMMA = 44;
-const EQ = 61;
-const QUOTE = 34;
-const BSLASH = 92;
-
-const SUFFIXES: Readonly<Record<MetricType, readonly string[]>> = {
-  counter: ['_total', '_created'],
-  histogram: ['_bucket', '_sum', '_count', '_created'],
-  gaugehistogram: ['_bucket', '_gsum', '_gcount'],
-  summary: ['_sum', '_count', '_created'],
-  info: ['_info'],
-  gauge: [],
-  untyped: [],
-  unknown: [],
-  stateset: [],
-};
-const ALL_SUFFIXES = ['_bucket', '_sum', '_count', '_created', '_total', '_info', '_gsum', '_gcount'];
-const TEXT_TYPES = new Set<string>(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
-const OPENMETRICS_TYPES = new Set<string>([
-  'counter',
-  'gauge',
-  'histogram',
-  'summary',
-  'unknown',
-  'info',
-  'stateset',
-  'gaugehistogram',
-]);
-
-interface FamilyState {
-  name: string;
-  type: MetricType;
-  typed: boolean;
-  help: string | undefined;
-  unit: string | undefined;
-  suffixes: readonly string[];
-  /** Unfinished key hashes (FNV state) of the name alone and of the name plus each suffix. */
-  nameHash: number;
-  suffixHashes: number[];
-  keep: boolean;
-  /** Index in the output families, -1 when not kept. */
-  index: number;
-}
-
-/** FNV state after `text` (without the final avalanche). */
-function hashState(text: string): number {
-  let h = HASH_SEED;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), HASH_PRIME);
-  return h;
-}
-
-function setSuffixes(f: FamilyState, suffixes: readonly string[]): void {
-  f.suffixes = suffixes;
-  f.suffixHashes = suffixes.map((sfx) => hashState(f.name + sfx));
-}
-
-function isNameStart(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58;
-}
-function isNameChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58 || (c >= 48 && c <= 57);
-}
-function isLabelStart(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
-}
-function isLabelChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (c >= 48 && c <= 57);
-}
-function isBlank(c: number): boolean {
-  return c === SP || c === TAB;
-}
-
-/** Canonical order of two label names given as text ranges: `le`/`quantile` last, then by name. */
-function compareNamesAt(text: string, a0: number, a1: number, b0: number, b1: number): number {
-  const ra = rankAt(text, a0, a1);
-  const rb = rankAt(text, b0, b1);
-  if (ra !== rb) return ra - rb;
-  const la = a1 - a0;
-  const lb = b1 - b0;
-  const l = Math.min(la, lb);
-  for (let i = 0; i < l; i++) {
-    const d = text.charCodeAt(a0 + i) - text.charCodeAt(b0 + i);
-    if (d !== 0) return d;
-  }
-  return la - lb;
-}
-function rankAt(text: string, a0: number, a1: number): number {
-  const l = a1 - a0;
-  if (l === 2) return text.charCodeAt(a0) === 108 && text.charCodeAt(a0 + 1) === 101 ? 1 : 0;
-  if (l === 8) return text.startsWith('quantile', a0) ? 1 : 0;
-  return 0;
-}
-
-/** `a[ai, ai + len)` equals `b[bi, bi + len)`. */
-function sameChars(a: string, ai: number, b: string, bi: number, len: number): boolean {
-  for (let i = 0; i < len; i++) {
-    if (a.charCodeAt(ai + i) !== b.charCodeAt(bi + i)) return false;
-  }
-  return true;
-}
-
-function unescapeValue(text: string, start: number, end: number): string {
-  let out = '';
-  let from = start;
-  for (let i = start; i < end; i++) {
-    if (text.charCodeAt(i) !== BSLASH) continue;
-    const e = text.charCodeAt(i + 1);
-    if (e === BSLASH || e === QUOTE || e === 110) {
-      out += text.slice(from, i) + (e === 110 ? '\n' : e === QUOTE ? '"' : '\\');
-      from = i + 2;
-    }
-    i++;
-  }
-  return from === start ? text.slice(start, end) : out + text.slice(from, end);
-}
-
-class ExpositionParser {
-  private readonly text: string;
-  private readonly openMetrics: boolean;
-  private readonly keep: ((family: string) => boolean) | undefined;
+class ExpositionParser extends MetadataLineScanner {
   private readonly maxSeries: number;
   private readonly requireTimestamps: boolean;
-  private readonly source: string | undefined;
-
-  private line = 1;
-  private lineStart = 0;
-  private sawEof = false;
-
-  private readonly familyStates = new Map<string, FamilyState>();
-  private readonly keptFamilies: FamilyState[] = [];
-  private cur: FamilyState | undefined;
 
   private readonly index: SeriesIndex;
   private seriesFamilies = new Int32Array(1024);
@@ -210,19 +92,11 @@ class ExpositionParser {
   private sampleTimes: Float64Array;
   private skipped = 0;
 
-  /** Label positions of the current line: name start, name end, value start, value end. */
-  private lp = new Int32Array(4 * 32);
-  /** Per label: 1 when its value has an escape. */
-  private le = new Uint8Array(32);
-
   constructor(text: string, options: ParseOptions) {
-    this.text = text;
+    super(text, options.source, options.format === 'openmetrics', options.keep);
     this.index = new SeriesIndex(text);
-    this.openMetrics = options.format === 'openmetrics';
-    this.keep = options.keep;
     this.maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
     this.requireTimestamps = options.requireTimestamps ?? false;
-    this.source = options.source;
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     if (text.length > maxBytes || (text.length * 3 > maxBytes && Buffer.byteLength(text, 'utf8') > maxBytes)) {
       throw new ExpositionError(`exposition larger than the limit of ${maxBytes} bytes`, 0, 0, this.source);
@@ -275,15 +149,9 @@ class ExpositionParser {
       this.lineStart = Math.min(pos, n);
       throw this.error('data does not end with # EOF', this.lineStart);
     }
-    const families: MetricFamily[] = this.keptFamilies.map((f) => ({
-      name: f.name,
-      type: f.type,
-      help: f.help,
-      unit: f.unit,
-    }));
     return {
       format: this.openMetrics ? 'openmetrics' : 'prometheus-text',
-      families,
+      families: this.families.keptFamilies(),
       series: SeriesTable.fromText(
         text,
         this.index.ranges().starts,
@@ -300,184 +168,6 @@ class ExpositionParser {
       },
       skippedLines: this.skipped,
     };
-  }
-
-  // ---- errors ---------------------------------------------------------------------------------
-
-  private error(reason: string, pos: number): ExpositionError {
-    return new ExpositionError(reason, this.line, pos - this.lineStart + 1, this.source);
-  }
-
-  /** The token at `pos`, quoted, for "got …" messages. */
-  private describe(pos: number): string {
-    const text = this.text;
-    if (pos >= text.length) return '"EOF"';
-    const c = text.charCodeAt(pos);
-    if (c === LF) return '"\\n"';
-    let end = pos + 1;
-    while (end < text.length && end - pos < 24) {
-      const d = text.charCodeAt(end);
-      if (d === LF || isBlank(d) || d === COMMA || d === EQ || d === LBRACE || d === RBRACE || d === QUOTE) break;
-      end++;
-    }
-    return JSON.stringify(text.slice(pos, end));
-  }
-
-  // ---- comments and metadata ------------------------------------------------------------------
-
-  /** Parses a line starting with `#`; returns the position after its line break. */
-  private commentLine(pos: number): number {
-    const text = this.text;
-    const n = text.length;
-    let p = pos + 1;
-    if (p >= n || !isBlank(text.charCodeAt(p))) return this.skipLine(p);
-    while (p < n && isBlank(text.charCodeAt(p))) p++;
-    const wordStart = p;
-    while (p < n && !isBlank(text.charCodeAt(p)) && text.charCodeAt(p) !== LF && text.charCodeAt(p) !== CR) p++;
-    const word = text.slice(wordStart, p);
-    if (word === 'EOF' && this.openMetrics) {
-      const end = this.lineEnd(p);
-      for (let i = p; i < end; i++) {
-        if (!isBlank(text.charCodeAt(i)) && text.charCodeAt(i) !== CR) return this.skipLine(p);
-      }
-      this.sawEof = true;
-      return end + 1;
-    }
-    const isHelp = word === 'HELP';
-    const isType = word === 'TYPE';
-    const isUnit = word === 'UNIT' && this.openMetrics;
-    if ((!isHelp && !isType && !isUnit) || p >= n || !isBlank(text.charCodeAt(p))) return this.skipLine(p);
-    while (p < n && isBlank(text.charCodeAt(p))) p++;
-    const nameStart = p;
-    if (p < n && isNameStart(text.charCodeAt(p))) {
-      p++;
-      while (p < n && isNameChar(text.charCodeAt(p))) p++;
-    }
-    if (p === nameStart) throw this.error(`expected metric name after ${word}, got ${this.describe(p)}`, p);
-    const name = text.slice(nameStart, p);
-    const end = this.lineEnd(p);
-    let textStart = p;
-    if (textStart < end) {
-      if (!isBlank(text.charCodeAt(textStart))) {
-        throw this.error(`expected metric name after ${word}, got ${this.describe(nameStart)}`, nameStart);
-      }
-      textStart++;
-    }
-    let textEnd = end;
-    if (textEnd > textStart && text.charCodeAt(textEnd - 1) === CR) textEnd--;
-    const family = this.familyNamed(name);
-    if (isType) {
-      const typeName = text.slice(textStart, textEnd).trim();
-      const allowed = this.openMetrics ? OPENMETRICS_TYPES : TEXT_TYPES;
-      if (!allowed.has(typeName)) throw this.error(`invalid metric type ${JSON.stringify(typeName)}`, textStart);
-      const type = typeName as MetricType;
-      if (family.typed && family.type !== type) {
-        throw this.error(`second TYPE line for metric name ${JSON.stringify(name)} with a different type`, pos);
-      }
-      family.type = type;
-      family.typed = true;
-      setSuffixes(family, SUFFIXES[type]);
-    } else if (isHelp) {
-      family.help = this.unescapeHelp(textStart, textEnd);
-    } else {
-      family.unit = text.slice(textStart, textEnd);
-    }
-    this.cur = family;
-    return end + 1;
-  }
-
-  private unescapeHelp(start: number, end: number): string {
-    const text = this.text;
-    let out = '';
-    let from = start;
-    for (let i = start; i < end; i++) {
-      if (text.charCodeAt(i) !== BSLASH) continue;
-      const e = text.charCodeAt(i + 1);
-      if (e === BSLASH || e === 110 || (e === QUOTE && this.openMetrics)) {
-        out += text.slice(from, i) + (e === 110 ? '\n' : e === QUOTE ? '"' : '\\');
-        from = i + 2;
-      }
-      i++;
-    }
-    return out + text.slice(from, end);
-  }
-
-  private checkAfterEof(pos: number): void {
-    const text = this.text;
-    this.line++;
-    this.lineStart = pos;
-    for (let p = pos; p < text.length; p++) {
-      const c = text.charCodeAt(p);
-      if (c === LF) {
-        this.line++;
-        this.lineStart = p + 1;
-      } else if (!isBlank(c) && c !== CR) {
-        throw this.error('unexpected data after # EOF', p);
-      }
-    }
-  }
-
-  private lineEnd(pos: number): number {
-    const i = this.text.indexOf('\n', pos);
-    return i === -1 ? this.text.length : i;
-  }
-
-  private skipLine(pos: number): number {
-    return this.lineEnd(pos) + 1;
-  }
-
-  // ---- families -------------------------------------------------------------------------------
-
-  private familyNamed(name: string): FamilyState {
-    let f = this.familyStates.get(name);
-    if (f === undefined) f = this.newFamily(name, name);
-    return f;
-  }
-
-  private newFamily(name: string, keepAlso: string): FamilyState {
-    const keep = this.keep === undefined || this.keep(name) || (keepAlso !== name && this.keep(keepAlso));
-    const f: FamilyState = {
-      name,
-      type: 'untyped',
-      typed: false,
-      help: undefined,
-      unit: undefined,
-      suffixes: SUFFIXES.untyped,
-      nameHash: hashState(name),
-      suffixHashes: [],
-      keep,
-      index: keep ? this.keptFamilies.length : -1,
-    };
-    if (keep) this.keptFamilies.push(f);
-    this.familyStates.set(name, f);
-    return f;
-  }
-
-  /**
-   * The family of a sample named `text[start, end)` when it is not the current family's: an
-   * earlier family it belongs to, or a new untyped one. Becomes the current family.
-   */
-  private familyOf(start: number, end: number): FamilyState {
-    const text = this.text;
-    const name = text.slice(start, end);
-    let f = this.familyStates.get(name);
-    if (f === undefined) {
-      let base = name;
-      for (const s of ALL_SUFFIXES) {
-        if (name.length > s.length && name.endsWith(s)) {
-          const candidate = name.slice(0, name.length - s.length);
-          const g = this.familyStates.get(candidate);
-          if (g?.suffixes.includes(s)) {
-            f = g;
-            break;
-          }
-          if (base === name) base = candidate;
-        }
-      }
-      f ??= this.newFamily(name, base);
-    }
-    this.cur = f;
-    return f;
   }
 
   // ---- samples --------------------------------------------------------------------------------
@@ -668,196 +358,5 @@ class ExpositionParser {
     const t = new Float64Array(cap);
     t.set(this.sampleTimes);
     this.sampleTimes = t;
-  }
-
-  private labelCount = 0;
-  private labelsCanonical = true;
-  private labelsHash = 0;
-
-  /**
-   * Scans a label set from just after `{`, continuing the key hash `h` over every character up to
-   * and including `}`. Records positions in `lp`/`le`; sets `labelCount`, `labelsCanonical` (the
-   * text is already the canonical key) and `labelsHash`; returns the position after `}`.
-   */
-  private labels(pos: number, hIn: number): number {
-    const text = this.text;
-    const n = text.length;
-    let h = hIn;
-    let p = pos;
-    let count = 0;
-    let canonical = true;
-    let trailingComma = false;
-    for (;;) {
-      let c = text.charCodeAt(p);
-      if (isBlank(c)) {
-        canonical = false;
-        while (p < n && isBlank(text.charCodeAt(p))) p++;
-        c = text.charCodeAt(p);
-      }
-      if (c === RBRACE && p < n) {
-        if (count === 0 || trailingComma) canonical = false;
-        h = Math.imul(h ^ c, HASH_PRIME);
-        p++;
-        break;
-      }
-      if (!isLabelStart(c) || p >= n) throw this.error(`expected label name, got ${this.describe(p)}`, p);
-      const ns = p;
-      for (;;) {
-        h = Math.imul(h ^ c, HASH_PRIME);
-        p++;
-        c = text.charCodeAt(p);
-        if (p >= n || !isLabelChar(c)) break;
-      }
-      const ne = p;
-      if (isBlank(c)) {
-        canonical = false;
-        while (p < n && isBlank(text.charCodeAt(p))) p++;
-        c = text.charCodeAt(p);
-      }
-      if (c !== EQ || p >= n) throw this.error(`expected equal, got ${this.describe(p)}`, p);
-      h = Math.imul(h ^ c, HASH_PRIME);
-      p++;
-      c = text.charCodeAt(p);
-      if (isBlank(c)) {
-        canonical = false;
-        while (p < n && isBlank(text.charCodeAt(p))) p++;
-        c = text.charCodeAt(p);
-      }
-      if (c !== QUOTE || p >= n) throw this.error(`expected label value, got ${this.describe(p)}`, p);
-      h = Math.imul(h ^ c, HASH_PRIME);
-      p++;
-      const vs = p;
-      let escaped = 0;
-      for (;;) {
-        if (p >= n) throw this.error('unterminated label value', vs - 1);
-        c = text.charCodeAt(p);
-        if (c === QUOTE) break;
-        if (c === LF) throw this.error('unterminated label value: line break inside quotes', p);
-        h = Math.imul(h ^ c, HASH_PRIME);
-        if (c === BSLASH) {
-          const e = text.charCodeAt(p + 1);
-          if (p + 1 >= n || e === LF) throw this.error('unterminated label value: escape at end of line', p);
-          if (e !== BSLASH && e !== QUOTE && e !== 110) canonical = false;
-          h = Math.imul(h ^ e, HASH_PRIME);
-          escaped = 1;
-          p += 2;
-          continue;
-        }
-        p++;
-      }
-      const ve = p;
-      h = Math.imul(h ^ QUOTE, HASH_PRIME);
-      p++;
-      if (ve === vs) canonical = false;
-      if (count * 4 + 4 > this.lp.length) {
-        const lp = new Int32Array(this.lp.length * 2);
-        lp.set(this.lp);
-        this.lp = lp;
-        const le = new Uint8Array(this.le.length * 2);
-        le.set(this.le);
-        this.le = le;
-      }
-      const lp = this.lp;
-      if (canonical && count > 0) {
-        const o = (count - 1) * 4;
-        if (compareNamesAt(text, lp[o] as number, lp[o + 1] as number, ns, ne) >= 0) canonical = false;
-      }
-      const o = count * 4;
-      lp[o] = ns;
-      lp[o + 1] = ne;
-      lp[o + 2] = vs;
-      lp[o + 3] = ve;
-      this.le[count] = escaped;
-      count++;
-      trailingComma = false;
-      c = text.charCodeAt(p);
-      if (isBlank(c)) {
-        canonical = false;
-        while (p < n && isBlank(text.charCodeAt(p))) p++;
-        c = text.charCodeAt(p);
-      }
-      if (c === COMMA && p < n) {
-        h = Math.imul(h ^ c, HASH_PRIME);
-        trailingComma = true;
-        p++;
-        continue;
-      }
-      if (c === RBRACE && p < n) {
-        h = Math.imul(h ^ c, HASH_PRIME);
-        p++;
-        break;
-      }
-      throw this.error(`expected comma or closing brace, got ${this.describe(p)}`, p);
-    }
-    this.labelCount = count;
-    this.labelsCanonical = canonical;
-    this.labelsHash = h;
-    return p;
-  }
-
-  /** Builds the series key from the recorded label positions (sorting, unescaping, dropping empties). */
-  private canonicalKey(nameStart: number, nameEnd: number, count: number): string {
-    const text = this.text;
-    const lp = this.lp;
-    const pairs: { name: string; value: string; at: number }[] = [];
-    for (let i = 0; i < count; i++) {
-      const o = i * 4;
-      const vs = lp[o + 2] as number;
-      const ve = lp[o + 3] as number;
-      const value = this.le[i] === 1 ? unescapeValue(text, vs, ve) : text.slice(vs, ve);
-      pairs.push({ name: text.slice(lp[o] as number, lp[o + 1] as number), value, at: lp[o] as number });
-    }
-    pairs.sort((a, b) => compareLabelNames(a.name, b.name));
-    let key = text.slice(nameStart, nameEnd);
-    let first = true;
-    for (let i = 0; i < pairs.length; i++) {
-      const pair = pairs[i] as { name: string; value: string; at: number };
-      if (i > 0 && (pairs[i - 1] as { name: string }).name === pair.name) {
-        throw this.error(`duplicate label name ${JSON.stringify(pair.name)}`, pair.at);
-      }
-      if (pair.value === '') continue;
-      key += `${first ? '{' : ','}${pair.name}="${escapeLabelValue(pair.value)}"`;
-      first = false;
-    }
-    return first ? key : `${key}}`;
-  }
-
-  /** Validates an exemplar starting at `#`; returns the position of the line end. */
-  private exemplar(pos: number): number {
-    const text = this.text;
-    const n = text.length;
-    let p = pos + 1;
-    if (!isBlank(text.charCodeAt(p))) throw this.error(`expected exemplar, got ${this.describe(pos)}`, pos);
-    while (p < n && isBlank(text.charCodeAt(p))) p++;
-    if (text.charCodeAt(p) !== LBRACE) throw this.error(`expected exemplar labels, got ${this.describe(p)}`, p);
-    const savedCount = this.labelCount;
-    const savedCanonical = this.labelsCanonical;
-    const lp = this.lp.slice();
-    const le = this.le.slice();
-    p = this.labels(p + 1, 0);
-    this.labelCount = savedCount;
-    this.labelsCanonical = savedCanonical;
-    this.lp = lp;
-    this.le = le;
-    if (!isBlank(text.charCodeAt(p)))
-      throw this.error(`expected value after exemplar labels, got ${this.describe(p)}`, p);
-    while (p < n && isBlank(text.charCodeAt(p))) p++;
-    const vs = p;
-    while (p < n && !isBlank(text.charCodeAt(p)) && text.charCodeAt(p) !== LF && text.charCodeAt(p) !== CR) p++;
-    readFloat(text, vs, p);
-    if (floatError !== undefined || p === vs) {
-      throw this.error(`invalid exemplar value ${JSON.stringify(text.slice(vs, p))}`, vs);
-    }
-    while (p < n && isBlank(text.charCodeAt(p))) p++;
-    if (p < n && text.charCodeAt(p) !== LF && text.charCodeAt(p) !== CR) {
-      const ts = p;
-      while (p < n && !isBlank(text.charCodeAt(p)) && text.charCodeAt(p) !== LF && text.charCodeAt(p) !== CR) p++;
-      const v = readFloat(text, ts, p);
-      if (floatError !== undefined || !Number.isFinite(v)) {
-        throw this.error(`invalid exemplar timestamp ${JSON.stringify(text.slice(ts, p))}`, ts);
-      }
-      while (p < n && isBlank(text.charCodeAt(p))) p++;
-    }
-    return p;
   }
 }

@@ -11,7 +11,7 @@
  * The background (`BackgroundSpec`) wraps the scenario's reconcile model: a sync that would have succeeded
  * may end in a 409 conflict (an error; its retry succeeds) or, for a polling key, in `RequeueAfter`; syncs
  * GET an optional object that is not there (404); a controller without a resync gets one. A process-wide
- * pause (`PauseState`) holds back new syncs and the completion of running ones.
+ * pause (`PauseState`) holds back new syncs and the completion of running ones. Both are in controller-background.ts.
  *
  * Everything is driven by the clock's timers. On virtual time the run loop calls `pump()` after
  * every clock step to hand queued keys to idle workers with the queue's synchronous `tryGet()`, so
@@ -25,17 +25,9 @@ import {
   type RateLimitingQueue,
   type TimerOptions,
 } from '../queue/index.js';
+import { ControllerBackground, type PauseState } from './controller-background.js';
 import { keySampler } from './distributions.js';
-import {
-  type BackgroundSpec,
-  type BurstSpec,
-  type ControllerSpec,
-  type ResyncPlan,
-  resyncPlan,
-  type SyncContext,
-  type SyncModel,
-  type SyncPlan,
-} from './model.js';
+import type { BackgroundSpec, BurstSpec, ControllerSpec, SyncContext, SyncModel, SyncPlan } from './model.js';
 import type { ProcessMetrics, ReconcileMetrics } from './process-metrics.js';
 import { Random } from './random.js';
 
@@ -69,103 +61,6 @@ export interface ControllerStats {
   conflicts: number;
   /** Syncs of polling keys the background ended in `RequeueAfter`. */
   polls: number;
-}
-
-/**
- * Whole-process pauses (`BackgroundSpec.pauses`): while `untilMs` (clock time) is ahead of the clock, workers
- * take no new keys and sync completions wait; `end()` lets the waiting completions finish, in the order they
- * were due, then wakes workers waiting on the real clock.
- */
-export class PauseState {
-  /** End of the current pause (clock ms); not paused when it is not ahead of the clock. */
-  untilMs = Number.NEGATIVE_INFINITY;
-  private deferred: (() => void)[] = [];
-  private waiters: (() => void)[] = [];
-
-  /** Runs `fn` when the current pause ends. */
-  defer(fn: () => void): void {
-    this.deferred.push(fn);
-  }
-
-  /** Resolves when the current pause ends. */
-  wait(): Promise<void> {
-    return new Promise<void>((resolve) => this.waiters.push(resolve));
-  }
-
-  end(): void {
-    this.untilMs = Number.NEGATIVE_INFINITY;
-    const deferred = this.deferred;
-    const waiters = this.waiters;
-    this.deferred = [];
-    this.waiters = [];
-    for (const fn of deferred) fn();
-    for (const resolve of waiters) resolve();
-  }
-}
-
-/** A 32-bit integer hash (lowbias32): a key's fixed, seeded background role without a per-key table. */
-function mix32(x: number): number {
-  let h = x >>> 0;
-  h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
-  h = Math.imul(h ^ (h >>> 15), 0x846ca68b);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-const UINT32 = 4_294_967_296;
-
-/**
- * A controller's resolved controller-level background, precomputed for the hot path. Which keys poll, and at
- * what interval, is a seeded hash of the key (stream `<name>/background/polling` gives the salts), so it is
- * fixed per key and costs no table.
- */
-export class ControllerBackground {
-  readonly conflictShare: number;
-  readonly optionalGetShare: number;
-  /** The shares as thresholds on a uniform 32-bit draw (one `nextUint32` per decision). */
-  readonly conflictThreshold: number;
-  readonly optionalGetThreshold: number;
-  readonly resync: ResyncPlan | null;
-  /** Whether any per-sync component is on. */
-  readonly perSync: boolean;
-  private readonly pollThreshold: number;
-  private readonly pollSalt: number;
-  private readonly intervalSalt: number;
-  private readonly intervalMinMs: number;
-  private readonly intervalSpanMs: number;
-
-  constructor(controller: ControllerSpec, seed: number, spec: BackgroundSpec) {
-    this.conflictShare = spec.conflictShare;
-    this.optionalGetShare = spec.optionalGetShare;
-    this.conflictThreshold = spec.conflictShare * UINT32;
-    this.optionalGetThreshold = spec.optionalGetShare * UINT32;
-    this.resync = resyncPlan(controller, seed, spec);
-    const pollingShare = Math.min(spec.pollingKeyShare, spec.pollingMaxKeys / Math.max(1, controller.keys));
-    this.pollThreshold = pollingShare * UINT32;
-    const salts = new Random(seed, `${controller.name}/background/polling`);
-    this.pollSalt = salts.nextUint32();
-    this.intervalSalt = salts.nextUint32();
-    this.intervalMinMs = spec.pollIntervalMs[0];
-    this.intervalSpanMs = spec.pollIntervalMs[1] - spec.pollIntervalMs[0];
-    this.perSync = this.conflictShare > 0 || this.optionalGetShare > 0 || this.pollThreshold > 0;
-  }
-
-  /** Whether `key` is waiting on something external (polled with `RequeueAfter`). */
-  isPolling(key: number): boolean {
-    return this.pollThreshold > 0 && mix32(key ^ this.pollSalt) < this.pollThreshold;
-  }
-
-  /** The fixed poll interval of `key`, whole ms. */
-  pollIntervalMs(key: number): number {
-    return this.intervalMinMs + Math.round((this.intervalSpanMs * mix32(key ^ this.intervalSalt)) / UINT32);
-  }
-
-  /** How many of `keys` keys poll. */
-  pollingKeys(keys: number): number {
-    if (this.pollThreshold <= 0) return 0;
-    let count = 0;
-    for (let key = 0; key < keys; key++) if (this.isPolling(key)) count++;
-    return count;
-  }
 }
 
 /** What the background did to a sync (bits). */

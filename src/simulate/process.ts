@@ -7,7 +7,8 @@
  */
 import { Registry } from 'prom-client';
 import { type Clock, createPrometheusMetricsProvider, type TimerOptions } from '../queue/index.js';
-import { PauseState, SimController } from './controller.js';
+import { SimController } from './controller.js';
+import { PauseState } from './controller-background.js';
 import {
   type BackgroundMode,
   type BackgroundSpec,

@@ -13,7 +13,7 @@
 import { FakeClock } from '../queue/index.js';
 import { DEFAULT_SCRAPE_INTERVAL_MS } from '../store/history.js';
 import { formatDuration, formatTime } from '../util/duration.js';
-import { ControllerBackground } from './controller.js';
+import { ControllerBackground } from './controller-background.js';
 import {
   BACKGROUND_MODES,
   type BackgroundSpec,

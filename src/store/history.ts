@@ -13,23 +13,24 @@
  *   Prometheus. A series that was in the target's previous scrape and is missing from this one
  *   gets a stale marker at `t`; `markStale(target, t)` does it for every series of a target
  *   (scrape failed, target gone). After a stale marker an instant lookup finds nothing until the
- *   series has a newer sample; range functions skip stale markers.
+ *   series has a newer sample; selections leave stale markers out.
  * - Per series, samples are kept in time order; an older sample is dropped and counted as
  *   out-of-order, one with the newest timestamp and another value as a duplicate, an identical
  *   repeat is ignored. A scrape older than the target's previous one is rejected whole.
  * - Retention: samples older than the series' newest point minus `retentionMs` go, and at most
  *   `maxSamplesPerSeries` are kept. A series with nothing left is forgotten.
- * - Queries see series in Prometheus's storage order (sorted by label set, `__name__` included),
+ * - The store offers selection only (series-selection.ts); range functions are applied by src/promql.
+ *   Queries see series in Prometheus's storage order (sorted by label set, `__name__` included),
  *   so sums add in the same order as Prometheus's.
- * - Range windows are `[t - w, t]`, both ends inclusive, as in Prometheus 2.x (Prometheus 3 made
- *   the start exclusive). Instant lookups take the newest sample in `[t - lookbackDeltaMs, t]`
- *   unless a newer stale marker hides it.
+ * - Selection windows `[startMs, endMs]` include both ends, so a range window `[t - w, t]` is as in
+ *   Prometheus 2.x (Prometheus 3 made the start exclusive). Instant lookups take the newest sample in
+ *   `[t - lookbackDeltaMs, t]` unless a newer stale marker hides it.
  * - `SeriesView` arrays are views into the store: valid until the next append; copy to keep.
+ *
+ * Per-target bookkeeping is in target-state.ts, the shared strings in string-table.ts, the sliced
+ * appends' scheduling in event-loop-slices.ts.
  */
-import { performance } from 'node:perf_hooks';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
-  compileMatchers,
   keyLabels,
   keyMetricName,
   type LabelMatcher,
@@ -39,18 +40,25 @@ import {
   setLabel,
 } from '../exposition/labels.js';
 import type { ParsedPage } from '../exposition/parsed-page.js';
-import { hashRange } from '../exposition/series-index.js';
 import { detachString } from '../exposition/series-table.js';
-import { LABEL } from '../metrics/names.js';
+import { type AppendCounts, type AppendReport, countAppend, newAppendCounts } from './append-report.js';
+import { eachInSlices, rangeInSlices, type Slicing } from './event-loop-slices.js';
+import { SeriesBuffer } from './series-buffer.js';
 import {
-  type Points,
-  type RangeFunctionName,
-  type RangeResult,
-  rangeOverSeries,
-  type VectorSample,
-} from '../promql/functions.js';
-import { AppendOutcome, SeriesBuffer } from './series-buffer.js';
+  type InstantSample,
+  instantSample,
+  type SeriesQueries,
+  type SeriesSelector,
+  type SeriesView,
+  selectorOf,
+  selectSeries,
+  seriesView,
+} from './series-selection.js';
+import { StringTable } from './string-table.js';
 import { applyTargetLabels } from './target-labels.js';
+import { pageKeyHash, type SeriesRecord, TargetState } from './target-state.js';
+
+export type { AppendReport, InstantSample, SeriesQueries, SeriesSelector, SeriesView };
 
 export const DEFAULT_RETENTION_MS = 30 * 60_000;
 /** Prometheus's default scrape interval: the scraper's, the simulator's recordings' and the store's sizing default. */
@@ -77,14 +85,6 @@ export interface ScrapeTarget {
   readonly labels?: Readonly<Record<string, string>>;
 }
 
-export interface AppendReport {
-  readonly appended: number;
-  readonly outOfOrder: number;
-  readonly duplicates: number;
-  readonly newSeries: number;
-  readonly staleMarked: number;
-}
-
 export interface TargetInfo {
   readonly id: string;
   readonly labels: Labels;
@@ -96,99 +96,6 @@ export interface TargetInfo {
   readonly lastScrapeMs: number | undefined;
 }
 
-export interface SeriesSelector {
-  readonly metric: string;
-  readonly matchers?: readonly LabelMatcher[];
-  /** Restrict to one target id. */
-  readonly target?: string;
-}
-
-export interface SeriesView extends Points {
-  readonly target: string;
-  readonly name: string;
-  /** Final labels (target labels included), without `__name__`. */
-  readonly labels: Labels;
-  readonly t: Float64Array;
-  readonly v: Float64Array;
-}
-
-/** An instant-vector sample from `instant`: labels include `__name__`; `timestampMs` is the sample's own time. */
-export interface InstantSample extends VectorSample {
-  readonly timestampMs: number;
-}
-
-export type { RangeResult };
-
-/**
- * The queries of one target (`forTarget`), in the shape the PromQL evaluator reads (structurally its
- * `SeriesStore`): instant lookups and series selection. Range functions are applied by the evaluator.
- */
-export interface SeriesQueries {
-  instant(metric: string, matchers: readonly LabelMatcher[], atMs: number): InstantSample[];
-  /** The selected series with their samples in `[startMs, endMs]`; see `History.select`. */
-  select(metric: string, matchers: readonly LabelMatcher[], startMs: number, endMs: number): SeriesView[];
-}
-
-interface SeriesRec {
-  readonly target: TargetState;
-  readonly name: string;
-  readonly labels: Labels;
-  /** See `sortKeyOf`; made when first needed. */
-  sortKey: string | undefined;
-  /** Series key as scraped (before target labels) and its `hashRange`. */
-  readonly pageKey: string;
-  readonly hash: number;
-  readonly buf: SeriesBuffer;
-  withName: Labels | undefined;
-  /** Epoch of the last scrape that contained this series; -1 when never scraped. */
-  seenEpoch: number;
-  /** The series' samples carry their own timestamps: no staleness tracking. */
-  explicitTs: boolean;
-  /** Forgotten (its name list drops it when next queried). */
-  dead: boolean;
-}
-
-/** The series of one metric name in one target; sorted and compacted when queried. */
-interface NameList {
-  recs: SeriesRec[];
-  /** `recs` is in storage order. */
-  sorted: boolean;
-  /** Forgotten series still in `recs`. */
-  dead: number;
-}
-
-class TargetState {
-  readonly id: string;
-  readonly labels: Labels;
-  /** Every live series. */
-  readonly series = new Set<SeriesRec>();
-  /** Live series by the hash of their page key (a list on collision). */
-  readonly byHash = new Map<number, SeriesRec | SeriesRec[]>();
-  readonly byName = new Map<string, NameList>();
-  epoch = 0;
-  lastScrapeMs = Number.NEGATIVE_INFINITY;
-  /**
-   * Series of the previous scrape by page series id, with their key hashes: a target's pages
-   * usually list the same series in the same order, so this is the first guess for each one.
-   */
-  lastHashes: Int32Array | undefined;
-  lastRecs: (SeriesRec | undefined)[] = [];
-  queue: Promise<unknown> = Promise.resolve();
-
-  constructor(id: string, labels: Labels) {
-    this.id = id;
-    this.labels = labels;
-  }
-}
-
-interface Counts {
-  appended: number;
-  outOfOrder: number;
-  duplicates: number;
-  newSeries: number;
-  staleMarked: number;
-}
-
 export class History {
   readonly retentionMs: number;
   readonly maxSamplesPerSeries: number;
@@ -196,7 +103,7 @@ export class History {
   readonly honorTimestamps: boolean;
   readonly #targets = new Map<string, TargetState>();
   readonly #limits: { readonly maxSamples: number; readonly retentionMs: number };
-  readonly #strings = new Map<string, string>();
+  readonly #strings = new StringTable();
   #seriesCount = 0;
 
   constructor(options: HistoryOptions = {}) {
@@ -214,9 +121,9 @@ export class History {
   /** Adds one scrape of `target` taken at `scrapeTimeMs` (see the module contract). */
   append(target: ScrapeTarget, page: ParsedPage, scrapeTimeMs: number): AppendReport {
     const st = this.#target(target);
-    const counts = newCounts();
+    const counts = newAppendCounts();
     if (!this.#beginScrape(st, page, scrapeTimeMs, counts)) return counts;
-    const map = new Array<SeriesRec | undefined>(page.series.count);
+    const map = new Array<SeriesRecord | undefined>(page.series.count);
     this.#appendRange(st, page, scrapeTimeMs, map, 0, page.samples.count, counts);
     st.lastHashes = page.series.hashes;
     st.lastRecs = map;
@@ -237,49 +144,23 @@ export class History {
     options: { readonly chunkSize?: number; readonly sliceMs?: number } = {},
   ): Promise<AppendReport> {
     const st = this.#target(target);
-    const fixed = options.chunkSize !== undefined ? Math.max(1, options.chunkSize) : undefined;
-    const sliceMs = options.sliceMs ?? 1;
-    /** Runs `step(from, to)` over `[0, n)` in slices; yields between slices. */
-    const sliced = async (n: number, step: (from: number, to: number) => void): Promise<void> => {
-      let from = 0;
-      while (from < n) {
-        if (fixed !== undefined) {
-          const to = Math.min(n, from + fixed);
-          step(from, to);
-          from = to;
-        } else {
-          const started = performance.now();
-          do {
-            const to = Math.min(n, from + 256);
-            step(from, to);
-            from = to;
-          } while (from < n && performance.now() - started < sliceMs);
-        }
-        if (from < n) await yieldToEventLoop();
-      }
+    const slicing: Slicing = {
+      chunkSize: options.chunkSize !== undefined ? Math.max(1, options.chunkSize) : undefined,
+      sliceMs: options.sliceMs ?? 1,
     };
     const run = async (): Promise<AppendReport> => {
-      const counts = newCounts();
+      const counts = newAppendCounts();
       if (!this.#beginScrape(st, page, scrapeTimeMs, counts)) return counts;
-      const map = new Array<SeriesRec | undefined>(page.series.count);
-      await sliced(page.samples.count, (from, to) => this.#appendRange(st, page, scrapeTimeMs, map, from, to, counts));
+      const map = new Array<SeriesRecord | undefined>(page.series.count);
+      await rangeInSlices(
+        page.samples.count,
+        (from, to) => this.#appendRange(st, page, scrapeTimeMs, map, from, to, counts),
+        slicing,
+      );
       st.lastHashes = page.series.hashes;
       st.lastRecs = map;
       // Stale markers and expiry, walking the target's series in slices too.
-      const it = st.series.values();
-      for (let done = false; !done; ) {
-        await yieldToEventLoop();
-        const started = performance.now();
-        for (let k = 1; ; k++) {
-          const next = it.next();
-          if (next.done === true) {
-            done = true;
-            break;
-          }
-          this.#finishOne(st, next.value, scrapeTimeMs, counts);
-          if ((k & 255) === 0 && (fixed !== undefined ? k >= fixed : performance.now() - started >= sliceMs)) break;
-        }
-      }
+      await eachInSlices(st.series.values(), (rec) => this.#finishOne(st, rec, scrapeTimeMs, counts), slicing);
       this.#afterScrape();
       return counts;
     };
@@ -301,15 +182,15 @@ export class History {
     values: ArrayLike<number>,
   ): AppendReport {
     const st = this.#target(target);
-    const counts = newCounts();
+    const counts = newAppendCounts();
     const key = seriesKey(name, labels);
-    let rec = findByKey(st, key);
+    let rec = st.findByKey(key);
     if (rec === undefined) {
       rec = this.#newSeries(st, key, name, makeLabels(Object.entries(labels)), Math.min(times.length, 1024));
       counts.newSeries++;
     }
     rec.explicitTs = true;
-    for (let i = 0; i < times.length; i++) count(rec.buf.append(times[i] as number, values[i] as number), counts);
+    for (let i = 0; i < times.length; i++) countAppend(rec.buf.append(times[i] as number, values[i] as number), counts);
     return counts;
   }
 
@@ -383,11 +264,7 @@ export class History {
    * with empty arrays.
    */
   select(selector: SeriesSelector, startMs = Number.NEGATIVE_INFINITY, endMs = Number.POSITIVE_INFINITY): SeriesView[] {
-    return this.#selectRecs(selector).map((rec) => {
-      const b = rec.buf;
-      const { t, v } = b.views(b.lowerBound(startMs), b.upperBound(endMs));
-      return { target: rec.target.id, name: rec.name, labels: rec.labels, t, v };
-    });
+    return this.#selectRecs(selector).map((rec) => seriesView(rec, startMs, endMs));
   }
 
   /**
@@ -397,36 +274,10 @@ export class History {
   instant(metric: string, matchers: readonly LabelMatcher[], atMs: number, targetId?: string): InstantSample[] {
     const out: InstantSample[] = [];
     for (const rec of this.#selectRecs(selectorOf(metric, matchers, targetId))) {
-      const b = rec.buf;
-      const j = b.upperBound(atMs) - 1;
-      const stale = b.staleAtOrBefore(atMs);
-      if (j < b.start) continue;
-      const t = b.time(j);
-      if (stale > t || t < atMs - this.lookbackDeltaMs) continue;
-      rec.withName ??= makeLabels([[LABEL.metricName, rec.name], ...Object.entries(rec.labels)]);
-      out.push({ labels: rec.withName, value: b.value(j), timestampMs: t });
+      const sample = instantSample(rec, atMs, this.lookbackDeltaMs);
+      if (sample !== undefined) out.push(sample);
     }
     return out;
-  }
-
-  /**
-   * A range function over `metric[windowMs]` at `atMs`; series without enough points are left out.
-   * A convenience over `select` and the PromQL functions (the evaluator does the same itself).
-   */
-  range(
-    fn: RangeFunctionName,
-    metric: string,
-    matchers: readonly LabelMatcher[],
-    atMs: number,
-    windowMs: number,
-    targetId?: string,
-  ): VectorSample[] {
-    return this.rangeDetailed(fn, selectorOf(metric, matchers, targetId), atMs, windowMs).samples;
-  }
-
-  /** Like `range`, and names the series that had too few points. */
-  rangeDetailed(fn: RangeFunctionName, selector: SeriesSelector, atMs: number, windowMs: number): RangeResult {
-    return rangeOverSeries(fn, this.select(selector, atMs - windowMs, atMs), atMs, windowMs);
   }
 
   /** The queries restricted to one target. */
@@ -460,21 +311,19 @@ export class History {
     }
   }
 
-  #selectRecs(selector: SeriesSelector): SeriesRec[] {
-    const match = compileMatchers(selector.matchers ?? []);
-    const out: SeriesRec[] = [];
-    for (const st of this.#targetsOf(selector.target)) {
-      const list = st.byName.get(selector.metric);
-      if (list === undefined) continue;
-      for (const rec of ordered(list)) if (match(rec.labels)) out.push(rec);
-    }
-    if (selector.target === undefined && this.#targets.size > 1) out.sort(byStorageOrder);
-    return out;
+  #selectRecs(selector: SeriesSelector): SeriesRecord[] {
+    return selectSeries(
+      this.#targetsOf(selector.target),
+      selector,
+      selector.target === undefined && this.#targets.size > 1,
+    );
   }
 
   #target(target: ScrapeTarget): TargetState {
     let st = this.#targets.get(target.id);
-    const labels = makeLabels(Object.entries(target.labels ?? {}).map(([k, v]) => [this.#intern(k), this.#intern(v)]));
+    const labels = makeLabels(
+      Object.entries(target.labels ?? {}).map(([k, v]) => [this.#strings.intern(k), this.#strings.intern(v)]),
+    );
     if (st === undefined) {
       st = new TargetState(detachString(target.id), labels);
       this.#targets.set(st.id, st);
@@ -484,7 +333,7 @@ export class History {
     return st;
   }
 
-  #beginScrape(st: TargetState, page: ParsedPage, timeMs: number, counts: Counts): boolean {
+  #beginScrape(st: TargetState, page: ParsedPage, timeMs: number, counts: AppendCounts): boolean {
     if (!(timeMs > st.lastScrapeMs)) {
       counts.outOfOrder = page.samples.count;
       return false;
@@ -498,10 +347,10 @@ export class History {
     st: TargetState,
     page: ParsedPage,
     scrapeTimeMs: number,
-    map: (SeriesRec | undefined)[],
+    map: (SeriesRecord | undefined)[],
     from: number,
     to: number,
-    counts: Counts,
+    counts: AppendCounts,
   ): void {
     const { series, values, timestamps } = page.samples;
     const epoch = st.epoch;
@@ -517,7 +366,7 @@ export class History {
         rec =
           guess !== undefined && !guess.dead && page.series.keyEquals(id, guess.pageKey)
             ? guess
-            : findInPage(st, page, id);
+            : st.findInPage(page, id);
         if (rec === undefined) {
           const key = page.series.key(id);
           rec = this.#newSeries(st, key, keyMetricName(key), applyTargetLabels(keyLabels(key), st.labels));
@@ -529,11 +378,11 @@ export class History {
       const explicit = honor && !Number.isNaN(ts);
       rec.explicitTs = explicit;
       rec.seenEpoch = epoch;
-      count(rec.buf.append(explicit ? ts : scrapeTimeMs, values[i] as number), counts);
+      countAppend(rec.buf.append(explicit ? ts : scrapeTimeMs, values[i] as number), counts);
     }
   }
 
-  #finishScrape(st: TargetState, timeMs: number, counts: Counts): void {
+  #finishScrape(st: TargetState, timeMs: number, counts: AppendCounts): void {
     for (const rec of st.series) this.#finishOne(st, rec, timeMs, counts);
     this.#afterScrape();
   }
@@ -542,7 +391,7 @@ export class History {
    * After a scrape: a stale marker if the series left with it, expiry if it was not in it.
    * (Deleting from a Set while iterating it is safe; the deleted entry is not visited again.)
    */
-  #finishOne(st: TargetState, rec: SeriesRec, timeMs: number, counts: Counts): void {
+  #finishOne(st: TargetState, rec: SeriesRecord, timeMs: number, counts: AppendCounts): void {
     if (rec.seenEpoch === st.epoch) return;
     if (rec.seenEpoch === st.epoch - 1 && !rec.explicitTs && rec.buf.markStale(timeMs)) counts.staleMarked++;
     rec.buf.expire(timeMs);
@@ -554,161 +403,50 @@ export class History {
   }
 
   /** A new series; `labels` (final: target labels applied) must be in canonical order. */
-  #newSeries(st: TargetState, key: string, name: string, labels: Labels, initialCapacity?: number): SeriesRec {
-    const internedName = this.#intern(name);
+  #newSeries(st: TargetState, key: string, name: string, labels: Labels, initialCapacity?: number): SeriesRecord {
+    const internedName = this.#strings.intern(name);
     const finalLabels: Record<string, string> = {};
-    for (const k of Object.keys(labels)) setLabel(finalLabels, this.#intern(k), this.#intern(labels[k] as string));
+    for (const k of Object.keys(labels))
+      setLabel(finalLabels, this.#strings.intern(k), this.#strings.intern(labels[k] as string));
     const pageKey = detachString(key);
-    const rec: SeriesRec = {
+    const rec: SeriesRecord = {
       target: st,
       name: internedName,
       labels: finalLabels,
       sortKey: undefined,
       pageKey,
-      hash: hashRange(pageKey, 0, pageKey.length) & SMI_MASK,
+      hash: pageKeyHash(pageKey),
       buf: new SeriesBuffer(this.#limits, initialCapacity),
       withName: undefined,
       seenEpoch: -1,
       explicitTs: false,
       dead: false,
     };
-    st.series.add(rec);
-    const same = st.byHash.get(rec.hash);
-    if (same === undefined) st.byHash.set(rec.hash, rec);
-    else if (Array.isArray(same)) same.push(rec);
-    else st.byHash.set(rec.hash, [same, rec]);
-    let list = st.byName.get(internedName);
-    if (list === undefined) {
-      list = { recs: [], sorted: true, dead: 0 };
-      st.byName.set(internedName, list);
-    }
-    if (list.recs.length > 0) list.sorted = false;
-    list.recs.push(rec);
+    st.add(rec);
     this.#seriesCount++;
     return rec;
   }
 
-  #forget(rec: SeriesRec): void {
-    const st = rec.target;
-    if (!st.series.delete(rec)) return;
-    const same = st.byHash.get(rec.hash);
-    if (same === rec) {
-      st.byHash.delete(rec.hash);
-    } else if (Array.isArray(same)) {
-      const rest = same.filter((r) => r !== rec);
-      st.byHash.set(rec.hash, rest.length === 1 ? (rest[0] as SeriesRec) : rest);
-    }
-    rec.dead = true;
-    const list = st.byName.get(rec.name);
-    if (list !== undefined) {
-      list.dead++;
-      if (list.dead === list.recs.length) st.byName.delete(rec.name);
-    }
-    this.#seriesCount--;
-  }
-
-  #intern(s: string): string {
-    let x = this.#strings.get(s);
-    if (x === undefined) {
-      x = detachString(s);
-      this.#strings.set(x, x);
-    }
-    return x;
+  #forget(rec: SeriesRecord): void {
+    if (rec.target.remove(rec)) this.#seriesCount--;
   }
 
   /** Rebuilds the string table from live series so that strings of forgotten series can be collected. */
   #compactStrings(): void {
-    const live = new Map<string, string>();
-    const keep = (s: string): void => {
-      live.set(s, s);
-    };
-    for (const st of this.#targets.values()) {
-      for (const [k, v] of Object.entries(st.labels)) {
-        keep(k);
-        keep(v);
-      }
-      for (const rec of st.series) {
-        keep(rec.name);
-        for (const k of Object.keys(rec.labels)) {
+    this.#strings.rebuild((keep) => {
+      for (const st of this.#targets.values()) {
+        for (const [k, v] of Object.entries(st.labels)) {
           keep(k);
-          keep(rec.labels[k] as string);
+          keep(v);
+        }
+        for (const rec of st.series) {
+          keep(rec.name);
+          for (const k of Object.keys(rec.labels)) {
+            keep(k);
+            keep(rec.labels[k] as string);
+          }
         }
       }
-    }
-    this.#strings.clear();
-    for (const [k, v] of live) this.#strings.set(k, v);
+    });
   }
-}
-
-/** Hashes are cut to 30 bits so that, as map keys, they stay small integers (no boxing). */
-const SMI_MASK = 0x3fffffff;
-
-/** The live series of `st` whose page key is `key`. */
-function findByKey(st: TargetState, key: string): SeriesRec | undefined {
-  const same = st.byHash.get(hashRange(key, 0, key.length) & SMI_MASK);
-  if (same === undefined) return undefined;
-  if (!Array.isArray(same)) return same.pageKey === key ? same : undefined;
-  return same.find((r) => r.pageKey === key);
-}
-
-/** The live series of `st` for series `id` of a page, found by hash without making the key string. */
-function findInPage(st: TargetState, page: ParsedPage, id: number): SeriesRec | undefined {
-  const same = st.byHash.get((page.series.hashes[id] as number) & SMI_MASK);
-  if (same === undefined) return undefined;
-  if (!Array.isArray(same)) return page.series.keyEquals(id, same.pageKey) ? same : undefined;
-  return same.find((r) => page.series.keyEquals(id, r.pageKey));
-}
-
-/** A name list without forgotten series, in storage order (compacted and sorted in place when needed). */
-function ordered(list: NameList): readonly SeriesRec[] {
-  if (list.dead > 0) {
-    list.recs = list.recs.filter((r) => !r.dead);
-    list.dead = 0;
-  }
-  if (!list.sorted) {
-    list.recs.sort(byStorageOrder);
-    list.sorted = true;
-  }
-  return list.recs;
-}
-
-function newCounts(): Counts {
-  return { appended: 0, outOfOrder: 0, duplicates: 0, newSeries: 0, staleMarked: 0 };
-}
-
-function count(outcome: AppendOutcome, counts: Counts): void {
-  switch (outcome) {
-    case AppendOutcome.Appended:
-      counts.appended++;
-      break;
-    case AppendOutcome.Duplicate:
-      counts.duplicates++;
-      break;
-    case AppendOutcome.OutOfOrder:
-      counts.outOfOrder++;
-      break;
-    default:
-      break;
-  }
-}
-
-function selectorOf(metric: string, matchers: readonly LabelMatcher[], target: string | undefined): SeriesSelector {
-  return target === undefined ? { metric, matchers } : { metric, matchers, target };
-}
-
-function byStorageOrder(a: SeriesRec, b: SeriesRec): number {
-  a.sortKey ??= sortKeyOf(a.name, a.labels);
-  b.sortKey ??= sortKeyOf(b.name, b.labels);
-  return a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0;
-}
-
-/**
- * A string that sorts like Prometheus's `labels.Compare` on the full label set (`__name__`
- * included): names and values in byte order, separated by a character below any that occurs.
- */
-function sortKeyOf(name: string, labels: Labels): string {
-  const names = [...Object.keys(labels), LABEL.metricName].sort();
-  let key = '';
-  for (const n of names) key += `${n}\u0000${n === LABEL.metricName ? name : labels[n]}\u0000`;
-  return key;
 }

@@ -9,14 +9,9 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { main } from '../../src/cli/main.js';
 import { ConfigError } from '../../src/config/config-error.js';
-import {
-  type ConfigInputs,
-  DEFAULT_TARGET,
-  flagName,
-  loadServiceConfig,
-  resolveServiceConfig,
-  SETTINGS,
-} from '../../src/config/service-config.js';
+import { type ConfigInputs, loadServiceConfig, resolveServiceConfig } from '../../src/config/service-config.js';
+import { DEFAULT_TARGET } from '../../src/config/service-defaults.js';
+import { flagName, SETTINGS } from '../../src/config/service-settings.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../../src/diagnosis/runbook.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wqd-config-'));

@@ -11,6 +11,7 @@ import { LABEL, SUFFIX, WORKQUEUE } from '../../src/metrics/names.js';
 import { histogramQuantile, type RangeFunctionName, sumVector, type VectorSample } from '../../src/promql/functions.js';
 import type { History } from '../../src/store/history.js';
 import { readRecording } from '../../src/store/recording.js';
+import { rangeOver } from '../support/history-range.js';
 import {
   formatTimeSec,
   importRecording,
@@ -60,7 +61,7 @@ interface Case {
 const range =
   (fn: RangeFunctionName, metric: string) =>
   (h: History, atMs: number, windowMs: number): VectorSample[] =>
-    h.range(fn, metric, [], atMs, windowMs);
+    rangeOver(h, fn, metric, [], atMs, windowMs).samples;
 
 const CASES: readonly Case[] = [
   { expr: (w) => `rate(${WORKQUEUE.adds}[${w}])`, local: range('rate', WORKQUEUE.adds) },
@@ -82,14 +83,14 @@ const CASES: readonly Case[] = [
   },
   {
     expr: (w) => `histogram_quantile(0.9, rate(${BUCKET(WORKQUEUE.workDuration)}[${w}]))`,
-    local: (h, t, w) => histogramQuantile(0.9, h.range('rate', BUCKET(WORKQUEUE.workDuration), [], t, w)),
+    local: (h, t, w) => histogramQuantile(0.9, rangeOver(h, 'rate', BUCKET(WORKQUEUE.workDuration), [], t, w).samples),
   },
   {
     expr: (w) => `histogram_quantile(0.99, sum by (le) (rate(${BUCKET(WORKQUEUE.queueDuration)}[${w}])))`,
     local: (h, t, w) =>
       histogramQuantile(
         0.99,
-        sumVector(h.range('rate', BUCKET(WORKQUEUE.queueDuration), [], t, w), { by: [LABEL.le] }),
+        sumVector(rangeOver(h, 'rate', BUCKET(WORKQUEUE.queueDuration), [], t, w).samples, { by: [LABEL.le] }),
       ),
   },
   {
@@ -97,20 +98,26 @@ const CASES: readonly Case[] = [
     local: (h, t, w) =>
       histogramQuantile(
         0.5,
-        sumVector(h.range('rate', BUCKET(WORKQUEUE.workDuration), [], t, w), { by: [LABEL.le, LABEL.name] }),
+        sumVector(rangeOver(h, 'rate', BUCKET(WORKQUEUE.workDuration), [], t, w).samples, {
+          by: [LABEL.le, LABEL.name],
+        }),
       ),
   },
   {
     expr: (w) => `sum without (instance) (increase(${BUCKET(WORKQUEUE.queueDuration)}[${w}]))`,
     local: (h, t, w) =>
-      sumVector(h.range('increase', BUCKET(WORKQUEUE.queueDuration), [], t, w), { without: [LABEL.instance] }),
+      sumVector(rangeOver(h, 'increase', BUCKET(WORKQUEUE.queueDuration), [], t, w).samples, {
+        without: [LABEL.instance],
+      }),
   },
   {
     expr: (w) => `histogram_quantile(0.99, sum by (le, name) (rate(${BUCKET(WORKQUEUE.queueDuration)}[${w}])))`,
     local: (h, t, w) =>
       histogramQuantile(
         0.99,
-        sumVector(h.range('rate', BUCKET(WORKQUEUE.queueDuration), [], t, w), { by: [LABEL.le, LABEL.name] }),
+        sumVector(rangeOver(h, 'rate', BUCKET(WORKQUEUE.queueDuration), [], t, w).samples, {
+          by: [LABEL.le, LABEL.name],
+        }),
       ),
   },
   { expr: () => WORKQUEUE.depth, local: (h, t) => h.instant(WORKQUEUE.depth, [], t) },
@@ -191,7 +198,7 @@ describe('parity with Prometheus 2.42', () => {
   it('imports the same samples as Prometheus stores', async () => {
     const end = (START + 160 * 15) * 1000;
     const remote = await prom.query(`count_over_time(${WORKQUEUE.adds}[1h])`, end / 1000);
-    const local = history.range('count_over_time', WORKQUEUE.adds, [], end, 3_600_000);
+    const local = rangeOver(history, 'count_over_time', WORKQUEUE.adds, [], end, 3_600_000).samples;
     expect(local.map((s) => [key(s.labels), s.value]).sort()).toEqual(
       remote.map((s) => [key(s.labels), s.value]).sort(),
     );
@@ -223,13 +230,14 @@ describe('parity with Prometheus 2.42', () => {
     const t = (START + 20 * 15) * 1000;
     const expr = `count_over_time(${WORKQUEUE.depth}{instance="a:8080"}[1m])`;
     const remote = await prom.query(expr, t / 1000);
-    const local = history.range(
+    const local = rangeOver(
+      history,
       'count_over_time',
       WORKQUEUE.depth,
       [{ label: LABEL.instance, op: '=', value: 'a:8080' }],
       t,
       60_000,
-    );
+    ).samples;
     expect(remote.map((s) => s.value)).toEqual([5, 5]);
     expect(local.map((s) => s.value)).toEqual([5, 5]);
   });
@@ -241,7 +249,7 @@ describe('parity with Prometheus 2.42', () => {
     const beta = { label: LABEL.name, op: '=', value: 'beta' } as const;
     const local = histogramQuantile(
       0.99,
-      sumVector(history.range('rate', BUCKET(WORKQUEUE.queueDuration), [beta], t, 300_000), {
+      sumVector(rangeOver(history, 'rate', BUCKET(WORKQUEUE.queueDuration), [beta], t, 300_000).samples, {
         by: [LABEL.le, LABEL.name],
       }),
     );
@@ -257,9 +265,9 @@ describe('parity with Prometheus 2.42', () => {
     let compared = 0;
     for (const series of remote) {
       for (const [t, value] of series.values) {
-        const local = history
-          .range('rate', WORKQUEUE.adds, [], Math.round(t * 1000), 120_000)
-          .find((s) => key(s.labels) === key(series.labels));
+        const local = rangeOver(history, 'rate', WORKQUEUE.adds, [], Math.round(t * 1000), 120_000).samples.find(
+          (s) => key(s.labels) === key(series.labels),
+        );
         expect(local, `${key(series.labels)} @ ${t}`).toBeDefined();
         if (!close(local?.value as number, value))
           expect.fail(`@ ${t} {${key(series.labels)}}: ${local?.value} vs ${value}`);

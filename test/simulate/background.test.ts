@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLIENT_GO, CONTROLLER_RUNTIME, WORKQUEUE } from '../../src/metrics/names.js';
 import { FakeClock, realClock } from '../../src/queue/index.js';
-import { ControllerBackground } from '../../src/simulate/controller.js';
+import { ControllerBackground } from '../../src/simulate/controller-background.js';
 import { startLiveSimulation } from '../../src/simulate/live.js';
 import {
   BACKGROUND_OFF,

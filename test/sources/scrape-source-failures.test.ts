@@ -4,6 +4,7 @@ import { staticTargets } from '../../src/discovery/static.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
 import type { ScrapeEvent } from '../../src/sources/scrape-source.js';
 import { gzipBomb } from '../support/gzip-bomb.js';
+import { rangeOver } from '../support/history-range.js';
 import { freePort } from '../support/local-server.js';
 import { ManualClock, queuePage, scrapeSource, serve, serveOnPort, servePage, TEXT_CT } from './scrape-support.js';
 
@@ -208,7 +209,9 @@ describe('scrape source: failing targets', () => {
     expect([...(view?.v ?? [])]).toEqual([10, 30, 50]);
     // increase over [t0, t4]: (50 - 10), neither end extrapolated (samples at the window's edges).
     const at = times[4] as number;
-    expect(src.history.range('increase', WORKQUEUE.adds, [], at, at - (times[0] as number))[0]?.value).toBe(40);
+    expect(
+      rangeOver(src.history, 'increase', WORKQUEUE.adds, [], at, at - (times[0] as number)).samples[0]?.value,
+    ).toBe(40);
   });
 
   it('counts a counter reset across a target restart as Prometheus does', async () => {
@@ -247,7 +250,7 @@ describe('scrape source: failing targets', () => {
 
     const at = t0 + 105_000;
     const value = (fn: 'rate' | 'increase', windowS: number): number | undefined =>
-      src.history.range(fn, WORKQUEUE.adds, [], at, windowS * 1000)[0]?.value;
+      rangeOver(src.history, fn, WORKQUEUE.adds, [], at, windowS * 1000).samples[0]?.value;
     // [0 s, 105 s]: 20 - 0, plus 30 lost at the reset = 50 over the 105 s sampled; no extrapolation.
     expect(value('increase', 105)).toBeCloseTo(50, 12);
     expect(value('rate', 105)).toBeCloseTo(50 / 105, 15);

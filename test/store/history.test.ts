@@ -5,6 +5,7 @@ import { hashRange } from '../../src/exposition/series-index.js';
 import { LABEL, WORKQUEUE } from '../../src/metrics/names.js';
 import { histogramQuantile, sumVector } from '../../src/promql/functions.js';
 import { DEFAULT_MAX_SAMPLES_PER_SERIES, History, type ScrapeTarget } from '../../src/store/history.js';
+import { rangeOver } from '../support/history-range.js';
 
 const T0 = 1_700_000_000_000;
 const S = 1000;
@@ -120,7 +121,7 @@ describe('History: staleness and lookback', () => {
     h.append(TARGET, page('a 4\nb 5\n'), T0 + 45 * S);
     expect(h.instant('b', [], T0 + 45 * S).map((s) => s.value)).toEqual([5]);
     // Range functions skip the stale marker: b has samples at 0 s and 45 s.
-    expect(h.range('count_over_time', 'b', [], T0 + 45 * S, 60 * S).map((s) => s.value)).toEqual([2]);
+    expect(rangeOver(h, 'count_over_time', 'b', [], T0 + 45 * S, 60 * S).samples.map((s) => s.value)).toEqual([2]);
   });
 
   it('without a stale marker a value holds for the 5-minute lookback, both ends included', () => {
@@ -152,29 +153,34 @@ describe('History: range functions', () => {
   it('rate over a counter reset, with Prometheus extrapolation', () => {
     // 0 s … 60 s: 100, 130, 160, 10 (restart), 40. Increase = 40 − 100 + 160 = 100 over 60 s, on-edge window.
     const h = counterHistory([100, 130, 160, 10, 40]);
-    expect(plain(h.range('increase', WORKQUEUE.adds, [], T0 + 60 * S, 60 * S))).toEqual([
+    expect(plain(rangeOver(h, 'increase', WORKQUEUE.adds, [], T0 + 60 * S, 60 * S).samples)).toEqual([
       [{ instance: 'a:1', job: 'ctrl', name: 'q' }, 100],
     ]);
-    expect(h.range('rate', WORKQUEUE.adds, [], T0 + 60 * S, 60 * S).map((s) => s.value)).toEqual([100 / 60]);
+    expect(rangeOver(h, 'rate', WORKQUEUE.adds, [], T0 + 60 * S, 60 * S).samples.map((s) => s.value)).toEqual([
+      100 / 60,
+    ]);
   });
 
   it('names series with fewer than two samples in the window as insufficient data', () => {
     const h = counterHistory([1, 2]);
     h.append(TARGET, page(`${WORKQUEUE.adds}{name="q"} 3\n${WORKQUEUE.adds}{name="new"} 1\n`), T0 + 30 * S);
-    const result = h.rangeDetailed('rate', { metric: WORKQUEUE.adds }, T0 + 30 * S, 30 * S);
+    const result = rangeOver(h, 'rate', WORKQUEUE.adds, [], T0 + 30 * S, 30 * S);
     expect(result.samples.map((s) => s.labels.name)).toEqual(['q']);
     expect(result.insufficient.map((l) => ({ ...l }))).toEqual([{ instance: 'a:1', job: 'ctrl', name: 'new' }]);
-    // The SeriesStore view leaves it out, as Prometheus does.
-    expect(h.range('rate', WORKQUEUE.adds, [], T0 + 30 * S, 30 * S)).toHaveLength(1);
+    // The store selects it with its one sample; the range function leaves it out, as Prometheus does.
+    expect(h.select({ metric: WORKQUEUE.adds }, T0, T0 + 30 * S).map((v) => [v.labels.name, v.t.length])).toEqual([
+      ['new', 1],
+      ['q', 3],
+    ]);
     // A window with one sample: insufficient too.
-    expect(h.rangeDetailed('rate', { metric: WORKQUEUE.adds }, T0 + 30 * S, 10 * S).samples).toEqual([]);
+    expect(rangeOver(h, 'rate', WORKQUEUE.adds, [], T0 + 30 * S, 10 * S).samples).toEqual([]);
   });
 
   it('deriv of a gauge growing 1 per second', () => {
     const h = counterHistory([0, 15, 30, 45], WORKQUEUE.longestRunningProcessor);
-    expect(h.range('deriv', WORKQUEUE.longestRunningProcessor, [], T0 + 45 * S, 60 * S).map((s) => s.value)).toEqual([
-      1,
-    ]);
+    expect(
+      rangeOver(h, 'deriv', WORKQUEUE.longestRunningProcessor, [], T0 + 45 * S, 60 * S).samples.map((s) => s.value),
+    ).toEqual([1]);
   });
 
   it('selects with =, !=, =~, !~ and treats a missing label as empty', () => {
@@ -211,7 +217,10 @@ describe('History: range functions', () => {
       [{ instance: 'a:1', job: 'ctrl', name: 'q' }, 12],
     ]);
     // Rates per second: 10/15, 30/15, 40/15 → rank 0.5 × 40/15 in (0.1, 1]: 0.1 + 0.9 × (20 − 10)/(30 − 10).
-    const q = histogramQuantile(0.5, sumVector(h.range('rate', 'w_bucket', [], at, 60 * S), { by: [LABEL.le] }));
+    const q = histogramQuantile(
+      0.5,
+      sumVector(rangeOver(h, 'rate', 'w_bucket', [], at, 60 * S).samples, { by: [LABEL.le] }),
+    );
     expect(q).toHaveLength(1);
     expect(q[0]?.value).toBeCloseTo(0.55, 12);
     expect(q[0]?.inInfBucket).toBe(false);

@@ -1,0 +1,15 @@
+/**
+ * The defaults of `serve`'s settings: what a setting is when no flag, `WQD_` variable or file key
+ * gives it. Durations are written as in the configuration (`15s`), so that help texts and error
+ * messages can quote them; `resolveServiceConfig` parses them like given values.
+ */
+export const DEFAULT_LISTEN = '0.0.0.0:9808';
+/** The demo listens on loopback only, and falls back to a free port when this one is taken. */
+export const DEFAULT_DEMO_LISTEN = '127.0.0.1:9808';
+/** The sidecar default: the controller's metrics port in the same pod. */
+export const DEFAULT_TARGET = 'http://127.0.0.1:8080/metrics';
+export const DEFAULT_SCRAPE_INTERVAL = '15s';
+export const DEFAULT_EVALUATION_INTERVAL = '15s';
+export const DEFAULT_RETENTION = '30m';
+export const DEFAULT_PROMETHEUS_TIMEOUT = '30s';
+export const DEMO_SCENARIO = 'mixed';

@@ -1,0 +1,127 @@
+/**
+ * Series selection over the history: the series of one metric that label matchers select, in
+ * Prometheus's storage order, and what a query reads of them (sample views, instant samples). The
+ * store offers selection only; range functions are applied by src/promql.
+ *
+ * Contract:
+ * - Storage order is Prometheus's `labels.Compare` on the full label set (`__name__` included), so
+ *   sums over a selection add in the same order as Prometheus's. Series of one target come out in
+ *   that order; series of several targets are merged into it.
+ * - Forgotten series are never returned (a name list is compacted when read).
+ * - `seriesView` gives the samples in `[startMs, endMs]`, both ends included, stale markers
+ *   excluded, as views into the store: valid until the next append.
+ * - `instantSample` is a PromQL instant selector on one series: the newest sample in
+ *   `[atMs - lookbackDeltaMs, atMs]` unless a newer stale marker hides it; labels include `__name__`.
+ */
+import { compileMatchers, type LabelMatcher, type Labels, makeLabels } from '../exposition/labels.js';
+import { LABEL } from '../metrics/names.js';
+import type { Points, VectorSample } from '../promql/functions.js';
+import type { NameList, SeriesRecord, TargetState } from './target-state.js';
+
+export interface SeriesSelector {
+  readonly metric: string;
+  readonly matchers?: readonly LabelMatcher[];
+  /** Restrict to one target id. */
+  readonly target?: string;
+}
+
+export interface SeriesView extends Points {
+  readonly target: string;
+  readonly name: string;
+  /** Final labels (target labels included), without `__name__`. */
+  readonly labels: Labels;
+  readonly t: Float64Array;
+  readonly v: Float64Array;
+}
+
+/** An instant-vector sample from `instant`: labels include `__name__`; `timestampMs` is the sample's own time. */
+export interface InstantSample extends VectorSample {
+  readonly timestampMs: number;
+}
+
+/**
+ * The queries of one target (`forTarget`), in the shape the PromQL evaluator reads (structurally its
+ * `SeriesStore`): instant lookups and series selection. Range functions are applied by the evaluator.
+ */
+export interface SeriesQueries {
+  instant(metric: string, matchers: readonly LabelMatcher[], atMs: number): InstantSample[];
+  /** The selected series with their samples in `[startMs, endMs]`; see `History.select`. */
+  select(metric: string, matchers: readonly LabelMatcher[], startMs: number, endMs: number): SeriesView[];
+}
+
+export function selectorOf(
+  metric: string,
+  matchers: readonly LabelMatcher[],
+  target: string | undefined,
+): SeriesSelector {
+  return target === undefined ? { metric, matchers } : { metric, matchers, target };
+}
+
+/**
+ * The live series of `selector.metric` in `targets` that the matchers select, in storage order
+ * (`mergeTargets`: the targets are several, so their series are sorted together).
+ */
+export function selectSeries(
+  targets: Iterable<TargetState>,
+  selector: SeriesSelector,
+  mergeTargets: boolean,
+): SeriesRecord[] {
+  const match = compileMatchers(selector.matchers ?? []);
+  const out: SeriesRecord[] = [];
+  for (const st of targets) {
+    const list = st.byName.get(selector.metric);
+    if (list === undefined) continue;
+    for (const rec of ordered(list)) if (match(rec.labels)) out.push(rec);
+  }
+  if (mergeTargets) out.sort(byStorageOrder);
+  return out;
+}
+
+/** The samples of `rec` in `[startMs, endMs]`, as views into its buffer. */
+export function seriesView(rec: SeriesRecord, startMs: number, endMs: number): SeriesView {
+  const b = rec.buf;
+  const { t, v } = b.views(b.lowerBound(startMs), b.upperBound(endMs));
+  return { target: rec.target.id, name: rec.name, labels: rec.labels, t, v };
+}
+
+/** The instant selector's sample of `rec` at `atMs`, `undefined` when there is none. */
+export function instantSample(rec: SeriesRecord, atMs: number, lookbackDeltaMs: number): InstantSample | undefined {
+  const b = rec.buf;
+  const j = b.upperBound(atMs) - 1;
+  const stale = b.staleAtOrBefore(atMs);
+  if (j < b.start) return undefined;
+  const t = b.time(j);
+  if (stale > t || t < atMs - lookbackDeltaMs) return undefined;
+  rec.withName ??= makeLabels([[LABEL.metricName, rec.name], ...Object.entries(rec.labels)]);
+  return { labels: rec.withName, value: b.value(j), timestampMs: t };
+}
+
+/** A name list without forgotten series, in storage order (compacted and sorted in place when needed). */
+function ordered(list: NameList): readonly SeriesRecord[] {
+  if (list.dead > 0) {
+    list.recs = list.recs.filter((r) => !r.dead);
+    list.dead = 0;
+  }
+  if (!list.sorted) {
+    list.recs.sort(byStorageOrder);
+    list.sorted = true;
+  }
+  return list.recs;
+}
+
+function byStorageOrder(a: SeriesRecord, b: SeriesRecord): number {
+  a.sortKey ??= sortKeyOf(a.name, a.labels);
+  b.sortKey ??= sortKeyOf(b.name, b.labels);
+  return a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0;
+}
+
+/**
+ * A string that sorts like Prometheus's `labels.Compare` on the full label set (`__name__`
+ * included): names and values in byte order, separated by a character below any that occurs.
+ */
+function sortKeyOf(name: string, labels: Labels): string {
+  const names = [...Object.keys(labels), LABEL.metricName].sort();
+  let key = '';
+  for (const n of names) key += `${n}\u0000${n === LABEL.metricName ? name : labels[n]}\u0000`;
+  return key;
+}
