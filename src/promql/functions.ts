@@ -13,8 +13,11 @@
  */
 
 import { floatError, readFloat } from '../exposition/float-text.js';
-import { type Labels, labelValue, makeLabels, withoutLabels } from '../exposition/labels.js';
+import { type Labels, labelValue, withoutLabels } from '../exposition/labels.js';
 import { LABEL } from '../metrics/names.js';
+import type { VectorSample } from './vector.js';
+
+export type { VectorSample };
 
 export interface Points {
   /** Sample times, unix ms, ascending. */
@@ -34,8 +37,6 @@ export type RangeFunctionName =
   | 'sum_over_time'
   | 'count_over_time'
   | 'last_over_time';
-
-export type VectorSample = { readonly labels: Labels; readonly value: number };
 
 /** Go's `time.Duration.Seconds()` for a window given in milliseconds. */
 export function durationSeconds(windowMs: number): number {
@@ -442,38 +443,6 @@ export function histogramQuantile(q: number, vector: readonly VectorSample[]): Q
 }
 
 // ---- aggregation --------------------------------------------------------------------------------
-
-/** How `sumBy`-style aggregations group: `by` keeps only the listed labels, `without` drops them (and `__name__`). */
-export type Grouping = { readonly by: readonly string[] } | { readonly without: readonly string[] };
-
-/** The labels a sample contributes to its group under `grouping`. */
-export function groupLabels(labels: Labels, grouping: Grouping): Labels {
-  if ('by' in grouping) {
-    const pairs: [string, string][] = [];
-    for (const name of grouping.by) {
-      const v = labelValue(labels, name);
-      if (v !== undefined && v !== '' && name !== LABEL.metricName) pairs.push([name, v]);
-    }
-    return makeLabels(pairs);
-  }
-  return withoutLabels(labels, [...grouping.without, LABEL.metricName]);
-}
-
-/**
- * `sum by (…)` / `sum without (…)`: adds values in input order (as Prometheus does), groups in
- * order of first appearance.
- */
-export function sumVector(vector: readonly VectorSample[], grouping: Grouping): VectorSample[] {
-  const groups = new Map<string, { labels: Labels; value: number }>();
-  for (const s of vector) {
-    const labels = groupLabels(s.labels, grouping);
-    const key = groupKey(labels);
-    const g = groups.get(key);
-    if (g === undefined) groups.set(key, { labels, value: s.value });
-    else g.value += s.value;
-  }
-  return [...groups.values()];
-}
 
 /** A key identifying a label set (any insertion order). */
 export function groupKey(labels: Labels): string {

@@ -15,7 +15,6 @@
  */
 import { compileMatchers, type LabelMatcher, type Labels, makeLabels } from '../exposition/labels.js';
 import { LABEL } from '../metrics/names.js';
-import type { Points, VectorSample } from '../promql/functions.js';
 import type { NameList, SeriesRecord, TargetState } from './target-state.js';
 
 export interface SeriesSelector {
@@ -25,7 +24,8 @@ export interface SeriesSelector {
   readonly target?: string;
 }
 
-export interface SeriesView extends Points {
+/** A selected series and its samples (structurally the evaluator's `SeriesPoints`). */
+export interface SeriesView {
   readonly target: string;
   readonly name: string;
   /** Final labels (target labels included), without `__name__`. */
@@ -35,7 +35,9 @@ export interface SeriesView extends Points {
 }
 
 /** An instant-vector sample from `instant`: labels include `__name__`; `timestampMs` is the sample's own time. */
-export interface InstantSample extends VectorSample {
+export interface InstantSample {
+  readonly labels: Labels;
+  readonly value: number;
   readonly timestampMs: number;
 }
 

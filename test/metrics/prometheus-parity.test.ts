@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Labels } from '../../src/exposition/labels.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../src/metrics/names.js';
-import { histogramQuantile, type RangeFunctionName, sumVector, type VectorSample } from '../../src/promql/functions.js';
+import { aggregateBy, histogramQuantile as quantileOf, rangeFn, sumWithout } from '../../src/promql/expr.js';
+import { histogramQuantile, type RangeFunctionName, type VectorSample } from '../../src/promql/functions.js';
 import type { History } from '../../src/store/history.js';
 import { readRecording } from '../../src/store/recording.js';
-import { rangeOver } from '../support/history-range.js';
+import { evaluateOver, rangeOver } from '../support/history-range.js';
 import {
   formatTimeSec,
   importRecording,
@@ -55,7 +56,7 @@ const BUCKET = (family: string): string => `${family}${SUFFIX.bucket}`;
 /** A PromQL expression and the same computation over the history. */
 interface Case {
   readonly expr: (w: string) => string;
-  readonly local: (h: History, atMs: number, windowMs: number) => VectorSample[];
+  readonly local: (h: History, atMs: number, windowMs: number) => readonly VectorSample[];
 }
 
 const range =
@@ -88,36 +89,36 @@ const CASES: readonly Case[] = [
   {
     expr: (w) => `histogram_quantile(0.99, sum by (le) (rate(${BUCKET(WORKQUEUE.queueDuration)}[${w}])))`,
     local: (h, t, w) =>
-      histogramQuantile(
-        0.99,
-        sumVector(rangeOver(h, 'rate', BUCKET(WORKQUEUE.queueDuration), [], t, w).samples, { by: [LABEL.le] }),
+      evaluateOver(
+        h,
+        quantileOf(0.99, aggregateBy('sum', [LABEL.le], rangeFn('rate', BUCKET(WORKQUEUE.queueDuration), w))),
+        t,
       ),
   },
   {
     expr: (w) => `histogram_quantile(0.5, sum by (le, name) (rate(${BUCKET(WORKQUEUE.workDuration)}[${w}])))`,
     local: (h, t, w) =>
-      histogramQuantile(
-        0.5,
-        sumVector(rangeOver(h, 'rate', BUCKET(WORKQUEUE.workDuration), [], t, w).samples, {
-          by: [LABEL.le, LABEL.name],
-        }),
+      evaluateOver(
+        h,
+        quantileOf(0.5, aggregateBy('sum', [LABEL.le, LABEL.name], rangeFn('rate', BUCKET(WORKQUEUE.workDuration), w))),
+        t,
       ),
   },
   {
     expr: (w) => `sum without (instance) (increase(${BUCKET(WORKQUEUE.queueDuration)}[${w}]))`,
     local: (h, t, w) =>
-      sumVector(rangeOver(h, 'increase', BUCKET(WORKQUEUE.queueDuration), [], t, w).samples, {
-        without: [LABEL.instance],
-      }),
+      evaluateOver(h, sumWithout([LABEL.instance], rangeFn('increase', BUCKET(WORKQUEUE.queueDuration), w)), t),
   },
   {
     expr: (w) => `histogram_quantile(0.99, sum by (le, name) (rate(${BUCKET(WORKQUEUE.queueDuration)}[${w}])))`,
     local: (h, t, w) =>
-      histogramQuantile(
-        0.99,
-        sumVector(rangeOver(h, 'rate', BUCKET(WORKQUEUE.queueDuration), [], t, w).samples, {
-          by: [LABEL.le, LABEL.name],
-        }),
+      evaluateOver(
+        h,
+        quantileOf(
+          0.99,
+          aggregateBy('sum', [LABEL.le, LABEL.name], rangeFn('rate', BUCKET(WORKQUEUE.queueDuration), w)),
+        ),
+        t,
       ),
   },
   { expr: () => WORKQUEUE.depth, local: (h, t) => h.instant(WORKQUEUE.depth, [], t) },
@@ -247,11 +248,14 @@ describe('parity with Prometheus 2.42', () => {
     const expr = `histogram_quantile(0.99, sum by (le, name) (rate(${BUCKET(WORKQUEUE.queueDuration)}{name="beta"}[5m])))`;
     const remote = await prom.query(expr, t / 1000);
     const beta = { label: LABEL.name, op: '=', value: 'beta' } as const;
+    // The bucket rates as the evaluator sums them; the quantile function itself says where the rank fell.
     const local = histogramQuantile(
       0.99,
-      sumVector(rangeOver(history, 'rate', BUCKET(WORKQUEUE.queueDuration), [beta], t, 300_000).samples, {
-        by: [LABEL.le, LABEL.name],
-      }),
+      evaluateOver(
+        history,
+        aggregateBy('sum', [LABEL.le, LABEL.name], rangeFn('rate', BUCKET(WORKQUEUE.queueDuration), 300_000, [beta])),
+        t,
+      ),
     );
     expect(remote.map((s) => s.value)).toEqual([10]);
     expect(local).toEqual([{ labels: { name: 'beta' }, value: 10, inInfBucket: true }]);
