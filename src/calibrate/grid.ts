@@ -1,5 +1,12 @@
 /** The calibration grid file: a JSON list of cases, validated with the offending entry named. */
-import { BACKGROUND_MODES, type BackgroundMode, FLAVORS, type Flavor } from '../simulate/index.js';
+import {
+  BACKGROUND_MODES,
+  type BackgroundMode,
+  FLAVORS,
+  type Flavor,
+  QUEUE_KINDS,
+  type QueueKind,
+} from '../simulate/index.js';
 import type { CalibrationCase } from './run.js';
 
 /** A malformed grid file; the message names the file and the entry. */
@@ -36,6 +43,11 @@ export function parseCalibrationGrid(text: string, file: string): CalibrationCas
         throw new GridError(`${where}: "flavor" must be one of ${FLAVORS.join(', ')}`);
       out.flavor = record.flavor;
     }
+    if (record.queue !== undefined) {
+      if (!QUEUE_KINDS.includes(record.queue as QueueKind))
+        throw new GridError(`${where}: "queue" must be one of ${QUEUE_KINDS.join(', ')}`);
+      out.queue = record.queue;
+    }
     if (record.background !== undefined) {
       if (!BACKGROUND_MODES.includes(record.background as BackgroundMode))
         throw new GridError(`${where}: "background" must be one of ${BACKGROUND_MODES.join(', ')}`);
@@ -46,6 +58,7 @@ export function parseCalibrationGrid(text: string, file: string): CalibrationCas
         key !== 'scenario' &&
         key !== 'flavor' &&
         key !== 'background' &&
+        key !== 'queue' &&
         !(NUMBER_FIELDS as readonly string[]).includes(key) &&
         key !== 'note'
       ) {

@@ -72,5 +72,6 @@ export function describeCase(c: CalibrationCase): string {
   if (c.rate !== undefined) parts.push(`rate=${c.rate}`);
   if (c.durationMs !== undefined) parts.push(`duration=${c.durationMs / 60_000}m`);
   if (c.flavor !== undefined) parts.push(`flavor=${c.flavor}`);
+  if (c.queue !== undefined) parts.push(`queue=${c.queue}`);
   return parts.join(' ');
 }

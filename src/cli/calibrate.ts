@@ -8,7 +8,15 @@ import { type Command, Option } from 'commander';
 import { confusionMatrix, failability, type QueueVerdict, scoreRules } from '../calibrate/compare.js';
 import { GridError, parseCalibrationGrid } from '../calibrate/grid.js';
 import { type CalibrationCase, describeCase, runCase } from '../calibrate/run.js';
-import { FLAVORS, type Flavor, SCENARIO_NAMES } from '../simulate/index.js';
+import {
+  DEFAULT_FLAVOR,
+  FLAVORS,
+  type Flavor,
+  QUEUE_KINDS,
+  type QueueKind,
+  queueKindsOf,
+  SCENARIO_NAMES,
+} from '../simulate/index.js';
 import { EXIT, UsageError } from './exit-codes.js';
 
 type CalibrateFlags = {
@@ -17,6 +25,7 @@ type CalibrateFlags = {
   scenario?: string[];
   everyStep?: boolean;
   flavor?: Flavor[];
+  queue?: QueueKind[];
   output: 'text' | 'json';
 };
 
@@ -29,7 +38,7 @@ export function registerCalibrateCommand(program: Command): void {
     .option('--seeds <n>', 'seeds per scenario (1..n)', '5')
     .option(
       '--grid <file>',
-      'a JSON list of cases ({scenario, seed, workers, keys, rate, durationMs, flavor}) to run instead',
+      'a JSON list of cases ({scenario, seed, workers, keys, rate, durationMs, flavor, queue, background}) to run instead',
     )
     .option('--scenario <name...>', 'only these scenarios')
     .addOption(
@@ -37,6 +46,12 @@ export function registerCalibrateCommand(program: Command): void {
         '--flavor <flavor...>',
         'run each seed in these metrics flavors (default: the scenario default)',
       ).choices(FLAVORS),
+    )
+    .addOption(
+      new Option(
+        '--queue <kind...>',
+        "run each controller-runtime seed with these queues (default: the flavor's, the priority queue for controller-runtime); component-base runs only the classic queue",
+      ).choices(QUEUE_KINDS),
     )
     .option(
       '--every-step',
@@ -112,9 +127,20 @@ async function casesFor(flags: CalibrateFlags): Promise<CalibrationCase[]> {
     throw new UsageError(`--seeds must be an integer from 1 to 1000, got ${flags.seeds}`);
   const cases: CalibrationCase[] = [];
   const flavors: readonly (Flavor | undefined)[] = flags.flavor ?? [undefined];
+  const queues: readonly (QueueKind | undefined)[] = flags.queue ?? [undefined];
   for (const scenario of scenarios) {
     for (let seed = 1; seed <= seeds; seed++) {
-      for (const flavor of flavors) cases.push(flavor === undefined ? { scenario, seed } : { scenario, seed, flavor });
+      for (const flavor of flavors) {
+        for (const queue of queues) {
+          if (queue !== undefined && !queueKindsOf(flavor ?? DEFAULT_FLAVOR).includes(queue)) continue;
+          cases.push({
+            scenario,
+            seed,
+            ...(flavor === undefined ? {} : { flavor }),
+            ...(queue === undefined ? {} : { queue }),
+          });
+        }
+      }
     }
   }
   return cases;

@@ -7,9 +7,12 @@
  * - `--scenario NAME --realtime [--listen HOST:PORT]`: the real clock; serves live `/metrics` until
  *   SIGINT or SIGTERM.
  * - `--background off`: without the everyday noise every simulated process has by default (`BackgroundSpec`).
+ * - `--queue classic|priority`: the queue the controllers run; default: controller-runtime's priority queue
+ *   for the controller-runtime flavor, client-go's classic queue for component-base (its only one).
  */
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { type Command, Option } from 'commander';
+import { QUEUE_KINDS, type QueueKind } from '../simulate/controller-queue.js';
 import { startLiveSimulation } from '../simulate/live.js';
 import {
   BACKGROUND_MODES,
@@ -17,6 +20,7 @@ import {
   DEFAULT_BACKGROUND_MODE,
   FLAVORS,
   type Flavor,
+  queueKindsOf,
   type SimulationParams,
 } from '../simulate/model.js';
 import {
@@ -40,6 +44,7 @@ interface SimulateFlags {
   scrapeInterval?: string;
   flavor?: string;
   background?: string;
+  queue?: string;
   workers?: string;
   keys?: string;
   rate?: string;
@@ -69,6 +74,12 @@ export function registerSimulateCommand(program: Command): void {
         '--background <mode>',
         `everyday noise of a real process (conflicts, 404s, polling keys, resyncs, scrape jitter, pauses, sibling traffic): ${BACKGROUND_MODES.join(' or ')}`,
       ).default(DEFAULT_BACKGROUND_MODE),
+    )
+    .addOption(
+      new Option(
+        '--queue <kind>',
+        `queue the controllers run: ${QUEUE_KINDS.join(' or ')} (default: priority for controller-runtime, classic for component-base)`,
+      ),
     )
     .option('--workers <n>', "override the main controller's workers (max concurrent reconciles)")
     .option('--keys <n>', "override the main controller's number of objects")
@@ -164,8 +175,18 @@ function parseParams(flags: SimulateFlags): SimulationParams {
   if (!BACKGROUND_MODES.includes(background as BackgroundMode)) {
     throw new UsageError(`--background must be one of ${BACKGROUND_MODES.join(', ')}, got "${background}"`);
   }
+  const queue = flags.queue;
+  if (queue !== undefined && !QUEUE_KINDS.includes(queue as QueueKind)) {
+    throw new UsageError(`--queue must be one of ${QUEUE_KINDS.join(', ')}, got "${queue}"`);
+  }
+  if (queue !== undefined && !queueKindsOf(flavor as Flavor).includes(queue as QueueKind)) {
+    throw new UsageError(
+      `--queue ${queue} needs --flavor controller-runtime: the priority queue is controller-runtime's`,
+    );
+  }
   return resolveParams({
     seed: integer('--seed', flags.seed ?? '1'),
+    ...(queue === undefined ? {} : { queue: queue as QueueKind }),
     durationMs: parseDuration(flags.duration ?? '30m'),
     flavor: flavor as Flavor,
     background: background as BackgroundMode,

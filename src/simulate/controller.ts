@@ -1,11 +1,13 @@
 /**
- * A simulated controller over the reference rate-limiting queue: an informer-like event source,
- * N workers, a reconcile model, and controller-runtime's handling of reconcile results.
+ * A simulated controller over a reference queue (controller-runtime's priority queue or the classic
+ * rate-limiting queue, see controller-queue.ts): an informer-like event source, N workers, a reconcile
+ * model, and controller-runtime's handling of reconcile results.
  *
  * Result handling (controller-runtime `reconcileHandler`): error → `addRateLimited` (or, for the
  * no-backoff anti-pattern, a plain `add`); terminal error → nothing (not requeued, not forgotten);
  * `RequeueAfter` → `forget` + `addAfter`; `Requeue` → `addRateLimited`; success → `forget`; then always
- * `done`. A status write counts a PUT/PATCH and comes back as a watch event for the same key after the
+ * `done`. Every requeue keeps the priority the key was handed out with; the initial list and resyncs
+ * add at low priority, watch events (real changes, status-write echoes) at normal priority. A status write counts a PUT/PATCH and comes back as a watch event for the same key after the
  * watch latency.
  *
  * The background (`BackgroundSpec`) wraps the scenario's reconcile model: a sync that would have succeeded
@@ -17,15 +19,16 @@
  * every clock step to hand queued keys to idle workers with the queue's synchronous `tryGet()`, so
  * nothing depends on promise order; on the real clock each worker is an async loop on `get()`.
  */
-import {
-  type Clock,
-  createRateLimitingQueue,
-  defaultControllerRateLimiter,
-  type MetricsProvider,
-  type RateLimitingQueue,
-  type TimerOptions,
-} from '../queue/index.js';
+import type { Clock, MetricsProvider, TimerOptions } from '../queue/index.js';
 import { ControllerBackground, type PauseState } from './controller-background.js';
+import {
+  type ControllerQueue,
+  createControllerQueue,
+  type HandedOut,
+  LOW_PRIORITY,
+  NORMAL_PRIORITY,
+  type QueueKind,
+} from './controller-queue.js';
 import { keySampler } from './distributions.js';
 import type { BackgroundSpec, BurstSpec, ControllerSpec, SyncContext, SyncModel, SyncPlan } from './model.js';
 import type { ProcessMetrics, ReconcileMetrics } from './process-metrics.js';
@@ -38,6 +41,8 @@ export interface ControllerEnv {
   readonly metrics: ProcessMetrics;
   /** The work-queue metrics provider; undefined: the queue records nothing. */
   readonly provider: MetricsProvider | undefined;
+  /** The queue every controller of the process runs. */
+  readonly queueKind: QueueKind;
   /** Delay from a write to its watch event, ms. */
   readonly watchLatency: () => number;
   /** Options for the simulator's own timers (background on the real clock: they never hold the process open). */
@@ -69,7 +74,7 @@ const CONFLICT = 2;
 const POLL = 4;
 
 export class SimController {
-  readonly queue: RateLimitingQueue<number>;
+  readonly queue: ControllerQueue;
   readonly stats: ControllerStats = {
     events: 0,
     syncs: 0,
@@ -88,6 +93,8 @@ export class SimController {
   private readonly reconcile: ReconcileMetrics | undefined;
   /** 1 when an external event arrived for the key since its last sync. */
   private readonly changed: Uint8Array;
+  /** The priority each key being processed was handed out with: its requeues keep it. */
+  private readonly priorityOf: Int32Array;
   private readonly ctx: SyncContext = { key: 0, nowMs: 0, changed: false, failures: 0 };
   private readonly eventRng: Random;
   private readonly pickKey: () => number;
@@ -106,13 +113,14 @@ export class SimController {
   ) {
     this.clock = env.clock;
     this.startMs = env.clock.now();
-    this.queue = createRateLimitingQueue<number>(defaultControllerRateLimiter<number>(env.clock), {
+    this.queue = createControllerQueue(env.queueKind, {
       name: spec.name,
       clock: env.clock,
       metricsProvider: spec.workqueueMetrics === false ? undefined : env.provider,
     });
     this.reconcile = spec.reconcileMetrics === false ? undefined : env.metrics.controller(spec.name, spec.workers);
     this.changed = new Uint8Array(spec.keys);
+    this.priorityOf = new Int32Array(spec.keys);
     this.eventRng = new Random(env.seed, `${spec.name}/events`);
     this.pickKey = keySampler(spec.events.keys, spec.keys, this.eventRng);
     this.model = spec.sync({
@@ -137,7 +145,7 @@ export class SimController {
   start(): void {
     const { events } = this.spec;
     this.env.metrics.apiRequest('GET', '200'); // the informer's initial LIST
-    for (const key of events.initialKeys ?? []) this.queue.add(key);
+    for (const key of events.initialKeys ?? []) this.queue.add(key, LOW_PRIORITY);
     if (events.rate > 0 || (events.ramp?.toRate ?? 0) > 0) this.scheduleEvent();
     for (const [index, burst] of (events.bursts ?? []).entries()) {
       const rng = new Random(this.env.seed, `${this.spec.name}/burst/${index}`);
@@ -165,7 +173,7 @@ export class SimController {
     while (this.busy < this.spec.workers) {
       const next = this.queue.tryGet();
       if (next === undefined) return;
-      this.startSync(next.item, undefined);
+      this.startSync(next, undefined);
     }
   }
 
@@ -173,10 +181,10 @@ export class SimController {
   async runWorker(): Promise<void> {
     for (;;) {
       const next = await this.queue.get();
-      if (next.shutdown || this.stopped) return;
+      if (next === undefined || this.stopped) return;
       if (this.pause.untilMs > this.clock.now()) await this.pause.wait();
       if (this.stopped) return;
-      await new Promise<void>((resolve) => this.startSync(next.item, resolve));
+      await new Promise<void>((resolve) => this.startSync(next, resolve));
     }
   }
 
@@ -189,7 +197,7 @@ export class SimController {
   externalEvent(key: number): void {
     this.stats.events++;
     this.changed[key] = 1;
-    this.queue.add(key);
+    this.queue.add(key, NORMAL_PRIORITY);
   }
 
   private readonly onEvent = (): void => {
@@ -248,10 +256,12 @@ export class SimController {
 
   private resync(): void {
     if (this.stopped) return;
-    for (let key = 0; key < this.spec.keys; key++) this.queue.add(key);
+    for (let key = 0; key < this.spec.keys; key++) this.queue.add(key, LOW_PRIORITY);
   }
 
-  private startSync(key: number, onFinish: (() => void) | undefined): void {
+  private startSync(next: HandedOut, onFinish: (() => void) | undefined): void {
+    const key = next.key;
+    this.priorityOf[key] = next.priority;
     this.busy++;
     this.stats.syncs++;
     this.reconcile?.workerStarted();
@@ -341,18 +351,19 @@ export class SimController {
       this.clock.after(
         this.env.watchLatency(),
         () => {
-          if (!this.stopped) this.queue.add(key);
+          if (!this.stopped) this.queue.add(key, NORMAL_PRIORITY);
         },
         this.env.timerOptions,
       );
     }
     const result = plan.result;
-    if ((flags & CONFLICT) !== 0) this.failed(key);
+    const priority = this.priorityOf[key] as number;
+    if ((flags & CONFLICT) !== 0) this.failed(key, priority);
     else if ((flags & POLL) !== 0) {
       this.stats.polls++;
       reconcile?.requeueAfter();
       this.queue.forget(key);
-      this.queue.addAfter(key, this.background.pollIntervalMs(key));
+      this.queue.addAfter(key, this.background.pollIntervalMs(key), priority);
     } else {
       switch (result.kind) {
         case 'success':
@@ -360,7 +371,7 @@ export class SimController {
           reconcile?.success();
           break;
         case 'error':
-          this.failed(key);
+          this.failed(key, priority);
           break;
         case 'terminalError':
           // controller-runtime counts it and neither requeues nor forgets the key.
@@ -368,12 +379,12 @@ export class SimController {
           break;
         case 'requeue':
           reconcile?.requeue();
-          this.queue.addRateLimited(key);
+          this.queue.addRateLimited(key, priority);
           break;
         case 'requeueAfter':
           reconcile?.requeueAfter();
           this.queue.forget(key);
-          this.queue.addAfter(key, result.afterMs);
+          this.queue.addAfter(key, result.afterMs, priority);
           break;
       }
     }
@@ -383,10 +394,10 @@ export class SimController {
   }
 
   /** A failed sync: an error, requeued with backoff (or, for the no-backoff anti-pattern, at once). */
-  private failed(key: number): void {
+  private failed(key: number, priority: number): void {
     this.reconcile?.error();
-    if (this.plainAddOnError) this.queue.add(key);
-    else this.queue.addRateLimited(key);
+    if (this.plainAddOnError) this.queue.add(key, priority);
+    else this.queue.addRateLimited(key, priority);
   }
 
   /** Milliseconds since the process started. */

@@ -3,6 +3,8 @@
  * into a recording with its ground truth (`runVirtual`), or on the real clock serving live metrics
  * (`startLiveSimulation`).
  */
+
+export { LOW_PRIORITY, NORMAL_PRIORITY, QUEUE_KINDS, type QueueKind } from './controller-queue.js';
 export { type LiveOptions, type LiveSimulation, parseListen, startLiveSimulation } from './live.js';
 export {
   BACKGROUND_MODES,
@@ -17,11 +19,13 @@ export {
   DEFAULT_SEED,
   DIAGNOSIS_IDS,
   type DiagnosisId,
+  defaultQueueKind,
   FLAVORS,
   type Flavor,
   type GroundTruth,
   type QueueBackgroundTruth,
   type QueueTruth,
+  queueKindsOf,
   resolveBackground,
   type Scenario,
   type SimulationParams,

@@ -51,6 +51,7 @@ export async function startLiveSimulation(options: LiveOptions): Promise<LiveSim
     durationMs: params.durationMs,
     realtime: true,
     background: params.background,
+    queue: params.queue,
   });
 
   const { server, url } = await listenMetrics(sim, scenario.name, host, port);

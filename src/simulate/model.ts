@@ -5,7 +5,9 @@
  * Times inside a scenario are milliseconds since the simulated process started (the recording's
  * first scrape, give or take the background's scrape jitter). Rates are per second.
  */
+
 import { RULE_IDS, type RuleId } from '../diagnosis/rule.js';
+import { QUEUE_KINDS, type QueueKind } from './controller-queue.js';
 import type { KeyDistribution } from './distributions.js';
 import { Random } from './random.js';
 
@@ -407,6 +409,11 @@ export interface SimulationParams {
   readonly flavor: Flavor;
   /** The everyday noise of a real process: `default` (with the scenario's overrides) or `off`. */
   readonly background: BackgroundMode;
+  /**
+   * The queue the controllers run: `priority` (controller-runtime's default since v0.23) or `classic`
+   * (client-go's rate-limiting queue; the only one component-base has). See `defaultQueueKind`.
+   */
+  readonly queue: QueueKind;
   readonly workers?: number | undefined;
   readonly keys?: number | undefined;
   readonly rate?: number | undefined;
@@ -415,6 +422,16 @@ export interface SimulationParams {
 export const DEFAULT_SEED = 1;
 export const DEFAULT_DURATION_MS = 30 * 60_000;
 export const DEFAULT_FLAVOR: Flavor = 'controller-runtime';
+
+/** The queue a flavor runs unless told otherwise: controller-runtime's default, or client-go's only queue. */
+export function defaultQueueKind(flavor: Flavor): QueueKind {
+  return flavor === 'controller-runtime' ? 'priority' : 'classic';
+}
+
+/** The queues a flavor can run: the priority queue is controller-runtime's. */
+export function queueKindsOf(flavor: Flavor): readonly QueueKind[] {
+  return flavor === 'controller-runtime' ? QUEUE_KINDS : ['classic'];
+}
 
 /** A named, documented scenario that knows its ground truth. */
 export interface Scenario {
@@ -435,6 +452,8 @@ export interface GroundTruth {
   readonly job: string;
   readonly instance: string;
   readonly flavor: Flavor;
+  /** The queue the controllers ran (missing in truth files written before the priority queue: `classic`). */
+  readonly queue?: QueueKind;
   /** True for a replica that does not hold the lease (no queues by design). */
   readonly standby: boolean;
   readonly parameters: {

@@ -9,11 +9,13 @@ import { Registry } from 'prom-client';
 import { type Clock, createPrometheusMetricsProvider, type TimerOptions } from '../queue/index.js';
 import { SimController } from './controller.js';
 import { PauseState } from './controller-background.js';
+import type { QueueKind } from './controller-queue.js';
 import {
   type BackgroundMode,
   type BackgroundSpec,
   type ControllerSpec,
   DEFAULT_BACKGROUND_MODE,
+  defaultQueueKind,
   type Flavor,
   type ProcessSpec,
   resolveBackground,
@@ -33,6 +35,8 @@ export interface ProcessOptions {
   readonly realtime?: boolean | undefined;
   /** Default `default`: `DEFAULT_BACKGROUND` with the spec's overrides. */
   readonly background?: BackgroundMode | undefined;
+  /** The queue every controller runs; default: the flavor's (`defaultQueueKind`). */
+  readonly queue?: QueueKind | undefined;
 }
 
 export class SimProcess {
@@ -78,6 +82,7 @@ export class SimProcess {
       timerOptions: this.timerOptions,
       background: (controller: ControllerSpec) => resolveBackground(mode, spec.background, controller.background),
       pause: this.pause,
+      queueKind: options.queue ?? defaultQueueKind(options.flavor),
     };
     this.controllers = spec.controllers.map((controller) => new SimController(controller, env));
   }

@@ -22,11 +22,13 @@ import {
   DEFAULT_DURATION_MS,
   DEFAULT_FLAVOR,
   DEFAULT_SEED,
+  defaultQueueKind,
   FLAVORS,
   type GroundTruth,
   type ProcessSpec,
   type QueueBackgroundTruth,
   type QueueTruth,
+  queueKindsOf,
   resolveBackground,
   type Scenario,
   type SimulationParams,
@@ -122,11 +124,18 @@ export function resolveParams(input: Partial<SimulationParams> = {}): Simulation
       `background must be one of ${BACKGROUND_MODES.join(', ')}, got "${String(background)}"`,
     );
   }
+  const queue = input.queue ?? defaultQueueKind(flavor);
+  if (!queueKindsOf(flavor).includes(queue)) {
+    throw new SimulationParamError(
+      `queue must be one of ${queueKindsOf(flavor).join(', ')} for the ${flavor} flavor, got "${String(queue)}"`,
+    );
+  }
   return {
     seed,
     durationMs,
     flavor,
     background,
+    queue,
     ...(input.workers === undefined ? {} : { workers: input.workers }),
     ...(input.keys === undefined ? {} : { keys: input.keys }),
     ...(input.rate === undefined ? {} : { rate: input.rate }),
@@ -205,6 +214,7 @@ export function groundTruth(
     job: resolved.job,
     instance: resolved.instance,
     flavor: params.flavor,
+    queue: params.queue,
     standby: !spec.leader,
     parameters: {
       seed: params.seed,
@@ -308,6 +318,7 @@ export async function runVirtual(
     flavor: resolvedParams.flavor,
     durationMs: resolvedParams.durationMs,
     background: resolvedParams.background,
+    queue: resolvedParams.queue,
   });
   const store = new RecordingStore({ job: resolved.job, instance: resolved.instance });
   const scrapes = Math.floor(resolvedParams.durationMs / resolved.scrapeIntervalMs);

@@ -103,6 +103,7 @@ export async function startWarmLiveSimulation(options: WarmLiveOptions): Promise
     durationMs: params.durationMs,
     realtime: true,
     background: params.background,
+    queue: params.queue,
   });
 
   const { server, address, url } = await listenMetrics(sim, scenario.name, host, port);

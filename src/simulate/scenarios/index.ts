@@ -19,6 +19,7 @@ import {
 } from './near-misses.js';
 import { notObservable, standby } from './observability.js';
 import { blockingCall, stuckWorker } from './slow-work.js';
+import { startupList, starvedBacklog } from './startup.js';
 import { dependencyOutage, transientErrors } from './transient.js';
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -33,9 +34,11 @@ export const SCENARIOS: readonly Scenario[] = [
   dependencyOutage,
   initialList,
   sawtoothBatches,
+  startupList,
   standby,
   backlog,
   gradualBacklog,
+  starvedBacklog,
   saturation,
   hotLoopStatusWrite,
   hotLoopNoBackoff,
