@@ -51,8 +51,10 @@ export {
 } from './signal-building.js';
 
 const W = SIGNAL_WINDOW_MS;
-const LOW_PRIORITY: LabelMatcher = regexMatch(LABEL.priority, NEGATIVE_PRIORITY_PATTERN);
-const NOT_LOW_PRIORITY: LabelMatcher = { label: LABEL.priority, op: '!~', value: NEGATIVE_PRIORITY_PATTERN };
+/** Depth series of keys at a negative priority (initial-list and resync events of a priority queue). */
+export const LOW_PRIORITY: LabelMatcher = regexMatch(LABEL.priority, NEGATIVE_PRIORITY_PATTERN);
+/** Depth series of keys at priority 0 or above, and of queues without priorities (empty or absent label). */
+export const NOT_LOW_PRIORITY: LabelMatcher = { label: LABEL.priority, op: '!~', value: NEGATIVE_PRIORITY_PATTERN };
 
 const signalList = [
   {

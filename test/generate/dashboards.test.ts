@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { defaultDashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { describe, expect, it } from 'vitest';
 import { ruleSettings } from '../../src/diagnosis/catalog.js';
-import { SIGNALS } from '../../src/diagnosis/signals.js';
+import { SIGNALS, signal } from '../../src/diagnosis/signals.js';
 import { GENERATED_DIRECTORIES } from '../../src/generate/artifacts.js';
 import { DASHBOARD_UID, type DashboardKey, OUTPUT } from '../../src/generate/defaults.js';
-import { CLIENT_GO, CONTROLLER_RUNTIME, WORKQUEUE } from '../../src/metrics/names.js';
+import { CLIENT_GO, CONTROLLER_RUNTIME, NEGATIVE_PRIORITY_PATTERN, WORKQUEUE } from '../../src/metrics/names.js';
 import { dashboardExpressions, dashboardsOf, expectedLines, filesByPath, type PanelJson, panelsOf } from './helpers.js';
 
 const files = filesByPath();
@@ -20,6 +20,15 @@ const KEYS = Object.keys(DASHBOARD_UID) as DashboardKey[];
 const severityOf = (id: string) => ruleSettings().find((s) => s.rule.id === id)?.rule.severity;
 /** How Grafana spells a reference to the datasource variable. */
 const DATASOURCE_REF = ['$', '{datasource}'].join('');
+/** The matchers of the queue variables, as every queue-level query carries them. */
+const VARIABLES = 'job=~"$job", instance=~"$instance", controller=~"$controller", name=~"$name"';
+
+type TableJson = PanelJson & {
+  transformations?: Array<{ id: string; options: { indexByName?: Record<string, number> } }>;
+  fieldConfig?: {
+    overrides?: Array<{ matcher: { id: string; options: string }; properties: Array<{ id: string; value: unknown }> }>;
+  };
+};
 
 function overlaps(a: NonNullable<PanelJson['gridPos']>, b: NonNullable<PanelJson['gridPos']>): boolean {
   return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
@@ -94,6 +103,45 @@ describe('generated dashboards', () => {
     }
   });
 
+  it('detail: depth by priority, normal and low priority, with the priority signals in the depth section', () => {
+    const panels = panelsOf(dashboards.detail);
+    const sectionOf = (title: string): string | undefined => {
+      let section: string | undefined;
+      for (const p of panels) {
+        if (p.type === 'row') section = p.title;
+        else if (p.title === title) return section;
+      }
+      return undefined;
+    };
+    const split = panels.filter((p) => p.title === 'Depth by priority');
+    expect(split).toHaveLength(1);
+    const panel = split[0] as PanelJson;
+    expect(panel.type).toBe('timeseries');
+    expect(sectionOf('Depth by priority')).toBe('Arrivals, depth and throughput');
+    expect(panel.targets?.map((t) => [t.refId, t.legendFormat, t.expr])).toEqual([
+      [
+        'A',
+        'normal {{name}} ({{instance}})',
+        `sum without (priority) (${WORKQUEUE.depth}{priority!~"${NEGATIVE_PRIORITY_PATTERN}", ${VARIABLES}})`,
+      ],
+      [
+        'B',
+        'low priority {{name}} ({{instance}})',
+        `sum without (priority) (${WORKQUEUE.depth}{priority=~"${NEGATIVE_PRIORITY_PATTERN}", ${VARIABLES}})`,
+      ],
+    ]);
+    // The low-priority part is the signal the diagnoses read.
+    const lowPriority = panels.find((p) => p.title === signal('lowPriorityDepth').title);
+    expect(lowPriority?.targets?.[0]?.expr).toBe(panel.targets?.[1]?.expr);
+    for (const phrase of ['startup', 'initial list', 'stops falling', 'normal line grows', '**WorkqueueBacklog**']) {
+      expect(panel.description).toContain(phrase);
+    }
+    for (const id of ['lowPriorityDepth', 'lowPriorityDepthSlope', 'normalPriorityDepthFloor'] as const) {
+      expect(sectionOf(signal(id).title), id).toBe('Arrivals, depth and throughput');
+      expect(panel.description).toContain(`**${signal(id).title}**`);
+    }
+  });
+
   it('detail: queue latency and work duration heatmaps over bucket increases', () => {
     const heatmaps = panelsOf(dashboards.detail).filter((p) => p.type === 'heatmap');
     expect(heatmaps.map((p) => p.targets?.[0]?.expr)).toEqual([
@@ -136,8 +184,33 @@ describe('generated dashboards', () => {
     for (const label of ['job', 'instance', 'controller', 'name']) {
       expect(url).toContain(`var-${label}=\${__data.fields.${label}}`);
     }
-    expect(table?.targets?.map((t) => t.format)).toEqual(new Array(9).fill('table'));
+    expect(table?.targets?.map((t) => t.format)).toEqual(new Array(10).fill('table'));
     expect(table?.targets?.[0]?.expr).toContain('ALERTS{alertstate="firing"');
+  });
+
+  it('overview: a queue-kind column, priority where a depth series carries a priority, classic otherwise', () => {
+    const table = panelsOf(dashboards.overview).find((p) => p.type === 'table') as TableJson | undefined;
+    const override = table?.fieldConfig?.overrides?.find((o) =>
+      o.properties.some((p) => p.id === 'displayName' && p.value === 'Queue kind'),
+    );
+    const field = override?.matcher.options ?? '';
+    expect(field).toBe('Value #J');
+    const target = table?.targets?.find((t) => `Value #${t.refId}` === field);
+    expect(target?.expr).toBe(
+      `(((count without (priority) (${WORKQUEUE.depth}{priority!="", ${VARIABLES}})) * 0) + 1) or ((sum without (priority) (${WORKQUEUE.depth}{${VARIABLES}})) * 0)`,
+    );
+    expect(target?.format).toBe('table');
+    expect(override?.properties.find((p) => p.id === 'mappings')?.value).toEqual([
+      {
+        type: 'value',
+        options: { '1': { text: 'priority', index: 0 }, '0': { text: 'classic', index: 1 } },
+      },
+    ]);
+    // The merge joins the column's rows to the others' by their labels; the organize step places it last.
+    expect(table?.transformations?.map((t) => t.id)).toEqual(['merge', 'organize']);
+    const order = table?.transformations?.[1]?.options.indexByName ?? {};
+    expect(order[field]).toBe(Math.max(...Object.values(order)));
+    expect(table?.description).toContain('**Queue kind**');
   });
 
   it('diagnoses: findings from workqueue_doctor_finding, with runbook links', () => {

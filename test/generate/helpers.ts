@@ -19,7 +19,13 @@ export type PanelJson = {
   description?: string;
   datasource?: { type?: string; uid?: string };
   gridPos?: { x: number; y: number; w: number; h: number };
-  targets?: Array<{ expr?: string; datasource?: { uid?: string }; format?: string; refId?: string }>;
+  targets?: Array<{
+    expr?: string;
+    datasource?: { uid?: string };
+    format?: string;
+    refId?: string;
+    legendFormat?: string;
+  }>;
   fieldConfig?: {
     defaults?: {
       thresholds?: { steps: Array<{ value: number | null; color: string }> };

@@ -3,14 +3,15 @@
  * replaced as Grafana does with All selected), alert expressions, and the evidence queries inside alert
  * annotations. Over simulator recordings of both label schemas (the `mixed` scenario's five controller-runtime
  * queues, and a component-base queue without a `controller` label), the overview table's queries return one
- * series per queue.
+ * series per queue. Over a hand-written recording of the three depth schemas (priority queue, classic queue,
+ * component-base), the queue-kind column and the depth-by-priority panel tell them apart.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose } from '../../src/diagnosis/engine.js';
 import type { Report } from '../../src/diagnosis/report.js';
-import { DOCTOR, LABEL } from '../../src/metrics/names.js';
+import { DOCTOR, LABEL, WORKQUEUE } from '../../src/metrics/names.js';
 import { DEFAULT_START_MS, runVirtual } from '../../src/simulate/index.js';
 import type { GroundTruth } from '../../src/simulate/model.js';
 import { recordingSourceFromText } from '../../src/sources/recording-source.js';
@@ -117,7 +118,7 @@ describe('generated PromQL in a real Prometheus', () => {
   it('returns one overview row per queue, for both label schemas', async () => {
     const table = panelsOf(dashboards.overview).find((p) => p.type === 'table');
     const targets = table?.targets ?? [];
-    expect(targets).toHaveLength(9);
+    expect(targets).toHaveLength(10);
     const key = (labels: Record<string, string>): string =>
       JSON.stringify([labels.job, labels.instance, labels.controller ?? null, labels.name]);
     const expected = truths.flatMap((truth) =>
@@ -146,6 +147,8 @@ describe('generated PromQL in a real Prometheus', () => {
           ['controller', 'instance', 'job', 'name'].filter((l) => s.labels[l] !== undefined),
         );
       }
+      // The simulator exports the classic queue's depth (an empty priority), component-base none.
+      if (target.refId === 'J') expect(samples.map((s) => s.value)).toEqual(samples.map(() => 0));
     }
   });
 
@@ -191,5 +194,89 @@ describe('generated PromQL in a real Prometheus', () => {
       .replace('$name', 'pod');
     const samples = await prom.query(componentBase.replace('$__rate_interval', '5m'), AT);
     expect(samples.map((s) => s.labels.instance)).toEqual(['kcm:10257']);
+  });
+});
+
+describe('queue kind and depth by priority in a real Prometheus', () => {
+  const JOB = 'queue-kinds';
+  const START = DEFAULT_START_MS / 1000;
+  const END = START + 600;
+  /** The depth series of each queue: its identity labels, then the depth by `priority` value (absent: none). */
+  const QUEUES: ReadonlyArray<{ readonly labels: Record<string, string>; readonly depth: Record<string, number> }> = [
+    // controller-runtime's priority queue: real changes at 0, the initial list at -100.
+    { labels: { [LABEL.controller]: 'pq', [LABEL.name]: 'pq' }, depth: { '0': 3, '-100': 40 } },
+    // A priority queue at startup: its depth series appear on first use, so only the initial list's so far.
+    { labels: { [LABEL.controller]: 'starting', [LABEL.name]: 'starting' }, depth: { '-100': 12 } },
+    // A priority queue past the cardinality limit.
+    { labels: { [LABEL.controller]: 'capped', [LABEL.name]: 'capped' }, depth: { exceeded_cardinality_limit: 2 } },
+    // controller-runtime's classic queue.
+    { labels: { [LABEL.controller]: 'classic', [LABEL.name]: 'classic' }, depth: { '': 5 } },
+    // component-base: no controller and no priority label.
+    { labels: { [LABEL.name]: 'cb' }, depth: { absent: 7 } },
+  ];
+  let kinds: PrometheusHandle;
+
+  function recording(): string {
+    const lines = [`# TYPE ${WORKQUEUE.depth} gauge`];
+    for (const queue of QUEUES) {
+      for (const [priority, value] of Object.entries(queue.depth)) {
+        const labels: Record<string, string> = {
+          [LABEL.job]: JOB,
+          [LABEL.instance]: `${queue.labels[LABEL.name]}:8080`,
+          ...queue.labels,
+        };
+        if (priority !== 'absent') labels[LABEL.priority] = priority;
+        const text = Object.entries(labels)
+          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+          .join(',');
+        for (let t = START; t <= END; t += 15) lines.push(`${WORKQUEUE.depth}{${text}} ${value} ${t}`);
+      }
+    }
+    return `${lines.join('\n')}\n# EOF\n`;
+  }
+
+  /** A dashboard query (All selected) over this recording: values by queue name. */
+  async function byQueue(expr: string): Promise<Record<string, number>> {
+    const query = substituteVariables(expr);
+    const samples = await kinds.query(query, END);
+    const out: Record<string, number> = {};
+    for (const s of samples) {
+      const name = s.labels[LABEL.name] ?? '';
+      expect(out[name], `one series for ${name}: ${query}`).toBeUndefined();
+      expect(s.labels[LABEL.priority], query).toBeUndefined();
+      out[name] = s.value;
+    }
+    return out;
+  }
+
+  beforeAll(async () => {
+    const file = join(work.path, 'queue-kinds.om');
+    writeFileSync(file, recording());
+    kinds = await startPrometheus({ storagePath: await importRecordings([file]) });
+  }, 60_000);
+
+  afterAll(async () => {
+    await kinds?.stop();
+  });
+
+  it('overview: the queue-kind column is 1 for a priority queue, 0 for a classic and a component-base queue', async () => {
+    const table = panelsOf(dashboards.overview).find((p) => p.type === 'table');
+    const target = table?.targets?.find((t) => t.refId === 'J');
+    expect(target?.expr).toContain(`${LABEL.priority}!=""`);
+    expect(await byQueue(target?.expr ?? '')).toEqual({ pq: 1, starting: 1, capped: 1, classic: 0, cb: 0 });
+    // Its rows carry the labels of the depth column's, so the table's merge joins them.
+    const depth = table?.targets?.find((t) => t.refId === 'B')?.expr ?? '';
+    const labelsOf = async (expr: string) =>
+      (await kinds.query(substituteVariables(expr), END)).map((s) => JSON.stringify(s.labels)).sort();
+    expect(await labelsOf(target?.expr ?? '')).toEqual(await labelsOf(depth));
+  });
+
+  it('detail: depth by priority splits a priority queue and shows every other queue as normal', async () => {
+    const panel = panelsOf(dashboards.detail).find((p) => p.title === 'Depth by priority');
+    const [normal, low] = panel?.targets ?? [];
+    expect(normal?.legendFormat).toMatch(/^normal /);
+    expect(low?.legendFormat).toMatch(/^low priority /);
+    expect(await byQueue(normal?.expr ?? '')).toEqual({ pq: 3, capped: 2, classic: 5, cb: 7 });
+    expect(await byQueue(low?.expr ?? '')).toEqual({ pq: 40, starting: 12 });
   });
 });

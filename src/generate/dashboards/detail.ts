@@ -2,7 +2,8 @@
  * The detail dashboard: for a chosen queue, every signal the diagnoses use, one panel each, computed exactly
  * as the diagnoses compute it (same windows), with the thresholds the rule conditions compare it with drawn as
  * threshold lines and the rules that read it named in the description. Queue latency and work duration are
- * also shown as heatmaps; a few panels put related signals side by side (adds next to API writes).
+ * also shown as heatmaps; a few panels put related signals side by side (adds next to API writes), and one
+ * splits the depth by priority (normal and low, as Cluster API's dashboards do).
  */
 
 import {
@@ -31,9 +32,18 @@ import { PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
 import { identityLabels, QUEUE_LABELS } from '../../diagnosis/identity.js';
 import type { Severity } from '../../diagnosis/rule.js';
-import { SIGNAL_WINDOW_MS, SIGNALS, type SignalDefinition, type SignalId, signal } from '../../diagnosis/signals.js';
+import {
+  NOT_LOW_PRIORITY,
+  perQueue,
+  SIGNAL_WINDOW_MS,
+  SIGNALS,
+  type SignalDefinition,
+  type SignalId,
+  signal,
+} from '../../diagnosis/signals.js';
+import type { Unit } from '../../diagnosis/units.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../metrics/names.js';
-import { aggregateBy, rangeFn } from '../../promql/expr.js';
+import { aggregateBy, type Expr, rangeFn, selector } from '../../promql/expr.js';
 import { formatDuration } from '../../promql/render.js';
 import { type RuleAnalysis, type SignalUse, type ThresholdLine, usesOfSignal } from '../condition-analysis.js';
 import {
@@ -53,16 +63,65 @@ import {
 const PANEL_WIDTH = 8;
 const PANEL_HEIGHT = 8;
 
-/** A panel beside the one-signal panels: several signals together, or a histogram as a heatmap. */
+/**
+ * A panel beside the one-signal panels: several signals together, a histogram as a heatmap, or one quantity
+ * of the queue split into parts (one query each) with the signals that read the parts named.
+ */
 type ExtraPanel =
   | { readonly kind: 'together'; readonly title: string; readonly signals: readonly SignalId[]; readonly intro: string }
-  | { readonly kind: 'heatmap'; readonly title: string; readonly histogram: string };
+  | { readonly kind: 'heatmap'; readonly title: string; readonly histogram: string }
+  | {
+      readonly kind: 'split';
+      readonly title: string;
+      readonly unit: Unit;
+      readonly intro: string;
+      /** Per-queue expressions, each drawn with its legend in front of the queue's. */
+      readonly parts: ReadonlyArray<{ readonly legend: string; readonly expr: Expr }>;
+      /** The signals over the same parts, whose rules the description names. */
+      readonly related: readonly SignalId[];
+    };
+
+/**
+ * The depth at priority 0 or above: real changes in controller-runtime's priority queue, the whole depth of a
+ * classic or component-base queue.
+ */
+const NORMAL_PRIORITY_DEPTH: Expr = perQueue(selector(WORKQUEUE.depth, [NOT_LOW_PRIORITY]));
+
+/** The depth split the way Cluster API's dashboards split it: normal priority and low priority. */
+const DEPTH_BY_PRIORITY: ExtraPanel = {
+  kind: 'split',
+  title: 'Depth by priority',
+  unit: 'items',
+  intro: [
+    "Depth split by the priority of the waiting keys. **normal**: keys at priority 0 or above, the real changes of controller-runtime's priority queue, and the whole depth of a classic (controller-runtime) or component-base queue. **low priority**: keys at a negative priority, the initial-list and resync events a priority queue adds at -100 (`handler.LowPriority`) and hands out only when no key of higher priority is ready; absent for a queue without priorities.",
+    '',
+    'A low-priority backlog at startup is normal: the initial list queues every object at once, the workers serve real changes first and drain the list with the time they have left, so the low-priority line falls while the normal line stays near zero.',
+    '',
+    "It is a problem when the low-priority line stops falling (real changes take every worker, so the initial list and resyncs wait indefinitely) or when the normal line grows (the queue falls behind on real changes too: the queue's own backlog).",
+  ].join('\n'),
+  parts: [
+    { legend: 'normal', expr: NORMAL_PRIORITY_DEPTH },
+    { legend: 'low priority', expr: signal('lowPriorityDepth').expr },
+  ],
+  related: ['lowPriorityDepth', 'lowPriorityDepthSlope', 'normalPriorityDepthFloor'],
+};
 
 /** Sections of the dashboard; every signal not named here lands in a last section. */
 const SECTIONS: ReadonlyArray<{ title: string; signals: readonly SignalId[]; extras: readonly ExtraPanel[] }> = [
   {
     title: 'Arrivals, depth and throughput',
-    signals: ['depth', 'depthAvg', 'depthSlope', 'addRate', 'completionRate', 'retryRate', 'sustainedRetryRate'],
+    signals: [
+      'depth',
+      'depthAvg',
+      'depthSlope',
+      'lowPriorityDepth',
+      'lowPriorityDepthSlope',
+      'normalPriorityDepthFloor',
+      'addRate',
+      'completionRate',
+      'retryRate',
+      'sustainedRetryRate',
+    ],
     extras: [
       {
         kind: 'together',
@@ -71,6 +130,7 @@ const SECTIONS: ReadonlyArray<{ title: string; signals: readonly SignalId[]; ext
         intro:
           'Adds to the queue next to the API writes of the whole process: writes that track the adds one for one are the signature of a status write that wakes the controller again.',
       },
+      DEPTH_BY_PRIORITY,
     ],
   },
   {
@@ -270,6 +330,37 @@ export function detailDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
     return panel;
   };
 
+  const splitPanel = (extra: Extract<ExtraPanel, { kind: 'split' }>): TimeseriesPanelBuilder => {
+    const related = extra.related.map((id) => signal(id));
+    const rules = [
+      ...new Set(related.flatMap((s) => usesOfSignal(s.id, analyses).map((u) => u.analysis.settings.rule.id))),
+    ];
+    const signals = related.map((s) => `**${s.title}**`).join(', ');
+    const readers =
+      rules.length === 0
+        ? 'The signals over them are'
+        : `${rules.map((id) => `**${id}**`).join(', ')} read${rules.length > 1 ? '' : 's'} them through the signals`;
+    const description = [extra.intro, '', `${readers} ${signals}, each in its own panel of this section.`].join('\n');
+    let panel = new TimeseriesPanelBuilder()
+      .id(ids.next())
+      .title(extra.title)
+      .description(description)
+      .datasource(DATASOURCE)
+      .unit(grafanaUnit(extra.unit))
+      .gridPos(grid.panel(PANEL_WIDTH, PANEL_HEIGHT))
+      .legend(legend());
+    extra.parts.forEach((part, index) => {
+      panel = panel.withTarget(
+        prometheusQuery(
+          dashboardQuery(part.expr, QUEUE_LABELS),
+          `${part.legend} ${legendFor('queue')}`,
+          String.fromCharCode(65 + index),
+        ),
+      );
+    });
+    return panel;
+  };
+
   const heatmapPanel = (extra: Extract<ExtraPanel, { kind: 'heatmap' }>): HeatmapPanelBuilder => {
     const expr = aggregateBy('sum', [LABEL.le], rangeFn('increase', extra.histogram + SUFFIX.bucket, SIGNAL_WINDOW_MS));
     const quantiles = SIGNALS.filter((s) => s.quantileOf === extra.histogram).map((s) => s.title);
@@ -307,6 +398,7 @@ export function detailDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
     builder.withRow(new RowBuilder(section.title).id(ids.next()).gridPos(grid.row()).datasource(DATASOURCE));
     for (const extra of section.extras) {
       if (extra.kind === 'heatmap') builder.withPanel(heatmapPanel(extra));
+      else if (extra.kind === 'split') builder.withPanel(splitPanel(extra));
       else builder.withPanel(togetherPanel(extra));
     }
     for (const s of section.signals) builder.withPanel(signalPanel(s));

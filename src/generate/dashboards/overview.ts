@@ -1,6 +1,7 @@
 /**
  * The overview dashboard: every queue in one table (status from the generated alerts, then the signals an
- * on-call engineer scans first), each row linking to the detail dashboard for that queue.
+ * on-call engineer scans first, then the kind of queue the labels show), each row linking to the detail
+ * dashboard for that queue.
  */
 
 import { TableCellDisplayMode, TableSortByFieldStateBuilder } from '@grafana/grafana-foundation-sdk/common';
@@ -55,7 +56,16 @@ const COLUMNS: readonly SignalId[] = [
   'maxWorkers',
 ];
 
-type Column = { readonly title: string; readonly promql: string; readonly unit: string; readonly description: string };
+type Column = {
+  readonly title: string;
+  readonly promql: string;
+  readonly unit: string;
+  readonly description: string;
+  readonly mappings?: ValueMapping[];
+};
+
+/** Values of the queue-kind column. */
+const QUEUE_KIND = { priority: 1, classic: 0 } as const;
 
 /**
  * The queue's status: the highest severity among the generated alerts firing for it (Prometheus' `ALERTS`
@@ -90,6 +100,36 @@ function statusExpr(analyses: readonly RuleAnalysis[]): Expr {
     anyOf(first, ...rest),
   );
   return binary('or', highest, none);
+}
+
+/**
+ * Which queue a controller runs, from the labels of its depth: 1 where a depth series carries a priority
+ * (controller-runtime's priority queue writes the item priority, `"0"`, `"-100"`, or the cardinality-limit
+ * placeholder), 0 for every other queue (controller-runtime's classic queue writes `priority=""`, component-base
+ * no priority label). Grouped `without (priority)` like the signal columns, so its rows carry the same labels
+ * and merge with theirs.
+ */
+function queueKindExpr(): Expr {
+  const withPriority = selector(WORKQUEUE.depth, [{ label: LABEL.priority, op: '!=', value: '' }]);
+  const priority = binary(
+    '+',
+    binary('*', aggregateWithout('count', [LABEL.priority], withPriority), num(0)),
+    num(QUEUE_KIND.priority),
+  );
+  const classic = binary('*', signal('depth').expr, num(0));
+  return binary('or', priority, classic);
+}
+
+function queueKindMappings(): ValueMapping[] {
+  return [
+    {
+      type: MappingType.ValueToText,
+      options: {
+        [String(QUEUE_KIND.priority)]: { text: 'priority', index: 0 },
+        [String(QUEUE_KIND.classic)]: { text: 'classic', index: 1 },
+      },
+    },
+  ];
 }
 
 /**
@@ -132,6 +172,15 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard 
     unit: 'none',
     description:
       'The highest severity among the generated alerts (alerts/workqueue-doctor.rules.yaml) firing for the queue; ok when none fires. Needs the rules loaded in this Prometheus.',
+    mappings: statusMappings(),
+  };
+  const queueKind: Column = {
+    title: 'Queue kind',
+    promql: dashboardQuery(queueKindExpr(), QUEUE_LABELS),
+    unit: 'none',
+    description:
+      "**priority** when the queue's depth is exported per priority (controller-runtime's priority queue, its default since v0.23: initial-list and resync events wait at a low priority, see the detail dashboard's Depth by priority), **classic** otherwise (controller-runtime's classic queue, component-base).",
+    mappings: queueKindMappings(),
   };
   const columns: Column[] = [
     status,
@@ -139,6 +188,7 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard 
       const s = signal(id);
       return { title: s.title, promql: perQueueColumn(s), unit: grafanaUnit(s.unit), description: s.description };
     }),
+    queueKind,
   ];
 
   const transformations: DataTransformerConfig[] = [
@@ -177,11 +227,9 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard 
       { id: 'displayName', value: column.title },
       { id: 'unit', value: column.unit },
     ];
+    if (column.mappings !== undefined) properties.push({ id: 'mappings', value: column.mappings });
     if (column === status) {
-      properties.push(
-        { id: 'mappings', value: statusMappings() },
-        { id: 'custom.cellOptions', value: { type: TableCellDisplayMode.ColorBackground } },
-      );
+      properties.push({ id: 'custom.cellOptions', value: { type: TableCellDisplayMode.ColorBackground } });
     }
     table = table.overrideByName(valueField(refId), properties);
   });
