@@ -15,6 +15,7 @@ import {
   CONTROLLER_RUNTIME,
   LABEL,
   NEGATIVE_PRIORITY_PATTERN,
+  NON_NEGATIVE_PRIORITY_PATTERN,
   RECONCILE_RESULT,
   SUFFIX,
   WORKQUEUE,
@@ -55,6 +56,8 @@ const W = SIGNAL_WINDOW_MS;
 export const LOW_PRIORITY: LabelMatcher = regexMatch(LABEL.priority, NEGATIVE_PRIORITY_PATTERN);
 /** Depth series of keys at priority 0 or above, and of queues without priorities (empty or absent label). */
 export const NOT_LOW_PRIORITY: LabelMatcher = { label: LABEL.priority, op: '!~', value: NEGATIVE_PRIORITY_PATTERN };
+/** The priority queue's real changes (priority 0 and above); no series of a classic queue matches. */
+const PRIORITY_QUEUE_NORMAL: LabelMatcher = regexMatch(LABEL.priority, NON_NEGATIVE_PRIORITY_PATTERN);
 
 const signalList = [
   {
@@ -133,8 +136,17 @@ const signalList = [
     unit: 'items',
     scope: 'queue',
     description:
-      'Lowest depth over the last minute of the keys at priority 0 or above: the real changes of a priority queue, or the whole depth of a classic queue. Absent for a priority queue that has queued no such key.',
-    expr: perQueue(rangeFn('min_over_time', WORKQUEUE.depth, MINUTE_MS, [NOT_LOW_PRIORITY])),
+      "Lowest depth over the last minute of a priority queue's keys at priority 0 or above: its real changes, which it hands out before any low-priority key. Absent for the classic queue, and for a priority queue that has queued no such key.",
+    expr: perQueue(rangeFn('min_over_time', WORKQUEUE.depth, MINUTE_MS, [PRIORITY_QUEUE_NORMAL])),
+  },
+  {
+    id: 'normalPriorityDepthSlope',
+    title: 'Depth growth (priority 0 and above)',
+    unit: '1/s',
+    scope: 'queue',
+    description:
+      "Least-squares slope over the trend window of a priority queue's depth at priority 0 or above. Those keys are served first, so their depth grows only when real changes alone outpace the workers, whatever low-priority work waits. Absent for the classic queue.",
+    expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, TREND_WINDOW_MS, [PRIORITY_QUEUE_NORMAL])),
   },
   {
     id: 'addRate',

@@ -66,6 +66,8 @@ export const CONFLICT_CODE = '409';
  * resync events at `handler.LowPriority` (-100), real changes at 0 (or higher); the classic queue writes `""`.
  */
 export const NEGATIVE_PRIORITY_PATTERN = '-[0-9]+';
+/** `workqueue_depth{priority}` values of the priority queue's real changes: 0 and above (never the classic `""`). */
+export const NON_NEGATIVE_PRIORITY_PATTERN = '[0-9]+';
 
 /** HTTP methods that count as writes in `rest_client_requests_total`. */
 export const WRITE_METHODS = ['PUT', 'PATCH', 'POST'] as const;

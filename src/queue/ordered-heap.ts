@@ -1,6 +1,7 @@
 /**
  * An indexed binary heap under a caller-given strict order: the priority queue's stand-in for the
- * B-trees of controller-runtime's priority queue (`btree.New(32, less)`).
+ * B-trees of controller-runtime's priority queue (`btree.New(32, less)`), and, ordered by due time,
+ * the delaying queue's and the FakeClock's timers (`min-heap.ts`).
  *
  * Why a heap suffices: the Go code only ever uses its trees in three ways: insert, delete a known
  * item, and ascend from the smallest item, stopping at the first one it can hand out (ready items)
@@ -65,6 +66,12 @@ export class OrderedHeap<E extends OrderedHeapEntry> {
   /** Every entry, in heap (not sorted) order. */
   values(): readonly E[] {
     return this.entries;
+  }
+
+  /** Empties the heap, marking every entry as out of it. */
+  clear(): void {
+    for (const entry of this.entries) entry.index = -1;
+    this.entries.length = 0;
   }
 
   private removeAt(i: number): void {

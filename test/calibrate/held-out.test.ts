@@ -1,7 +1,8 @@
 /**
  * The committed held-out grid (`calibration/held-out.json`): fresh seeds never used while choosing the
  * thresholds, controller-runtime at one and two workers, both flavors, background noise on and off, 30 to
- * 60 minutes, judged at every 30-second step after the first `for` and at the end. Precision and recall are
+ * 60 minutes, judged at every 30-second step after the first `for` and at the end. controller-runtime cases
+ * run its default queue, the priority queue; component-base's run the classic queue. Precision and recall are
  * 1.0 for every rule the grid exercises.
  */
 import { readFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { failability, type QueueVerdict, scoreRules } from '../../src/calibrate/
 import { parseCalibrationGrid } from '../../src/calibrate/grid.js';
 import { describeCase } from '../../src/calibrate/run.js';
 import { RULE_IDS } from '../../src/diagnosis/rule.js';
+import { resolveParams } from '../../src/simulate/run.js';
 import { expectAllPass, judgeEveryStep } from './support.js';
 
 const cases = parseCalibrationGrid(readFileSync('calibration/held-out.json', 'utf8'), 'calibration/held-out.json');
@@ -23,6 +25,9 @@ describe('calibration on the held-out grid', () => {
     expect(new Set(cases.map((c) => (c.durationMs ?? 0) / 60_000))).toEqual(new Set([30, 45, 60]));
     expect(new Set(cases.map((c) => c.flavor))).toEqual(new Set(['controller-runtime', 'component-base']));
     expect(cases.some((c) => c.background === 'off')).toBe(true);
+    // No case names a queue: each flavor runs its default (`resolveParams`), the priority queue for controller-runtime.
+    expect(cases.filter((c) => c.queue !== undefined)).toEqual([]);
+    expect(resolveParams({ flavor: 'controller-runtime' }).queue).toBe('priority');
     expect(Math.min(...cases.map((c) => c.seed ?? 0))).toBeGreaterThan(3000);
   });
 

@@ -6,6 +6,20 @@ import { type CalibrationCase, describeCase, runCase } from '../../src/calibrate
 export const MINUTE = 60_000;
 export const TEN_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 export const BOTH_FLAVORS = ['controller-runtime', 'component-base'] as const;
+/**
+ * Every queue a controller runs: controller-runtime's priority queue (its default) and classic queue, and
+ * component-base's classic queue (its only one).
+ */
+export const EVERY_QUEUE = [
+  { flavor: 'controller-runtime', queue: 'priority' },
+  { flavor: 'controller-runtime', queue: 'classic' },
+  { flavor: 'component-base', queue: 'classic' },
+] as const;
+
+/** `flavor/queue`, for test names. */
+export function variantName(variant: (typeof EVERY_QUEUE)[number]): string {
+  return `${variant.flavor}, ${variant.queue}`;
+}
 
 /** `c` run and judged at the end and at every evaluation step after the first `for`. */
 export async function judgeEveryStep(c: CalibrationCase): Promise<QueueVerdict[]> {

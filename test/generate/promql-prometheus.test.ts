@@ -147,8 +147,13 @@ describe('generated PromQL in a real Prometheus', () => {
           ['controller', 'instance', 'job', 'name'].filter((l) => s.labels[l] !== undefined),
         );
       }
-      // The simulator exports the classic queue's depth (an empty priority), component-base none.
-      if (target.refId === 'J') expect(samples.map((s) => s.value)).toEqual(samples.map(() => 0));
+      // The simulator's controller-runtime queues run the priority queue (its default), component-base's the
+      // classic queue (no priority label).
+      if (target.refId === 'J') {
+        expect(samples.map((s) => [key(s.labels), s.value]).sort()).toEqual(
+          samples.map((s) => [key(s.labels), controllerRuntimeQueues.includes(key(s.labels)) ? 1 : 0]).sort(),
+        );
+      }
     }
   });
 

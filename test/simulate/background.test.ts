@@ -247,11 +247,14 @@ describe('informer resyncs', () => {
   });
 });
 
-/** Scrape timestamps (seconds) of `workqueue_depth` samples of one queue, in order. */
-function depthTimes(text: string, name: string): number[] {
+/**
+ * Scrape timestamps (seconds) of `workqueue_adds_total` samples of one queue, in order (the adds counter exists
+ * from the queue's creation; the priority queue's depth series only from its first item).
+ */
+function recordedTimes(text: string, name: string): number[] {
   return text
     .split('\n')
-    .filter((line) => line.startsWith(`${WORKQUEUE.depth}{`) && line.includes(`name="${name}"`))
+    .filter((line) => line.startsWith(`${WORKQUEUE.adds}{`) && line.includes(`name="${name}"`))
     .map((line) => Number(line.split(' ').at(-1)));
 }
 
@@ -259,7 +262,7 @@ describe('scrape jitter', () => {
   it('recorded scrapes are off the grid by at most a second, in order, the first not before the start', async () => {
     const run = await runVirtual('healthy', { durationMs: 10 * MINUTE, seed: 5 });
     const text = run.recording.text();
-    const times = depthTimes(text, 'deployment');
+    const times = recordedTimes(text, 'deployment');
     expect(times).toHaveLength(41);
     const t0 = DEFAULT_START_MS / 1000;
     const offsets = times.map((t, k) => t - (t0 + 15 * k));
@@ -405,7 +408,7 @@ describe('the default background and off', () => {
     expect(text).not.toMatch(/code="(404|409)"/);
     expect(text).not.toMatch(/result="requeue_after"\} [1-9]/);
     expect(text).not.toMatch(/controller_runtime_reconcile_errors_total\{[^}]*\} [1-9]/);
-    expect(depthTimes(text, 'deployment')).toEqual(
+    expect(recordedTimes(text, 'deployment')).toEqual(
       Array.from({ length: 41 }, (_, k) => DEFAULT_START_MS / 1000 + 15 * k),
     );
     // Off is the same run as a background with every component switched off.

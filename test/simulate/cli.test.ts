@@ -87,7 +87,7 @@ describe('simulate --scenario --out', () => {
     const times = new Set(
       text
         .split('\n')
-        .filter((l) => l.startsWith('workqueue_depth{'))
+        .filter((l) => l.startsWith('workqueue_adds_total{'))
         .map((l) => l.split(' ').at(-1)),
     );
     expect([...times]).toEqual(Array.from({ length: 9 }, (_, k) => String(1767225600 + 15 * k)));
@@ -155,7 +155,8 @@ describe('simulate --realtime', () => {
         child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
       });
       const body = await (await fetch(url)).text();
-      expect(body).toContain('workqueue_depth{controller="deployment",name="deployment",priority=""}');
+      // The queue's series exist from its creation (its depth, per priority, from its first key).
+      expect(body).toContain('workqueue_adds_total{controller="deployment",name="deployment"}');
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGINT');
       expect(await exited).toBe(0);

@@ -159,7 +159,7 @@ describe('runVirtual', () => {
       run.recording
         .text()
         .split('\n')
-        .filter((line) => line.startsWith('workqueue_depth'))
+        .filter((line) => line.startsWith('workqueue_adds_total'))
         .map((line) => line.split(' ').at(-1)),
     );
     expect([...times]).toEqual(['1767225600', '1767225615', '1767225630', '1767225645', '1767225660']);
@@ -171,7 +171,7 @@ describe('runVirtual', () => {
     const first = shifted.recording
       .text()
       .split('\n')
-      .find((line) => line.startsWith('workqueue_depth'));
+      .find((line) => line.startsWith('workqueue_adds_total'));
     expect(first?.endsWith(' 1000000.5')).toBe(true);
     expect(shifted.stats.scrapes).toBe(3);
     expect(shifted.truth.parameters).toMatchObject({ start: '1970-01-12T13:46:40.500Z', scrapeInterval: '30s' });

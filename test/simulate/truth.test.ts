@@ -28,6 +28,8 @@ const TABLE: Record<string, { expected: DiagnosisId[]; allowed: DiagnosisId[] }>
   'dependency-outage': { expected: [], allowed: ['WorkqueuePersistentFailures'] },
   'initial-list': { expected: [], allowed: [] },
   'sawtooth-batches': { expected: [], allowed: [] },
+  'startup-list': { expected: [], allowed: [] },
+  'starved-backlog': { expected: ['WorkqueueBacklog'], allowed: ['WorkqueueSaturated'] },
   'gradual-backlog': { expected: ['WorkqueueBacklog'], allowed: ['WorkqueueSaturated'] },
   standby: { expected: [], allowed: [] },
   backlog: { expected: ['WorkqueueBacklog'], allowed: ['WorkqueueSaturated'] },
@@ -51,6 +53,15 @@ describe('ground truth at default parameters', () => {
     expect(truth.queues).toHaveLength(1);
     expect(truth.queues[0]).toMatchObject(want);
     expect(truth).toMatchObject({ scenario: name, job: 'workqueue-doctor-sim', instance: `${name}:8080` });
+  });
+
+  it('starved-backlog expects a backlog only where the priority queue shows it', () => {
+    expect(truthOf('starved-backlog', { queue: 'classic' }).queues[0]).toMatchObject({
+      expected: [],
+      allowed: ['WorkqueueBacklog', 'WorkqueueSaturated'],
+    });
+    expect(truthOf('starved-backlog').queue).toBe('priority');
+    expect(truthOf('starved-backlog', { queue: 'classic' }).queue).toBe('classic');
   });
 
   it('standby is one target-level entry with status standby', () => {

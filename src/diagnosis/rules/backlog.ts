@@ -5,7 +5,9 @@ import { formatValue, numberOf } from '../format.js';
 import { defineRule, type SignalSnapshot, type ThresholdNodes } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
-/** The backlog of the queue as a whole: a floor of waiting keys that grows, outpaces its drain, or stands. */
+/**
+ * A floor of waiting keys that grows, outpaces its drain or stands, or (priority queue) real changes that back up.
+ */
 function queueBacklog(
   t: ThresholdNodes<'minDepth' | 'minGrowth' | 'arrivalRatio' | 'minWaitRatio' | 'drainShare'>,
 ): Expr {
@@ -25,6 +27,13 @@ function queueBacklog(
       allOf(
         binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
         notDraining(t.drainShare),
+      ),
+      // A priority queue's real changes backing up: served first, their depth grows only under overload,
+      // however the whole depth moves (real changes lift listed keys out of a low-priority list). Their floor
+      // is at most the whole depth's, so the first clause holds too.
+      allOf(
+        compare('normalPriorityDepthFloor', '>=', t.minDepth),
+        compare('normalPriorityDepthSlope', '>=', t.minGrowth),
       ),
     ),
   );
@@ -47,7 +56,9 @@ function queueBacklog(
  * falls (by `minGrowth` or more) while fewer than `minDepth` keys wait at priority 0 or above is the queue
  * doing its job: real changes are served first and the list drains with the time left over, however long
  * that takes. It is not a backlog. A priority-0 backlog is, and so is a low-priority one that does not fall
- * (real changes take every worker, so resyncs and the initial list are never worked off).
+ * (real changes take every worker, so resyncs and the initial list are never worked off). Since priority-0
+ * keys are served first, their depth growing is a backlog by itself, even while the whole depth falls
+ * (real changes to keys of a low-priority list lift them rather than add to the depth).
  */
 export const backlog = defineRule({
   id: 'WorkqueueBacklog',
@@ -108,6 +119,7 @@ export const backlog = defineRule({
     'queueLatencyMean',
     'lowPriorityDepth',
     'lowPriorityDepthSlope',
+    'normalPriorityDepthSlope',
   ],
   derivedTitles: { timeToDrain: 'Time to drain', workersNeeded: 'Workers needed' },
   derive(signals, t) {

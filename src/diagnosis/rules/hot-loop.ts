@@ -15,6 +15,11 @@ import { MINUTE_MS } from '../signals.js';
  * failed reads are not (an optional object answered 404 on every sync is normal). A loop with neither
  * writes nor error metrics cannot be told from a busy controller with fast syncs: that is the
  * `HighAddRateLowDepth` observation, not a finding.
+ *
+ * Both queues count a retry for a requeue through the rate limiter (its delay is never zero) and none for a
+ * plain Add, so "no retries counted" reads the same with controller-runtime's priority queue (retries only for
+ * a positive delay) and the classic queue (every AddAfter). controller-runtime itself always requeues errors
+ * through the rate limiter; the missing-backoff loop is a hand-written worker over client-go's queue.
  */
 const HOT_LOOP_CASES = {
   'status-write': {

@@ -42,10 +42,10 @@ export const persistentFailures = defineRule({
   scope: 'queue',
   thresholds: {
     minErrorRatio: {
-      default: 0.06,
+      default: 0.05,
       unit: 'ratio',
       description:
-        'Share of reconciles over the long window failing for reasons 409 conflicts do not explain, at or above which failures stand out of the noise. Transient errors of busy controllers (retried conflicts, dependencies created a moment later, throttled APIs) stay under 5% of syncs; at 5% and four syncs a second, 15 minutes reach 6% only 2.7 standard deviations out, and must stay there for the whole `for`. A share of objects that always fail shows as somewhat less than that share of the syncs (keys deep in backoff are synced less often than the others).',
+        "Share of reconciles over the long window failing for reasons 409 conflicts do not explain, at or above which failures stand out of the noise. Once conflicts are charged, what busy healthy controllers still fail transiently (a throttled API, a dependency created a moment later) stays at a few percent of syncs: at 3% and four syncs a second, 15 minutes reach 5% only 7 standard deviations out, and must stay there for the whole `for`. An object that always fails is synced about as often as the others under controller-runtime's priority queue (each event ends its backoff wait at once) and somewhat more under the classic queue (the delayed add left from its backoff fires as well), so its share of syncs is about its share of objects, less what keys deep in backoff miss: 5% catches about 6% of objects failing with either queue.",
     },
     minRecentErrorRatio: {
       default: 0.025,

@@ -10,7 +10,12 @@ import { failureTruth, leaseName, MINUTE, round, type Sizes, sizes, steadySync }
 // persistent-failure
 
 const PERSISTENT: Sizes = { workers: 2, keys: 1_000, rate: 3 };
-const FAILING_SHARE = 0.08;
+/**
+ * 10% of the objects: with controller-runtime's priority queue a failing object is synced about as often as the
+ * others, so this is ~10% of syncs less the conflicts charged, clear of the rule's 5% noise floor (about 6% of
+ * objects, the detection limit, where seeds straddle the floor).
+ */
+const FAILING_SHARE = 0.1;
 const OK_SYNC = lognormal(20, 0.5);
 const FAILING_SYNC = lognormal(50, 0.3);
 
@@ -40,9 +45,9 @@ export const persistentFailure: Scenario = {
   name: 'persistent-failure',
   summary: 'some keys fail on every sync and back off exponentially',
   description:
-    'A database-user controller over 1,000 objects, 3 events per second, 2 workers. 8% of the objects point at a ' +
+    'A database-user controller over 1,000 objects, 3 events per second, 2 workers. 10% of the objects point at a ' +
     'database server that is down: every sync of them fails (~50 ms connection error) and is requeued with ' +
-    'AddRateLimited (5 ms doubling to 1000 s, 10 qps bucket). Retries come fast at first, then further apart; each ' +
+    'AddRateLimited (5 ms doubling to 1000 s; the classic queue adds a 10 qps bucket). Retries come fast at first, then further apart; each ' +
     'new event for a failing object fails again. Reconcile errors never stop.',
   defaults: PERSISTENT,
   build: (params) => ({

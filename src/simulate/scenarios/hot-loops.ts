@@ -92,6 +92,8 @@ export function noBackoffLoopController(params: SimulationParams, name = 'secret
     events: { rate, keys: { kind: 'uniform' }, initialKeys: Array.from({ length: failing }, (_, k) => k) },
     onError: 'plain-add',
     reconcileMetrics: false,
+    // A hand-written loop over client-go's queue: controller-runtime's priority queue never adds without backoff.
+    queue: 'classic',
     sync: (env) => {
       const normal = steadySync(NORMAL_SYNC, 0.2)(env);
       const draw = sampler(FAILING_SYNC, env.rng);

@@ -83,12 +83,33 @@ export const starvedBacklog: Scenario = {
   description:
     'The same controller as startup-list, 4 workers (~105 syncs per second) over 100,000 objects, but real ' +
     'changes arrive at 126 per second. Every worker is taken by priority-0 keys, whose depth grows by ~20 per ' +
-    'second; the low-priority initial list only shrinks as real changes lift its keys to priority 0. A backlog ' +
-    'with either queue.',
+    'second; the low-priority initial list only shrinks as real changes lift its keys to priority 0. A backlog. ' +
+    'With the classic queue the same overload hides behind the list: changes to listed keys join them, so the ' +
+    'depth falls from 100,000 towards the ~17,000 where arrivals and completions balance, with a time constant ' +
+    'of ~13 minutes; its metrics show no more than a slowly draining list within the run (a backlog is allowed, ' +
+    'not expected).',
   defaults: STARVED,
   build: (params) => ({
     leader: true,
     leaseName: leaseName(params.flavor, 'policy-operator'),
-    controllers: [startupController(params, STARVED, () => 'the initial list is never worked off')],
+    controllers: [starvedController(params)],
   }),
 };
+
+/**
+ * The starved controller: with the priority queue a backlog (priority-0 depth grows from the start); with the
+ * classic queue one its metrics cannot tell from a draining list within the run.
+ */
+function starvedController(params: SimulationParams): ControllerSpec {
+  const controller = startupController(params, STARVED, () => 'the initial list is never worked off');
+  if (params.queue === 'priority') return controller;
+  const { expected, allowed } = controller.truth;
+  return {
+    ...controller,
+    truth: {
+      expected: [],
+      allowed: [...expected, ...allowed],
+      note: 'arrivals outpace the workers, but with the classic queue changes join the listed keys and the depth falls towards its balance for the whole run',
+    },
+  };
+}
