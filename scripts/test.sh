@@ -13,6 +13,8 @@ fi
 need=()
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 command -v prometheus-alertmanager >/dev/null 2>&1 || need+=(prometheus-alertmanager)
+# Debian's Chromium, driven headless by the page's browser test (test/server/page-browser.test.ts).
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "==> apt-get install ${need[*]}"
   if [ "$(id -u)" -ne 0 ]; then

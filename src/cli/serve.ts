@@ -6,7 +6,7 @@
  * evaluating, closes the server and exits 0. A bad configuration exits 2 with the key named.
  *
  * `serve --demo` runs built-in reference controllers (the `mixed` scenario) on loopback with half an hour
- * of history already simulated, and prints the URL to open.
+ * of history already simulated, and prints the URL of the page to open; every mode logs it (`page`).
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
@@ -25,6 +25,7 @@ import {
 import { formatListenAddress, LOG_LEVELS } from '../config/setting-values.js';
 import { API_PREFIX, buildApp, DOCS_PREFIX } from '../server/app.js';
 import { rulesView } from '../server/rules-view.js';
+import { createQueueSeries, DEFAULT_SERIES_WINDOW_MS } from '../service/queue-series.js';
 import { createServiceRuntime, type RuntimeOptions, type ServiceRuntime } from '../service/runtime.js';
 import { packageVersion } from '../util/version.js';
 import { EXIT, UsageError } from './exit-codes.js';
@@ -172,6 +173,14 @@ export async function startServer(config: ServiceConfig, options: StartOptions =
       ready: () => runtime.service.ready(),
       targets: () => runtime.targets(),
       rules: rulesView(config.overrides, config.runbookBaseUrl),
+      // The charts reach back as far as the history does (Prometheus keeps more than they show).
+      series: createQueueSeries({
+        backend: runtime.source.backend,
+        windowMs:
+          config.source.kind === 'prometheus'
+            ? DEFAULT_SERIES_WINDOW_MS
+            : Math.min(DEFAULT_SERIES_WINDOW_MS, config.scrape.retentionMs),
+      }),
       metrics: runtime.metrics.registry,
       ...(runtime.apiToken !== undefined ? { apiToken: runtime.apiToken } : {}),
       logger,
@@ -186,11 +195,16 @@ export async function startServer(config: ServiceConfig, options: StartOptions =
     const shownHost = address.host === '0.0.0.0' || address.host === '::' ? '127.0.0.1' : address.host;
     const origin = `http://${formatListenAddress({ host: shownHost, port: address.port })}`;
     logger.info(
-      { listen: formatListenAddress(address), mode: config.source.kind, auth: runtime.apiToken !== undefined },
+      {
+        listen: formatListenAddress(address),
+        mode: config.source.kind,
+        auth: runtime.apiToken !== undefined,
+        page: `${origin}/`,
+      },
       'listening',
     );
     if (config.source.kind === 'demo') {
-      const line = `workqueue-doctor demo: open ${origin}${API_PREFIX}/diagnosis (API docs at ${DOCS_PREFIX})`;
+      const line = `workqueue-doctor demo: open ${origin}/ (JSON at ${API_PREFIX}/diagnosis, API docs at ${DOCS_PREFIX})`;
       (options.announce ?? ((text: string) => process.stderr.write(`${text}\n`)))(line);
     }
     let closing: Promise<void> | undefined;

@@ -2,9 +2,10 @@
  * The HTTP application, built without listening (tests call `inject()`; only `cli/serve.ts` listens).
  *
  * Contract:
- * - Routes: `/api/v1/diagnosis`, `/api/v1/queues/:id`, `/api/v1/targets`, `/api/v1/rules` (behind the
- *   bearer token when one is configured), `/healthz`, `/readyz`, `/metrics` (always open), the OpenAPI
- *   document at `/docs/json` and its UI at `/docs`.
+ * - Routes: `/api/v1/diagnosis`, `/api/v1/queues/:id`, `/api/v1/queues/:id/series` (with a series source),
+ *   `/api/v1/targets`, `/api/v1/rules` (behind the bearer token when one is configured), the page at `/`
+ *   (behind the same token or a session cookie from `POST /login`) with its static files under `/assets/`,
+ *   `/healthz`, `/readyz`, `/metrics` (always open), the OpenAPI document at `/docs/json` and its UI at `/docs`.
  * - Every route declares its schemas; every error answer is `{ "error": { "code", "message" } }` with a
  *   code from `errors.ts`, including unknown routes (404 `not_found`) and invalid parameters (400).
  * - The token is compared in constant time (over SHA-256 digests, so the length does not leak either).
@@ -15,13 +16,15 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { Report } from '../diagnosis/report.js';
+import type { QueueSeries } from '../service/queue-series.js';
 import type { TargetsView } from '../service/target-status.js';
 import { ApiError, ERROR_BODY_SCHEMA, errorBody, toApiError } from './errors.js';
 import { createReportCache } from './report-cache.js';
 import { apiRoutes } from './routes/api.js';
 import { opsRoutes } from './routes/ops.js';
+import { pageRoutes } from './routes/page.js';
 import type { RulesView } from './rules-view.js';
-import { REPORT_SCHEMA_ID, RULES_SCHEMA, reportJsonSchema, TARGETS_SCHEMA } from './schemas.js';
+import { REPORT_SCHEMA_ID, RULES_SCHEMA, reportJsonSchema, SERIES_SCHEMA, TARGETS_SCHEMA } from './schemas.js';
 
 export const API_PREFIX = '/api/v1';
 export const DOCS_PREFIX = '/docs';
@@ -54,9 +57,11 @@ export type AppOptions = {
   readonly ready: () => boolean;
   readonly targets: () => TargetsView;
   readonly rules: RulesView;
+  /** The charts' data (the page's charts and `/api/v1/queues/:id/series`); without it, neither. */
+  readonly series?: QueueSeries;
   /** A prom-client registry (or anything that renders an exposition). */
   readonly metrics: { metrics(): Promise<string>; readonly contentType: string };
-  /** When set, `/api/v1/*` requires `Authorization: Bearer <token>`. */
+  /** When set, `/api/v1/*` requires `Authorization: Bearer <token>`, and `/` that or a session cookie. */
   readonly apiToken?: string;
   /** Structured logger (pino); default: no logging. */
   readonly logger?: FastifyBaseLogger;
@@ -90,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addSchema(ERROR_BODY_SCHEMA);
   app.addSchema(TARGETS_SCHEMA);
   app.addSchema(RULES_SCHEMA);
+  app.addSchema(SERIES_SCHEMA);
 
   await app.register(swagger, {
     openapi: {
@@ -153,6 +159,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       if (guard !== undefined) api.addHook('onRequest', guard);
       await apiRoutes(api, {
         cache,
+        report: options.report,
+        ...(options.series !== undefined ? { series: options.series } : {}),
         targets: options.targets,
         rules: options.rules,
         retryAfterSeconds,
@@ -162,6 +170,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: API_PREFIX },
   );
   await app.register(opsRoutes, { ready: options.ready, metrics: options.metrics, retryAfterSeconds });
+  await app.register(pageRoutes, {
+    report: options.report,
+    targets: options.targets,
+    ...(options.series !== undefined ? { series: options.series } : {}),
+    ...(options.apiToken !== undefined ? { apiToken: options.apiToken } : {}),
+    refreshSeconds: retryAfterSeconds,
+    ...(options.version !== undefined ? { version: options.version } : {}),
+  });
   return app;
 }
 

@@ -1,5 +1,5 @@
 /**
- * A JSON answer serialized once and served many times: the UTF-8 bytes, gzip and brotli forms made on
+ * An answer (JSON unless told otherwise) serialized once and served many times: the UTF-8 bytes, gzip and brotli forms made on
  * first demand at the highest levels (once per evaluation, in the thread pool, never on the event loop:
  * every byte saved is saved on every request), and a weak ETag.
  *
@@ -27,8 +27,12 @@ export class CachedBody {
   /** Compressed forms: the promise while compressing, then the bytes (served without a promise hop). */
   readonly #encoded = new Map<Encoding, Promise<Buffer> | Buffer>();
 
-  constructor(json: string) {
-    this.bytes = Buffer.from(json, 'utf8');
+  constructor(
+    text: string,
+    /** The `Content-Type` it is served with. */
+    readonly contentType: string = JSON_CONTENT_TYPE,
+  ) {
+    this.bytes = Buffer.from(text, 'utf8');
     this.etag = `W/"${createHash('sha1').update(this.bytes).digest('base64url').slice(0, 22)}"`;
     this.#encoded.set('identity', this.bytes);
   }
@@ -55,13 +59,18 @@ const BROTLI_OPTIONS = {
   },
 };
 
-/** Sends `body` as JSON with the best encoding the client accepts, or 304 when it has this version. */
+/** Sends `body` (as its content type) with the best encoding the client accepts, or 304 when it has this version. */
 export function sendCached(
   request: FastifyRequest,
   reply: FastifyReply,
   body: CachedBody,
+  /** Request headers besides `Accept-Encoding` that the answer depends on (for `Vary`). */
+  vary: readonly string[] = [],
 ): FastifyReply | Promise<FastifyReply> {
-  reply.header('etag', body.etag).header('vary', 'accept-encoding').type(JSON_CONTENT_TYPE);
+  reply
+    .header('etag', body.etag)
+    .header('vary', ['accept-encoding', ...vary].join(', '))
+    .type(body.contentType);
   if (matches(request.headers['if-none-match'], body.etag)) return reply.code(304).send();
   const encoding = body.bytes.length < MIN_COMPRESS_BYTES ? 'identity' : negotiate(request.headers['accept-encoding']);
   if (encoding !== 'identity') reply.header('content-encoding', encoding);

@@ -14,6 +14,7 @@ import {
   StringEnum,
   UNITS,
 } from '../diagnosis/report-schema.js';
+import { SERIES_SIGNALS } from '../service/queue-series.js';
 
 export { REPORT_SCHEMA_ID, reportJsonSchema } from '../diagnosis/report-schema.js';
 
@@ -216,6 +217,48 @@ export const RULES_SCHEMA = {
       },
     },
     observations: { type: 'array', items: observationViewSchema },
+  },
+} as const;
+
+/** `?signals=` of the series route, repeatable or comma-separated. */
+export const SERIES_QUERY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    signals: {
+      type: 'array',
+      items: { type: 'string', enum: [...SERIES_SIGNALS] },
+      description: 'Only these signals (repeat the parameter or separate with commas); default all.',
+    },
+  },
+} as const;
+
+export const SERIES_SCHEMA = {
+  $id: 'QueueSeries',
+  title: 'QueueSeries',
+  description:
+    'Chart signals of one queue at evenly spaced times over the chart window, ending at the evaluation time of ' +
+    'the latest report. A value is null where the signal had no sample.',
+  type: 'object',
+  required: ['id', 'evaluatedAt', 'stepSeconds', 'times', 'series'],
+  properties: {
+    id: { type: 'string' },
+    evaluatedAt: { type: 'string', format: 'date-time' },
+    stepSeconds: { type: 'number' },
+    times: { type: 'array', items: { type: 'number' }, description: 'Unix seconds, ascending.' },
+    series: {
+      type: 'object',
+      description: 'By signal id.',
+      additionalProperties: {
+        type: 'object',
+        required: ['title', 'unit', 'values'],
+        properties: {
+          title: { type: 'string' },
+          unit: { type: 'string', enum: [...UNITS] },
+          values: { type: 'array', items: nullableNumber },
+        },
+      },
+    },
   },
 } as const;
 

@@ -46,7 +46,9 @@ describe('serve --demo', () => {
     const server: RunningServer = await startServer(config, { logger: silent, announce: (l) => lines.push(l) });
     started.push(server);
 
-    expect(lines).toEqual([`workqueue-doctor demo: open ${server.origin}/api/v1/diagnosis (API docs at /docs)`]);
+    expect(lines).toEqual([
+      `workqueue-doctor demo: open ${server.origin}/ (JSON at /api/v1/diagnosis, API docs at /docs)`,
+    ]);
     expect(server.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const report = await firstReport(server.origin);
     expectValid(validateReport, report);
@@ -224,12 +226,15 @@ describe('the built CLI', () => {
       const origin = await new Promise<string>((resolve, reject) => {
         child.stderr.on('data', (chunk: Buffer) => {
           stderr += chunk.toString();
-          const match = /demo: open (http:\/\/127\.0\.0\.1:\d+)\/api\/v1\/diagnosis/.exec(stderr);
+          const match = /demo: open (http:\/\/127\.0\.0\.1:\d+)\/ /.exec(stderr);
           if (match !== null) resolve(match[1] as string);
         });
         void exited.then((code) => reject(new Error(`exited with ${code}: ${stderr}`)));
       });
       await poll(async () => ((await fetch(`${origin}/readyz`)).status === 200 ? true : undefined), 'readiness');
+      const page = await fetch(`${origin}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<figure class="chart"');
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       await expect(fetch(`${origin}/healthz`)).rejects.toThrow();

@@ -1,20 +1,33 @@
 /**
- * `/api/v1/*`: the report (all queues, filtered; one queue), the targets' health and the rule catalog.
+ * `/api/v1/*`: the report (all queues, filtered; one queue), one queue's chart series, the targets' health
+ * and the rule catalog.
  * Handlers only read what the service computed; none of them fetches anything, least of all a URL taken
  * from the request.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { QueueStatus } from '../../diagnosis/report.js';
+import type { QueueStatus, Report } from '../../diagnosis/report.js';
 import type { RuleId } from '../../diagnosis/rule.js';
+import { SIGNAL_BY_ID } from '../../diagnosis/signals.js';
+import { type QueueSeries, SERIES_SIGNALS, type SeriesSet, type SeriesSignalId } from '../../service/queue-series.js';
 import type { TargetsView } from '../../service/target-status.js';
 import { CachedBody, sendCached } from '../cached-body.js';
 import { ApiError, errorRef } from '../errors.js';
 import type { ReportCache } from '../report-cache.js';
 import type { RulesView } from '../rules-view.js';
-import { DIAGNOSIS_QUERY_SCHEMA, QUEUE_PARAMS_SCHEMA, QUEUE_REPORT_REF, REPORT_REF } from '../schemas.js';
+import {
+  DIAGNOSIS_QUERY_SCHEMA,
+  QUEUE_PARAMS_SCHEMA,
+  QUEUE_REPORT_REF,
+  REPORT_REF,
+  SERIES_QUERY_SCHEMA,
+} from '../schemas.js';
 
 export type ApiRoutesOptions = {
   readonly cache: ReportCache;
+  /** The latest report (for the series route). */
+  readonly report: () => Report | undefined;
+  /** The chart series; without it there is no series route. */
+  readonly series?: QueueSeries;
   readonly targets: () => TargetsView;
   /** Serialized once: the overrides do not change while the service runs. */
   readonly rules: RulesView;
@@ -82,6 +95,75 @@ export async function apiRoutes(api: FastifyInstance, options: ApiRoutesOptions)
     },
   );
 
+  if (options.series !== undefined) {
+    const series = options.series;
+    // One body per queue and choice of signals, per series set (so per report); bounded like the report's.
+    let bodiesOf: SeriesSet | undefined;
+    let bodies = new Map<string, CachedBody>();
+    api.get<{ Params: { id: string }; Querystring: { signals?: SeriesSignalId[] } }>(
+      '/queues/:id/series',
+      {
+        schema: {
+          tags: ['diagnosis'],
+          summary: 'Recent history of one queue, for charts',
+          description:
+            'The chart signals of one queue (depth, add and completion rates, busy and max workers, longest-running ' +
+            'sync, reconcile error rate) at evenly spaced times (30 s or more, at most 121 points) over the chart ' +
+            'window, ending at the evaluation time of the latest report: the same expressions the diagnoses read, ' +
+            'evaluated once per evaluation. 404 `queue_not_found` when the latest report has no such queue.',
+          security,
+          params: QUEUE_PARAMS_SCHEMA,
+          querystring: SERIES_QUERY_SCHEMA,
+          response: { 200: { $ref: 'QueueSeries#' }, ...errors(400, ...guarded, 404, 503) },
+        },
+        preValidation: splitListParameters(['signals']),
+      },
+      async (request, reply) => {
+        const report = options.report();
+        if (report === undefined) return notReady(reply);
+        const { id } = request.params;
+        if (!report.queues.some((q) => q.id === id))
+          throw new ApiError('queue_not_found', `No queue with id "${id}" in the latest report.`);
+        const set = await series.forReport(report);
+        if (set !== bodiesOf) {
+          bodiesOf = set;
+          bodies = new Map();
+        }
+        const wanted = request.query.signals?.length ? new Set(request.query.signals) : undefined;
+        const signals = SERIES_SIGNALS.filter((s) => wanted === undefined || wanted.has(s));
+        const key = `${id}|${signals.join(',')}`;
+        let body = bodies.get(key);
+        if (body === undefined) {
+          const values = set.queues.get(id);
+          body = new CachedBody(
+            JSON.stringify({
+              id,
+              evaluatedAt: set.evaluatedAt,
+              stepSeconds: set.stepMs / 1000,
+              times: set.timesMs.map((t) => t / 1000),
+              series: Object.fromEntries(
+                signals.map((s) => {
+                  const definition = SIGNAL_BY_ID.get(s);
+                  return [
+                    s,
+                    {
+                      title: definition?.title ?? s,
+                      unit: definition?.unit ?? 'ratio',
+                      values: values?.[s] ?? set.timesMs.map(() => null),
+                    },
+                  ];
+                }),
+              ),
+            }),
+          );
+          if (bodies.size >= MAX_SERIES_BODIES) bodies.clear();
+          bodies.set(key, body);
+        }
+        return sendCached(request, reply, body);
+      },
+    );
+  }
+
   api.get(
     '/targets',
     {
@@ -113,6 +195,9 @@ export async function apiRoutes(api: FastifyInstance, options: ApiRoutesOptions)
     async (request, reply) => sendCached(request, reply, rulesBody),
   );
 }
+
+/** Series bodies kept per evaluation; beyond that the cache starts over. */
+const MAX_SERIES_BODIES = 256;
 
 /** Lets `?status=warning,critical` mean the same as `?status=warning&status=critical`. */
 function splitListParameters(names: readonly string[]) {

@@ -1,0 +1,168 @@
+/**
+ * The page for people at `/` (see `page/render.ts`), its static files under `/assets/`, and, when the service
+ * runs with an API token, `POST /login` and `POST /logout`.
+ *
+ * Access: with a token configured, `/` answers to the same `Authorization: Bearer <token>` as `/api/v1`, or
+ * to the session cookie `/login` sets after comparing a posted token in constant time (`page/session.ts`);
+ * anything else gets 401 with the sign-in form. `/assets/*` is open: it is uPlot and the page's own script
+ * and stylesheet, the same bytes for everyone, nothing from the report (the sign-in form uses the stylesheet).
+ *
+ * The page is rendered once per report, targets' state and sign-out button, compressed once (`CachedBody`),
+ * and served with a strict Content-Security-Policy: scripts and styles from the service only.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Report } from '../../diagnosis/report.js';
+import type { QueueSeries, SeriesSet } from '../../service/queue-series.js';
+import type { TargetsView } from '../../service/target-status.js';
+import { CachedBody, sendCached } from '../cached-body.js';
+import { ASSETS_PREFIX, pageAssets } from '../page/assets.js';
+import { renderLoginPage, renderNotReadyPage, renderPage } from '../page/render.js';
+import { type PageSessions, pageSessions } from '../page/session.js';
+
+export const HTML_CONTENT_TYPE = 'text/html; charset=utf-8';
+
+/** Scripts and styles from the service only; the page posts forms to itself and is never framed. */
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+export type PageRoutesOptions = {
+  readonly report: () => Report | undefined;
+  readonly targets: () => TargetsView;
+  /** The charts' data; without it the page has no charts. */
+  readonly series?: QueueSeries;
+  /** When set, `/` needs this bearer token or a session cookie. */
+  readonly apiToken?: string;
+  /** The page refreshes itself this often (the evaluation interval). */
+  readonly refreshSeconds: number;
+  readonly version?: string;
+};
+
+type Access = 'open' | 'bearer' | 'cookie' | 'denied';
+
+export async function pageRoutes(app: FastifyInstance, options: PageRoutesOptions): Promise<void> {
+  const assets = pageAssets();
+  const sessions = options.apiToken === undefined ? undefined : pageSessions(options.apiToken);
+  const hidden = { hide: true } as const;
+
+  const access = (request: FastifyRequest): Access => {
+    if (sessions === undefined) return 'open';
+    const header = request.headers.authorization;
+    if (header !== undefined) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      return sessions.tokenMatches(match?.[1] ?? '') && match !== null ? 'bearer' : 'denied';
+    }
+    return sessions.valid(request.headers.cookie) ? 'cookie' : 'denied';
+  };
+
+  const html = (reply: FastifyReply): FastifyReply =>
+    reply
+      .header('content-security-policy', PAGE_CSP)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .header('cache-control', 'private, no-cache');
+
+  const signIn = (reply: FastifyReply, failed: boolean): FastifyReply =>
+    html(reply)
+      .code(401)
+      .header('www-authenticate', 'Bearer realm="workqueue-doctor"')
+      .type(HTML_CONTENT_TYPE)
+      .send(renderLoginPage(assets, failed));
+
+  // One rendering per report, targets' state and sign-out button (targets change with every scrape).
+  const rendered = new Map<string, { report: Report; targets: string; body: CachedBody }>();
+
+  app.get('/', { schema: hidden }, async (request, reply) => {
+    const granted = access(request);
+    if (granted === 'denied') return signIn(reply, false);
+    const report = options.report();
+    if (report === undefined) {
+      return html(reply)
+        .code(503)
+        .header('retry-after', String(options.refreshSeconds))
+        .type(HTML_CONTENT_TYPE)
+        .send(renderNotReadyPage(assets, Math.min(5, options.refreshSeconds)));
+    }
+    const targets = options.targets();
+    const targetsKey = JSON.stringify(targets);
+    const signOut = granted === 'cookie';
+    const key = String(signOut);
+    let entry = rendered.get(key);
+    if (entry === undefined || entry.report !== report || entry.targets !== targetsKey) {
+      let series: SeriesSet | undefined;
+      let seriesError: string | undefined;
+      if (options.series !== undefined) {
+        try {
+          series = await options.series.forReport(report);
+        } catch (error) {
+          seriesError = error instanceof Error ? error.message : String(error);
+          request.log.warn({ err: error }, 'chart series failed');
+        }
+      }
+      const page = renderPage({
+        report,
+        targets,
+        series,
+        ...(seriesError !== undefined ? { seriesError } : {}),
+        refreshSeconds: options.refreshSeconds,
+        signOut,
+        assets,
+        ...(options.version !== undefined ? { version: options.version } : {}),
+      });
+      entry = { report, targets: targetsKey, body: new CachedBody(page, HTML_CONTENT_TYPE) };
+      // A failed series is not kept: the next request tries again.
+      if (seriesError === undefined) rendered.set(key, entry);
+    }
+    return sendCached(request, html(reply), entry.body, sessions === undefined ? [] : ['authorization', 'cookie']);
+  });
+
+  app.get<{ Params: { name: string } }>(`${ASSETS_PREFIX}/:name`, { schema: hidden }, async (request, reply) => {
+    const asset = assets.byName.get(request.params.name);
+    if (asset === undefined) {
+      const path = request.url.split('?')[0] ?? '';
+      return reply
+        .code(404)
+        .send({ error: { code: 'not_found', message: `No route ${request.method} ${path.slice(0, 200)}.` } });
+    }
+    return reply
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .type(asset.contentType)
+      .send(asset.bytes);
+  });
+
+  if (sessions !== undefined) await sessionRoutes(app, sessions, signIn);
+}
+
+async function sessionRoutes(
+  app: FastifyInstance,
+  sessions: PageSessions,
+  signIn: (reply: FastifyReply, failed: boolean) => FastifyReply,
+): Promise<void> {
+  const hidden = { hide: true } as const;
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  const secure = (request: FastifyRequest): boolean => request.protocol === 'https';
+
+  app.post<{ Body: Record<string, string> | undefined }>('/login', { schema: hidden }, async (request, reply) => {
+    const given = typeof request.body?.token === 'string' ? request.body.token.trim() : '';
+    if (!sessions.tokenMatches(given)) {
+      request.log.warn({ ip: request.ip }, 'page sign-in with a wrong token');
+      return signIn(reply, true);
+    }
+    return reply
+      .code(303)
+      .header('set-cookie', sessions.issue(secure(request)))
+      .header('location', '/')
+      .send();
+  });
+
+  app.post('/logout', { schema: hidden }, async (request, reply) =>
+    reply
+      .code(303)
+      .header('set-cookie', sessions.clear(secure(request)))
+      .header('location', '/')
+      .send(),
+  );
+}
