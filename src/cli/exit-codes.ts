@@ -5,7 +5,16 @@
  */
 export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;
 
-/** A problem with how the command was called or with its inputs; reported without a stack trace, exit 2. */
+/**
+ * A problem with how the command was called or with its inputs; reported as one line without a stack trace,
+ * exit 2. `hint: false` leaves out the "see --help" line (the call was right, the input was not there: a
+ * target that cannot be scraped).
+ */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+  readonly hint: boolean;
+  constructor(message: string, options: { hint?: boolean } = {}) {
+    super(message);
+    this.hint = options.hint ?? true;
+  }
 }

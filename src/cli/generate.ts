@@ -15,6 +15,7 @@ import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { GENERATED_DIRECTORIES, type GeneratedFile, generateArtifacts } from '../generate/artifacts.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { fileProblem } from './input-files.js';
 
 interface GenerateFlags {
   out: string;
@@ -78,7 +79,7 @@ function loadOverrides(file: string): RuleOverrides {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read --config ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`--config ${file}: ${fileProblem(error)}`);
   }
   try {
     return parseRuleOverridesFile(text, file);

@@ -7,7 +7,7 @@ import { packageVersion } from '../util/version.js';
 import { registerCalibrateCommand } from './calibrate.js';
 import { registerDiagnoseCommand } from './diagnose.js';
 import { registerGenerateCommand } from './generate.js';
-import { runProgram } from './run-program.js';
+import { configureErrorOutput, runProgram } from './run-program.js';
 import { registerServeCommand } from './serve.js';
 import { registerSimulateCommand } from './simulate.js';
 
@@ -18,13 +18,13 @@ export function buildProgram(): Command {
         'dashboards, Prometheus alert rules and runbooks that show the same diagnoses.',
     )
     .version(packageVersion(), '-V, --version', 'print the version and exit')
-    .showHelpAfterError()
     .exitOverride();
   registerSimulateCommand(program);
   registerDiagnoseCommand(program);
   registerCalibrateCommand(program);
   registerGenerateCommand(program);
   registerServeCommand(program);
+  configureErrorOutput(program);
   return program;
 }
 

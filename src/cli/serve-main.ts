@@ -5,15 +5,15 @@
  */
 import { Command } from 'commander';
 import { packageVersion } from '../util/version.js';
-import { runProgram } from './run-program.js';
+import { configureErrorOutput, runProgram } from './run-program.js';
 import { registerServeCommand } from './serve.js';
 
 export function buildServeProgram(): Command {
   const program = new Command('workqueue-doctor')
     .version(packageVersion(), '-V, --version', 'print the version and exit')
-    .showHelpAfterError()
     .exitOverride();
   registerServeCommand(program);
+  configureErrorOutput(program);
   return program;
 }
 

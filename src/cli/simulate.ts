@@ -35,6 +35,7 @@ import {
 import { SCENARIOS } from '../simulate/scenarios/index.js';
 import { formatDuration, ParseError, parseDuration, parseTime } from '../util/duration.js';
 import { UsageError } from './exit-codes.js';
+import { fileProblem } from './input-files.js';
 
 interface SimulateFlags {
   list?: boolean;
@@ -49,6 +50,8 @@ interface SimulateFlags {
   keys?: string;
   rate?: string;
   start?: string;
+  record?: string;
+  /** The former name of `record`. */
   out?: string;
   job?: string;
   instance?: string;
@@ -85,7 +88,8 @@ export function registerSimulateCommand(program: Command): void {
     .option('--keys <n>', "override the main controller's number of objects")
     .option('--rate <r>', "override the main controller's watch events per second")
     .option('--start <time>', 'time of the first sample (RFC 3339 or unix seconds)', '2026-01-01T00:00:00Z')
-    .option('--out <file>', 'recording to write (virtual time); FILE.truth.json gets the ground truth')
+    .option('--record <file>', 'recording to write (virtual time); FILE.truth.json gets the ground truth')
+    .addOption(new Option('--out <file>', 'the former name of --record').hideHelp())
     .option('--job <job>', 'job label of every recorded sample', DEFAULT_JOB)
     .option('--instance <instance>', 'instance label of every recorded sample (default: <scenario>:8080)')
     .option('--realtime', 'run on the real clock and serve live /metrics instead of writing a recording')
@@ -104,8 +108,8 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   const params = usage(() => parseParams(flags));
   const scenario = usage(() => getScenario(flags.scenario!));
   if (flags.realtime === true) {
-    if (flags.out !== undefined)
-      throw new UsageError('--out writes a virtual-time recording; it cannot go with --realtime');
+    if (recordFile(flags) !== undefined)
+      throw new UsageError('--record writes a virtual-time recording; it cannot go with --realtime');
     const live = await usage(() => startLiveSimulation({ scenario, listen: flags.listen, params }));
     process.stdout.write(`simulating ${scenario.name} on the real clock; metrics at ${live.url} (Ctrl-C to stop)\n`);
     await new Promise<void>((resolve) => {
@@ -120,7 +124,8 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
     await live.stop();
     return;
   }
-  if (flags.out === undefined) throw new UsageError('simulate needs --out FILE (or --realtime)');
+  const out = recordFile(flags);
+  if (out === undefined) throw new UsageError('simulate needs --record FILE (or --realtime)');
   const scrapeIntervalMs = usage(() => parseDuration(flags.scrapeInterval ?? '15s'));
   const startMs = usage(() => parseTime(flags.start ?? '2026-01-01T00:00:00Z'));
   const job = flags.job ?? DEFAULT_JOB;
@@ -133,21 +138,40 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   }
   const options = { scrapeIntervalMs, startMs, job, instance };
   const run = await usage(() => runVirtual(scenario, params, options));
-  const out = flags.out;
-  const fd = openSync(out, 'w');
-  try {
-    run.recording.writeTo((chunk) => {
-      writeSync(fd, chunk);
-    });
-  } finally {
-    closeSync(fd);
-  }
-  writeFileSync(`${out}.truth.json`, `${JSON.stringify(run.truth, null, 2)}\n`);
+  writeOutput(out, () => {
+    const fd = openSync(out, 'w');
+    try {
+      run.recording.writeTo((chunk) => {
+        writeSync(fd, chunk);
+      });
+    } finally {
+      closeSync(fd);
+    }
+  });
+  writeOutput(`${out}.truth.json`, () => writeFileSync(`${out}.truth.json`, `${JSON.stringify(run.truth, null, 2)}\n`));
   const { stats } = run;
   process.stdout.write(
     `${scenario.name}: ${formatDuration(stats.simulatedMs)} simulated, ${stats.scrapes} scrapes, ${stats.series} series, ` +
       `${stats.samples} samples -> ${out} (+ ${out}.truth.json)\n`,
   );
+}
+
+/** `--record`, or its former name `--out`; both at once is an error. */
+function recordFile(flags: SimulateFlags): string | undefined {
+  if (flags.record !== undefined && flags.out !== undefined && flags.record !== flags.out)
+    throw new UsageError('--out is the former name of --record: give one of them');
+  return flags.record ?? flags.out;
+}
+
+/** Runs a write of `path`, turning a file system error into a usage error naming the path. */
+function writeOutput(path: string, write: () => void): void {
+  try {
+    write();
+  } catch (error) {
+    if (typeof (error as NodeJS.ErrnoException).code === 'string')
+      throw new UsageError(`--record ${path}: cannot write: ${fileProblem(error)}`);
+    throw error;
+  }
 }
 
 /** Turns parameter errors into usage errors (exit code 2). */

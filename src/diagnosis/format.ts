@@ -22,12 +22,18 @@ export function formatNumberWithUnit(n: number, unit: SignalValue['unit']): stri
     case '1/s':
       return `${round(n)}/s`;
     case 'items':
-      return `${round(n)} items`;
+      return counted(n, 'item');
     case 'workers':
-      return `${round(n)} workers`;
+      return counted(n, 'worker');
     case 'ratio':
       return `${round(n * 100)}%`;
   }
+}
+
+/** `1 worker`, `4 workers`, `0.5 workers`: the noun singular only for exactly one (as rounded). */
+export function counted(n: number, noun: string): string {
+  const text = round(n);
+  return `${text} ${text === '1' ? noun : `${noun}s`}`;
 }
 
 export function formatSeconds(seconds: number): string {

@@ -92,8 +92,6 @@ export const DOCTOR = {
   evaluationErrors: 'workqueue_doctor_evaluation_errors_total',
   queues: 'workqueue_doctor_queues',
 } as const;
-/** Prefix of the service's process metrics (prom-client's default metrics: CPU, memory, event loop, GC). */
-export const DOCTOR_PROCESS_PREFIX = 'workqueue_doctor_';
 export const DOCTOR_FINDING_LABELS = [LABEL.rule, LABEL.severity, LABEL.target, LABEL.name, LABEL.controller] as const;
 
 /**

@@ -233,12 +233,15 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
         const detail = typeof envelope['error'] === 'string' ? envelope['error'] : 'error';
         throw new PrometheusApiError('api', envelope['errorType'], detail, { request, status: res.status, expr });
       }
-      const snippet = res.body.toString('utf8').trim().slice(0, 200);
+      const snippet = bodyExcerpt(res.body);
       const detail = `HTTP ${res.status} ${res.statusText}${snippet ? `: ${snippet}` : ''}`;
       throw new PrometheusApiError('http', 'http_status', detail, { request, status: res.status, expr });
     }
     if (envelope?.['status'] !== 'success' || !('data' in envelope)) {
-      throw new PrometheusApiError('decode', 'bad_response', 'the answer is not a Prometheus API success response', {
+      const what = /^\s*</.test(res.body.subarray(0, 512).toString('utf8'))
+        ? `the answer is HTML, not the Prometheus API (is the URL the server's root?): ${bodyExcerpt(res.body)}`
+        : 'the answer is not a Prometheus API success response';
+      throw new PrometheusApiError('decode', 'bad_response', what, {
         request,
         status: res.status,
         expr,
@@ -418,4 +421,10 @@ function toLabels(raw: unknown): Labels {
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The start of a response body on one line, at most 80 characters (an HTML page is never echoed whole). */
+function bodyExcerpt(body: Buffer): string {
+  const flat = body.subarray(0, 1024).toString('utf8').replace(/\s+/g, ' ').trim();
+  return flat.length <= 80 ? flat : `${flat.slice(0, 79)}…`;
 }

@@ -11,12 +11,14 @@
  * - `workqueue_doctor_target_up{target}` is 1 when the target's last scrape succeeded, 0 otherwise (also
  *   before its first scrape); only targets currently scraped have a series.
  * - Scrape durations and errors are per target (`job/instance`), errors also per error code.
+ * - The process's own metrics carry the standard names of prom-client's default metrics (`process_*`,
+ *   `nodejs_*`); until 0.1.x they were prefixed `workqueue_doctor_`, names that are no longer served.
  * - Gauges read the report and the scrape health when scraped, so they are never older than the report.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueueStatus, Report } from '../diagnosis/report.js';
 import { QUEUE_STATUSES } from '../diagnosis/report-schema.js';
-import { DOCTOR, DOCTOR_FINDING_LABELS, DOCTOR_PROCESS_PREFIX, LABEL } from '../metrics/names.js';
+import { DOCTOR, DOCTOR_FINDING_LABELS, LABEL } from '../metrics/names.js';
 import type { EvaluationOutcome } from './diagnosis-service.js';
 
 /** What the gauges read at collect time; each may be set late (the source exists before the service). */
@@ -42,14 +44,19 @@ export interface ServiceMetrics {
 }
 
 export type ServiceMetricsOptions = {
-  /** Add prom-client's process metrics (prefixed `workqueue_doctor_`). Default true. */
+  /**
+   * Add prom-client's process and Node.js metrics under their standard names (`process_cpu_seconds_total`,
+   * `process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`, ...). Default true.
+   */
   readonly processMetrics?: boolean;
 };
 
 export function createServiceMetrics(options: ServiceMetricsOptions = {}): ServiceMetrics {
   const registry = new Registry();
   const readings: MetricsReadings = {};
-  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: DOCTOR_PROCESS_PREFIX });
+  // Standard names (process_cpu_seconds_total, process_resident_memory_bytes, nodejs_*), without a prefix, so
+  // that stock process and Node.js dashboards see the service.
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
 
   const scrapeDuration = new Histogram({
     name: DOCTOR.scrapeDuration,

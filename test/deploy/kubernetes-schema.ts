@@ -13,6 +13,7 @@
  *   keys enumerated → a map, every key allowed; properties read → the declared ones, any other key is
  *   unknown; nothing read → a free-form object (`x-kubernetes-preserve-unknown-fields`), not checked.
  */
+import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
 import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
@@ -39,6 +40,7 @@ const MODELS: ReadonlyMap<string, ModelClass> = new Map<string, ModelClass>([
   ['rbac.authorization.k8s.io/v1/ClusterRoleBinding', ClusterRoleBinding],
   ['rbac.authorization.k8s.io/v1/Role', Role],
   ['rbac.authorization.k8s.io/v1/RoleBinding', RoleBinding],
+  ['monitoring.coreos.com/v1/PodMonitor', PodMonitor],
   ['monitoring.coreos.com/v1/PrometheusRule', PrometheusRule],
   ['monitoring.coreos.com/v1/ServiceMonitor', ServiceMonitor],
 ]);

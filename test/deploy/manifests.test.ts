@@ -1,12 +1,15 @@
 /**
- * deploy/: every kustomization renders with kubectl 1.20's kustomize v2 and uses only v2 fields; every
+ * deploy/: every kustomization renders with kustomize v5 (kubectl 1.33) without a deprecation warning and
+ * uses no deprecated field; every
  * rendered object validates against the Kubernetes (and Prometheus Operator) schemas with no unknown field;
  * every container runs locked down, probed and sized; and each deployment mode is wired as documented
- * (sidecar plain and secure, standalone with pod discovery, the ServiceMonitor).
+ * (sidecar plain and secure, its PodMonitor and ServiceMonitor, standalone with pod discovery, the
+ * ServiceMonitor).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { IPodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
 import type { IServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
@@ -19,7 +22,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { buildProgram } from '../../src/cli/main.js';
 import { resolveServiceConfig, type ServiceConfig } from '../../src/config/service-config.js';
-import { kubectl120, kustomize } from './kubectl.js';
+import { kubectlV5, kustomize } from './kubectl.js';
 import { describeObject, type KubernetesObject, schemaProblems, unknownFields } from './kubernetes-schema.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,19 +31,19 @@ const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 const IMAGE = 'ghcr.io/workqueue-doctor/workqueue-doctor';
 const SERVICE_PORT = 9808;
 const UID = 65532;
-/** The kustomization fields kustomize v2.0.3 (kubectl 1.14 to 1.20) understands and these manifests may use. */
-const V2_FIELDS = new Set([
+/** The kustomization fields these manifests may use: current kustomize v5 fields, none of the deprecated ones. */
+const V5_FIELDS = new Set([
   'apiVersion',
   'kind',
   'resources',
-  'bases',
-  'patchesStrategicMerge',
-  'patchesJson6902',
-  'commonLabels',
+  'patches',
+  'labels',
   'namespace',
   'images',
   'configMapGenerator',
 ]);
+/** Fields kustomize v5 still reads but deprecates (it warns on stderr). */
+const DEPRECATED_FIELDS = ['bases', 'patchesStrategicMerge', 'patchesJson6902', 'commonLabels', 'vars', 'imageTags'];
 
 /** Directories under deploy/ holding a kustomization.yaml, relative to deploy/, sorted. */
 function kustomizationDirs(dir = DEPLOY): string[] {
@@ -53,16 +56,22 @@ function kustomizationDirs(dir = DEPLOY): string[] {
 }
 
 const DIRS = kustomizationDirs();
-/** Rendering may first download and extract kubectl 1.20. */
+/** Rendering may first fetch and extract kubectl 1.33. */
 const RENDER_TIMEOUT = { timeout: 240_000 };
 const renders = new Map<string, Promise<KubernetesObject[]>>();
 
-/** `kubectl kustomize` of a directory under deploy/, parsed; fails (never skips) when kubectl 1.20 is missing. */
+const warnings = new Map<string, string>();
+
+/** `kubectl kustomize` of a directory under deploy/, parsed; fails (never skips) when kubectl 1.33 is missing. */
 function rendered(dir: string): Promise<KubernetesObject[]> {
   let objects = renders.get(dir);
   if (objects === undefined) {
-    objects = kubectl120()
+    objects = kubectlV5()
       .then((kubectl) => kustomize(kubectl, join(DEPLOY, dir)))
+      .then(({ yaml, warnings: warned }) => {
+        warnings.set(dir, warned);
+        return yaml;
+      })
       .then((text) =>
         parseAllDocuments(text).map((document) => {
           expect(document.errors, `${dir}: rendered YAML`).toEqual([]);
@@ -186,23 +195,34 @@ function sameKeyAndValues(selector: Record<string, string>, labels: Record<strin
 }
 
 describe('deploy/ kustomizations', RENDER_TIMEOUT, () => {
-  it('are the sidecar variants, the standalone service, the ServiceMonitor and the generated monitoring', () => {
-    expect(DIRS).toEqual(expect.arrayContaining(['sidecar/plain', 'sidecar/secure', 'standalone', 'monitoring']));
+  it('are the sidecar variants and their monitors, the standalone service and the generated monitoring', () => {
+    expect(DIRS).toEqual(
+      expect.arrayContaining([
+        'sidecar/plain',
+        'sidecar/secure',
+        'sidecar/monitoring/podmonitor',
+        'sidecar/monitoring/servicemonitor',
+        'standalone',
+        'monitoring',
+      ]),
+    );
   });
 
   describe.each(DIRS)('%s', (dir) => {
-    it('uses kustomize v2 fields only', () => {
+    it('uses current kustomize v5 fields only, none deprecated', () => {
       const kustomization = parse(readFileSync(join(DEPLOY, dir, 'kustomization.yaml'), 'utf8')) as Record<
         string,
         unknown
       >;
       expect(kustomization['apiVersion']).toBe('kustomize.config.k8s.io/v1beta1');
       expect(kustomization['kind']).toBe('Kustomization');
-      expect(Object.keys(kustomization).filter((key) => !V2_FIELDS.has(key))).toEqual([]);
+      expect(Object.keys(kustomization).filter((key) => !V5_FIELDS.has(key))).toEqual([]);
+      expect(Object.keys(kustomization).filter((key) => DEPRECATED_FIELDS.includes(key))).toEqual([]);
     });
 
-    it('renders with kubectl 1.20; every object validates, with no unknown field', async () => {
+    it('renders with kustomize v5 without a warning; every object validates, with no unknown field', async () => {
       const objects = await rendered(dir);
+      expect(warnings.get(dir), `${dir}: kustomize warnings`).toBe('');
       expect(objects.length).toBeGreaterThan(0);
       const problems = objects.flatMap((o) => schemaProblems(o).map((p) => `${describeObject(o)}: ${p}`));
       expect(problems).toEqual([]);
@@ -301,6 +321,56 @@ describe('deploy/sidecar', RENDER_TIMEOUT, () => {
         namespace: deployment.metadata?.namespace,
       },
     ]);
+  });
+});
+
+describe("deploy/sidecar/monitoring: the sidecar's own /metrics for the Prometheus Operator", RENDER_TIMEOUT, () => {
+  /** The example controller's pod labels and the sidecar's metrics port, as the sidecar overlays render them. */
+  async function sidecarPod(variant: string): Promise<{ labels: Record<string, string>; namespace?: string }> {
+    const deployment = only<IDeployment>(await rendered(`sidecar/${variant}`), 'Deployment');
+    const c = container(deployment, 'workqueue-doctor');
+    expect(c.ports?.find((p) => p.name === 'wqd-http')?.containerPort).toBe(SERVICE_PORT);
+    return {
+      labels: (deployment.spec?.template.metadata?.labels ?? {}) as Record<string, string>,
+      ...(deployment.metadata?.namespace !== undefined ? { namespace: deployment.metadata.namespace } : {}),
+    };
+  }
+
+  it.each(['plain', 'secure'])("PodMonitor: /metrics on port wqd-http of the %s sidecar's pods", async (variant) => {
+    const pod = await sidecarPod(variant);
+    const monitor = only<IPodMonitor>(await rendered('sidecar/monitoring/podmonitor'), 'PodMonitor');
+    expect(monitor.metadata?.namespace).toBe(pod.namespace);
+    const matchLabels = monitor.spec.selector.matchLabels ?? {};
+    expect(Object.keys(matchLabels).length).toBeGreaterThan(0);
+    expect(sameKeyAndValues(matchLabels, pod.labels)).toBe(true);
+    expect(monitor.spec.podMetricsEndpoints).toEqual([
+      { port: 'wqd-http', path: '/metrics', interval: '30s', scheme: 'http' },
+    ]);
+  });
+
+  it.each(['plain', 'secure'])("ServiceMonitor: a headless Service over the %s sidecar's pods", async (variant) => {
+    const pod = await sidecarPod(variant);
+    const objects = await rendered('sidecar/monitoring/servicemonitor');
+    const service = only<IService>(objects, 'Service');
+    const monitor = only<IServiceMonitor>(objects, 'ServiceMonitor');
+    expect(service.metadata?.namespace).toBe(pod.namespace);
+    expect(service.spec?.clusterIP).toBe('None');
+    expect(sameKeyAndValues(service.spec?.selector ?? {}, pod.labels)).toBe(true);
+    expect(service.spec?.ports).toEqual([
+      { name: 'wqd-http', port: SERVICE_PORT, targetPort: 'wqd-http', protocol: 'TCP' },
+    ]);
+    expect(monitor.spec.namespaceSelector).toEqual({ matchNames: [pod.namespace] });
+    const matchLabels = monitor.spec.selector.matchLabels ?? {};
+    expect(sameKeyAndValues(matchLabels, service.metadata?.labels as Record<string, string>)).toBe(true);
+    // Not the standalone service's ServiceMonitor selector: the two monitors never pick each other's Service.
+    const standaloneMonitor = only<IServiceMonitor>(await rendered('monitoring'), 'ServiceMonitor');
+    expect(
+      sameKeyAndValues(
+        standaloneMonitor.spec.selector.matchLabels ?? {},
+        service.metadata?.labels as Record<string, string>,
+      ),
+    ).toBe(false);
+    expect(monitor.spec.endpoints).toEqual([{ port: 'wqd-http', path: '/metrics', interval: '30s', scheme: 'http' }]);
   });
 });
 

@@ -81,7 +81,9 @@ describe('serve --demo', () => {
     );
     expect(metrics).not.toMatch(/workqueue_doctor_finding\{[^}]*name="deployment"/);
     expect(metrics).toContain(`workqueue_doctor_target_up{target="${target}"} 1`);
-    expect(metrics).toMatch(/^workqueue_doctor_process_resident_memory_bytes \d+/m);
+    expect(metrics).toMatch(/^process_resident_memory_bytes \d+/m);
+    expect(metrics).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(metrics).not.toMatch(/^workqueue_doctor_process_/m);
     expect(metrics).toMatch(
       new RegExp(
         `^workqueue_doctor_scrape_duration_seconds_count\\{target="${target.replaceAll('/', '\\/')}"\\} [1-9]`,

@@ -111,7 +111,7 @@ describe('simulate --scenario --out', () => {
     ],
     [['--scenario', 'healthy', '--start', 'yesterday', '--out', 'x'], /invalid time "yesterday"/],
     [['--scenario', 'healthy', '--background', 'loud', '--out', 'x'], /--background must be one of default, off/],
-    [['--scenario', 'healthy'], /needs --out FILE/],
+    [['--scenario', 'healthy'], /needs --record FILE/],
     [['--scenario', 'healthy', '--instance', ' ', '--out', 'x'], /--instance must not be empty/],
     [[], /needs --scenario/],
     [['--scenario', 'healthy', '--realtime', '--out', 'x'], /cannot go with --realtime/],

@@ -1,7 +1,7 @@
 import { allOf, anyOf, binary, type Expr } from '../../promql/expr.js';
 import { DRAIN_SHARE, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
 import { compare, negated, scale, sig } from '../conditions.js';
-import { formatValue, numberOf } from '../format.js';
+import { formatNumber, formatNumberWithUnit, formatValue, numberOf, round } from '../format.js';
 import { defineRule, type SignalSnapshot, type ThresholdNodes } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
@@ -144,7 +144,7 @@ export const backlog = defineRule({
     meaning:
       'Keys arrive faster than the workers finish them, so the queue grows without bound and every change waits longer to be reconciled.',
     cause: ({ signals }) =>
-      `Syncs are too slow or too few for the event rate (mean sync ${formatValue(signals.workDurationMean)}, ${formatValue(signals.busyWorkers)} busy of ${formatValue(signals.maxWorkers)}). A burst that drains is not a backlog: this one has grown for the whole evaluation period.`,
+      `Syncs are too slow or too few for the event rate (mean sync ${formatValue(signals.workDurationMean)}, ${formatNumber(signals.busyWorkers)} of ${formatValue(signals.maxWorkers)} busy). A burst that drains is not a backlog: this one has grown for the whole evaluation period.`,
     fix: ({ signals, thresholds }) =>
       `Raise MaxConcurrentReconciles to about ${formatValue(signals.workersNeeded)} (Little's law at ${Math.round(thresholds.targetUtilization * 100)}% utilization), or make the sync cheaper: cache reads, avoid API calls that need no answer, batch work. Check that events are not triggered needlessly (predicates on generation or resourceVersion).`,
     confirm: [
@@ -160,9 +160,13 @@ export const backlog = defineRule({
   },
 });
 
-/** "growing 3.2/s" for a rising depth, "holding steady" for a level one (a standing backlog). */
+/**
+ * "growing 3.2/s" for a rising depth, "falling 67/s" for a falling one (a backlog at priority 0 while the
+ * listed keys drain), "holding steady" for a level one (a standing backlog).
+ */
 function depthDirection(signals: SignalSnapshot): string {
   const slope = numberOf(signals.depthSlope);
   if (slope === undefined) return 'trend unknown';
-  return slope > 0 ? `growing ${formatValue(signals.depthSlope)}` : 'holding steady while keys wait';
+  if (round(slope) === '0') return 'holding steady while keys wait';
+  return slope > 0 ? `growing ${formatValue(signals.depthSlope)}` : `falling ${formatNumberWithUnit(-slope, '1/s')}`;
 }
