@@ -18,11 +18,14 @@ import { recordingSourceFromText } from '../../src/sources/recording-source.js';
 import { tempDir } from '../simulate/helpers.js';
 import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
 import {
+  alertRulesOf,
   annotationQueries,
   dashboardExpressions,
   dashboardsOf,
+  expandRecordings,
   filesByPath,
   panelsOf,
+  recordingRulesOf,
   ruleFileOf,
   substituteVariables,
 } from './helpers.js';
@@ -104,11 +107,19 @@ describe('generated PromQL in a real Prometheus', () => {
     expect(count).toBeGreaterThan(50);
   });
 
-  it('parses and runs every alert expression and every evidence query in the annotations', async () => {
-    const rules = ruleFileOf(files).groups.flatMap((g) => g.rules);
+  it('parses and runs every recording rule, every alert expression and every evidence query in the annotations', async () => {
+    const recordings = recordingRulesOf(ruleFileOf(files));
+    expect(recordings.length).toBeGreaterThan(30);
+    for (const recording of recordings) {
+      await expect(prom.queryRaw(recording.expr, AT), recording.record).resolves.toBeDefined();
+    }
+    const rules = alertRulesOf(ruleFileOf(files));
     expect(rules.length).toBeGreaterThan(0);
     for (const rule of rules) {
       await expect(prom.queryRaw(rule.expr, AT), rule.alert).resolves.toBeDefined();
+      // Written out (this Prometheus evaluates no rules), the alert runs over the recording itself.
+      const written = expandRecordings(rule.expr, recordings);
+      await expect(prom.queryRaw(written, AT), `${rule.alert}: ${written}`).resolves.toBeDefined();
       const queries = annotationQueries(rule.annotations.description ?? '');
       expect(queries.length, rule.alert).toBeGreaterThan(0);
       for (const query of queries) await expect(prom.queryRaw(query, AT), query).resolves.toBeDefined();

@@ -28,7 +28,7 @@ import {
   promtoolTestYaml,
   seriesValues,
 } from '../support/promtool-tests.js';
-import { filesByPath, ruleFileOf, runTool } from './helpers.js';
+import { alertRulesOf, filesByPath, ruleFileOf, runTool } from './helpers.js';
 
 const SEED = 1;
 const DURATION_MS = 30 * 60_000;
@@ -109,7 +109,7 @@ function testFor(
 
 describe('promtool test rules over every scenario', () => {
   it('asserts the rules of the generated file', () => {
-    expect(ruleFileOf(files).groups[0]?.rules.map((r) => r.alert)).toEqual(rules.map((r) => r.id));
+    expect(alertRulesOf(ruleFileOf(files)).map((r) => r.alert)).toEqual(rules.map((r) => r.id));
   });
 
   it.concurrent.each(CASES)(
