@@ -126,7 +126,7 @@ export function substituteVariables(expr: string): string {
   return expr
     .replace(/\$__rate_interval/g, '5m')
     .replace(/\$__interval/g, '1m')
-    .replace(/\$(job|instance|controller|name|target)\b/g, '.*');
+    .replace(/\$(cluster|namespace|job|instance|controller|name|target)\b/g, '.*');
 }
 
 /**
