@@ -10,10 +10,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, posix, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../config/config-error.js';
-import { parseRuleOverridesFile } from '../config/rule-overrides.js';
-import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { GENERATED_DIRECTORIES, type GeneratedFile, generateArtifacts } from '../generate/artifacts.js';
+import { type GenerateConfig, parseGenerateConfig } from '../generate/generate-config.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { fileProblem } from './input-files.js';
 
@@ -33,7 +32,10 @@ export function registerGenerateCommand(program: Command): void {
         'of the report (schemas/report.schema.json).',
     )
     .option('--out <dir>', 'directory to write into (the repository root)', '.')
-    .option('--config <file>', 'YAML file with rule overrides (rules: {<RuleId>: {thresholds, for, disabled}})')
+    .option(
+      '--config <file>',
+      'YAML file with the fleet selector (selector: \'job=~"my-operator.*"\'), the cluster and namespace labels (clusterLabel, namespaceLabel) and rule overrides (rules: {<RuleId>: {thresholds, for, disabled}})',
+    )
     .option('--check', 'write nothing; exit 1 naming every generated file that is stale, missing or left over')
     .option(
       '--runbook-base-url <url>',
@@ -46,8 +48,8 @@ export function registerGenerateCommand(program: Command): void {
 }
 
 function runGenerate(flags: GenerateFlags): number {
-  const overrides = flags.config === undefined ? {} : loadOverrides(flags.config);
-  const files = generateArtifacts({ overrides, runbookBaseUrl: flags.runbookBaseUrl });
+  const config: GenerateConfig = flags.config === undefined ? { overrides: {}, scope: {} } : loadConfig(flags.config);
+  const files = generateArtifacts({ ...config, runbookBaseUrl: flags.runbookBaseUrl });
   const out = resolve(flags.out);
   if (flags.check === true) {
     const problems = checkFiles(out, files);
@@ -74,7 +76,7 @@ function runGenerate(flags: GenerateFlags): number {
   return EXIT.ok;
 }
 
-function loadOverrides(file: string): RuleOverrides {
+function loadConfig(file: string): GenerateConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -82,7 +84,7 @@ function loadOverrides(file: string): RuleOverrides {
     throw new UsageError(`--config ${file}: ${fileProblem(error)}`);
   }
   try {
-    return parseRuleOverridesFile(text, file);
+    return parseGenerateConfig(text, file);
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;

@@ -12,7 +12,7 @@
  * grouping labels, *keep* the target labels Prometheus always attaches (`job`, `instance`) plus the scope's own.
  */
 import { LABEL } from '../metrics/names.js';
-import type { VectorMatching } from '../promql/expr.js';
+import type { Expr, VectorMatching } from '../promql/expr.js';
 import { type Labels, signatureWithout, withoutLabels } from '../promql/vector.js';
 import { targetName } from '../sources/target-state.js';
 
@@ -40,13 +40,63 @@ export function labelsBeyond(scope: IdentityScope, coarser: IdentityScope): read
   return SCOPE_OWN_LABELS[scope].filter((label) => !coarserOwn.includes(label));
 }
 
+/**
+ * What generated queries know of a deployment's target labels beyond `job` and `instance`: the labels that
+ * say where a target runs (e.g. `cluster` and `namespace` in a fleet), coarsest first. Joins and keys need
+ * none of this (they drop what a coarser scope lacks); queries that name their grouping labels do.
+ */
+export type IdentityOptions = {
+  /** Target labels naming where a target runs, coarsest first, e.g. `['cluster', 'namespace']`. */
+  readonly placementLabels?: readonly string[];
+};
+
+/** The target labels generated queries keep: the placement labels, then `job` and `instance`. */
+export function targetLabels(options: IdentityOptions = {}): readonly string[] {
+  return [...(options.placementLabels ?? []), ...TARGET_LABELS];
+}
+
 /** The labels generated queries group series of `scope` by, in the order of the dashboard variables. */
-export function identityLabels(scope: IdentityScope): readonly string[] {
-  return [...TARGET_LABELS, ...SCOPE_OWN_LABELS[scope]];
+export function identityLabels(scope: IdentityScope, options: IdentityOptions = {}): readonly string[] {
+  return [...targetLabels(options), ...SCOPE_OWN_LABELS[scope]];
 }
 
 /** The labels that identify a queue, in the order of the dashboard variables. */
 export const QUEUE_LABELS: readonly string[] = identityLabels('queue');
+
+/**
+ * `expr` with the placement labels in front of every `by (...)` and `on (...)` list that starts with the
+ * target labels, so a definition written for `job`/`instance` keeps targets of different clusters and
+ * namespaces apart. Without placement labels, `expr` itself.
+ */
+export function withPlacementLabels(expr: Expr, options: IdentityOptions = {}): Expr {
+  const placement = options.placementLabels ?? [];
+  if (placement.length === 0) return expr;
+  const widen = (labels: readonly string[]): readonly string[] =>
+    TARGET_LABELS.every((label, index) => labels[index] === label) ? [...placement, ...labels] : labels;
+  const visit = (e: Expr): Expr => {
+    switch (e.kind) {
+      case 'aggregate':
+        return { ...e, labels: e.mode === 'by' ? widen(e.labels) : e.labels, expr: visit(e.expr) };
+      case 'histogram_quantile':
+      case 'clamp_min':
+      case 'signal':
+        return { ...e, expr: visit(e.expr) };
+      case 'binary': {
+        const on = e.matching?.on;
+        const matching = on === undefined || e.matching === undefined ? e.matching : { ...e.matching, on: widen(on) };
+        return matching === undefined
+          ? { ...e, lhs: visit(e.lhs), rhs: visit(e.rhs) }
+          : { ...e, lhs: visit(e.lhs), rhs: visit(e.rhs), matching };
+      }
+      case 'selector':
+      case 'range':
+      case 'number':
+      case 'threshold':
+        return e;
+    }
+  };
+  return visit(expr);
+}
 
 /**
  * The matching that joins series of scope `coarser` onto series of the finer scope `onto` (`ignoring` the

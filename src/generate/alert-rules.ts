@@ -1,17 +1,20 @@
 /**
- * The Prometheus alert rules: one group, one alert per enabled diagnosis. The expression is the rule's
- * condition with the thresholds in force, `for` is the rule's duration, and the annotations are built from
- * the rule's text with the alert's measured values filled in by Prometheus at evaluation time.
+ * The Prometheus rules: one group, the recording rules (`recording-rules.ts`) first, then one alert per
+ * enabled diagnosis. The expression is the rule's condition with the thresholds in force, over the recorded
+ * series; `for` is the rule's duration, and the annotations are built from the rule's text with the alert's
+ * measured values filled in by Prometheus at evaluation time.
  */
 
-import { identityLabels } from '../diagnosis/identity.js';
 import { ruleIdentityScope } from '../diagnosis/rule.js';
 import { runbookUrl } from '../diagnosis/runbook.js';
 import { signal } from '../diagnosis/signals.js';
 import { LABEL } from '../metrics/names.js';
-import { formatDuration, renderPromQL } from '../promql/render.js';
+import { selector as selectorExpr } from '../promql/expr.js';
+import { formatDuration } from '../promql/render.js';
 import type { RuleAnalysis } from './condition-analysis.js';
 import { formatTemplateValue, labelRef, measuredValue, templateText } from './go-template.js';
+import { type QueryScope, scopedIdentityLabels } from './query-scope.js';
+import { type RecordingPlan, type RecordingRule, recordingPlan } from './recording-rules.js';
 
 export type AlertingRule = {
   readonly alert: string;
@@ -21,46 +24,64 @@ export type AlertingRule = {
   readonly annotations: { readonly summary: string; readonly description: string; readonly runbook_url: string };
 };
 
-export type RuleGroup = { readonly name: string; readonly interval: string; readonly rules: readonly AlertingRule[] };
+export type RuleGroup = {
+  readonly name: string;
+  readonly interval: string;
+  readonly rules: ReadonlyArray<RecordingRule | AlertingRule>;
+};
 export type RuleFile = { readonly groups: readonly RuleGroup[] };
 
 export type AlertRuleOptions = {
   readonly groupName: string;
   readonly evaluationIntervalMs: number;
   readonly runbookBaseUrl: string;
+  /** The fleet selector and placement labels; none by default. */
+  readonly scope?: QueryScope;
 };
 
 export function alertRuleFile(analyses: readonly RuleAnalysis[], options: AlertRuleOptions): RuleFile {
+  const scope = options.scope ?? {};
+  const plan = recordingPlan(analyses, scope);
   return {
     groups: [
       {
         name: options.groupName,
         interval: formatDuration(options.evaluationIntervalMs),
-        rules: analyses.map((a) => alertingRule(a, options.runbookBaseUrl)),
+        rules: [...plan.rules, ...analyses.map((a) => alertingRule(a, plan, scope, options.runbookBaseUrl))],
       },
     ],
   };
 }
 
-function alertingRule(analysis: RuleAnalysis, runbookBaseUrl: string): AlertingRule {
+function alertingRule(
+  analysis: RuleAnalysis,
+  plan: RecordingPlan,
+  scope: QueryScope,
+  runbookBaseUrl: string,
+): AlertingRule {
   const { rule, forMs } = analysis.settings;
   return {
     alert: rule.id,
-    expr: renderPromQL(analysis.condition),
+    expr: plan.alertExpr.get(rule.id) ?? '',
     for: formatDuration(forMs),
     labels: { [LABEL.severity]: rule.severity },
     annotations: {
-      summary: summary(analysis),
-      description: description(analysis),
+      summary: summary(analysis, scope),
+      description: description(analysis, plan, scope),
       runbook_url: runbookUrl(runbookBaseUrl, rule.id),
     },
   };
 }
 
 /** Which queue (or target), and the value the condition's output carries when it is one signal. */
-function summary(analysis: RuleAnalysis): string {
+function summary(analysis: RuleAnalysis, scope: QueryScope): string {
   const { rule } = analysis.settings;
-  const target = `${labelRef(LABEL.job)}/${labelRef(LABEL.instance)}`;
+  // Placement labels a series may lack are printed only when present.
+  const placement = [scope.clusterLabel, scope.namespaceLabel]
+    .filter((label) => label !== undefined)
+    .map((label) => `{{ with $labels.${label} }}{{ . }}/{{ end }}`)
+    .join('');
+  const target = `${placement}${labelRef(LABEL.job)}/${labelRef(LABEL.instance)}`;
   const where =
     rule.scope === 'queue'
       ? `queue ${labelRef(LABEL.name)}{{ with $labels.${LABEL.controller} }} (controller {{ . }}){{ end }} on ${target}`
@@ -73,13 +94,17 @@ function summary(analysis: RuleAnalysis): string {
 }
 
 /** What it means, the condition that held, and the evidence measured for this alert's series. */
-function description(analysis: RuleAnalysis): string {
+function description(analysis: RuleAnalysis, plan: RecordingPlan, scope: QueryScope): string {
   const { rule, forMs } = analysis.settings;
-  const alertLabels = identityLabels(ruleIdentityScope(rule.scope));
+  const alertLabels = scopedIdentityLabels(ruleIdentityScope(rule.scope), scope);
   const evidence = rule.evidence.map((id) => {
     const s = signal(id);
-    const labels = identityLabels(s.scope).filter((l) => alertLabels.includes(l));
-    return `- ${templateText(s.title)}: ${measuredValue(s, labels)}`;
+    const labels = scopedIdentityLabels(s.scope, scope).filter((l) => alertLabels.includes(l));
+    const series = plan.seriesOf(id);
+    // The recorded series when there is one; the signal's own PromQL, on the selected targets, otherwise.
+    const query =
+      series === undefined ? { expr: s.expr, matchers: scope.selector ?? [] } : { expr: selectorExpr(series) };
+    return `- ${templateText(s.title)}: ${measuredValue(s, labels, query)}`;
   });
   return [
     templateText(rule.text.meaning),

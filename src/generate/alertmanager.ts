@@ -3,7 +3,6 @@
  * `severity` (critical pages, warning opens a ticket), and inhibitions between diagnoses that explain each
  * other on the same queue, so one cause pages once.
  */
-import { QUEUE_LABELS } from '../diagnosis/identity.js';
 import type { RuleId, Severity } from '../diagnosis/rule.js';
 import { backlog } from '../diagnosis/rules/backlog.js';
 import { saturated } from '../diagnosis/rules/saturated.js';
@@ -11,6 +10,7 @@ import { slowWork } from '../diagnosis/rules/slow-work.js';
 import { stuckWorker } from '../diagnosis/rules/stuck-worker.js';
 import { LABEL, PROMETHEUS_ALERTS } from '../metrics/names.js';
 import type { RuleAnalysis } from './condition-analysis.js';
+import { type QueryScope, scopedIdentityLabels } from './query-scope.js';
 
 /**
  * Diagnoses that, firing on a queue, make another one on the same queue redundant: a stuck worker is the
@@ -36,14 +36,18 @@ const RECEIVER_BY_SEVERITY: Readonly<Record<Severity, { name: string; url: strin
 };
 const SEVERITY_ORDER: readonly Severity[] = ['critical', 'warning'];
 
-export function alertmanagerExample(analyses: readonly RuleAnalysis[]): Record<string, unknown> {
+export function alertmanagerExample(
+  analyses: readonly RuleAnalysis[],
+  scope: QueryScope = {},
+): Record<string, unknown> {
+  const queueLabels = scopedIdentityLabels('queue', scope);
   const present = new Set(analyses.map((a) => a.settings.rule.id));
   const severities = SEVERITY_ORDER.filter((s) => analyses.some((a) => a.settings.rule.severity === s));
   const alertName = PROMETHEUS_ALERTS.alertNameLabel;
   return {
     route: {
       receiver: 'default',
-      group_by: [alertName, ...QUEUE_LABELS],
+      group_by: [alertName, ...queueLabels],
       group_wait: '30s',
       group_interval: '5m',
       repeat_interval: '4h',
@@ -56,7 +60,7 @@ export function alertmanagerExample(analyses: readonly RuleAnalysis[]): Record<s
     inhibit_rules: INHIBITIONS.filter((i) => present.has(i.source) && present.has(i.target)).map((i) => ({
       source_matchers: [`${alertName}="${i.source}"`],
       target_matchers: [`${alertName}="${i.target}"`],
-      equal: [...QUEUE_LABELS],
+      equal: [...queueLabels],
     })),
     receivers: [
       { name: 'default' },

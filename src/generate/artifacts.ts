@@ -27,12 +27,15 @@ import {
   prometheusRule,
   serviceMonitor,
 } from './kubernetes.js';
+import type { QueryScope } from './query-scope.js';
 import { runbook } from './runbooks.js';
 
 export type GeneratedFile = { readonly path: string; readonly content: string };
 
 export type GenerateOptions = {
   readonly overrides?: RuleOverrides;
+  /** The fleet selector and the cluster and namespace labels; none by default. */
+  readonly scope?: QueryScope;
   /** Base of the runbook links in alerts and dashboards; default `DEFAULT_RUNBOOK_BASE_URL`. */
   readonly runbookBaseUrl?: string;
 };
@@ -54,10 +57,11 @@ export function ruleAnalyses(overrides: RuleOverrides = {}): RuleAnalysis[] {
 export function buildDashboards(
   analyses: readonly RuleAnalysis[],
   runbookBaseUrl: string,
+  scope: QueryScope = {},
 ): Record<DashboardKey, Dashboard> {
   return {
-    overview: overviewDashboard(analyses),
-    detail: detailDashboard(analyses),
+    overview: overviewDashboard(analyses, scope),
+    detail: detailDashboard(analyses, scope),
     diagnoses: diagnosesDashboard(analyses, runbookBaseUrl),
   };
 }
@@ -65,9 +69,10 @@ export function buildDashboards(
 export function generateArtifacts(options: GenerateOptions = {}): GeneratedFile[] {
   const runbookBaseUrl = options.runbookBaseUrl ?? DEFAULT_RUNBOOK_BASE_URL;
   const analyses = ruleAnalyses(options.overrides);
+  const scope = options.scope ?? {};
   const files: GeneratedFile[] = [];
 
-  const dashboards = buildDashboards(analyses, runbookBaseUrl);
+  const dashboards = buildDashboards(analyses, runbookBaseUrl, scope);
   const dashboardKeys = Object.keys(DASHBOARD_UID) as DashboardKey[];
   const dashboardJson = new Map(dashboardKeys.map((key) => [key, jsonText(dashboards[key])]));
   for (const key of dashboardKeys) files.push({ path: OUTPUT.dashboard(key), content: dashboardJson.get(key) ?? '' });
@@ -76,13 +81,14 @@ export function generateArtifacts(options: GenerateOptions = {}): GeneratedFile[
     groupName: ARTIFACT_NAME,
     evaluationIntervalMs: EVALUATION_INTERVAL_MS,
     runbookBaseUrl,
+    scope,
   });
   files.push({ path: OUTPUT.alertRules, content: yamlText(rules) });
 
   // Runbooks for every diagnosis, enabled or not: the service links to them too.
   const allAnalyses = ruleSettings(options.overrides).map(analyseRule);
   for (const analysis of allAnalyses) {
-    files.push({ path: OUTPUT.runbook(analysis.settings.rule.id), content: runbook(analysis) });
+    files.push({ path: OUTPUT.runbook(analysis.settings.rule.id), content: runbook(analysis, scope) });
   }
 
   const monitoring: GeneratedFile[] = [
@@ -98,7 +104,7 @@ export function generateArtifacts(options: GenerateOptions = {}): GeneratedFile[
   const resources = monitoring.map((f) => f.path.slice(OUTPUT.monitoringDir.length + 1));
   files.push(...monitoring);
   files.push({ path: OUTPUT.kustomization, content: yamlText(kustomization(resources)) });
-  files.push({ path: OUTPUT.alertmanagerExample, content: yamlText(alertmanagerExample(analyses)) });
+  files.push({ path: OUTPUT.alertmanagerExample, content: yamlText(alertmanagerExample(analyses, scope)) });
   files.push({ path: OUTPUT.grafanaProvisioning, content: yamlText(grafanaProvisioning()) });
   files.push({ path: OUTPUT.reportSchema, content: jsonText(reportJsonSchema()) });
 

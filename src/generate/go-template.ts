@@ -5,7 +5,7 @@
 
 import type { SignalDefinition } from '../diagnosis/signals.js';
 import type { Unit } from '../diagnosis/units.js';
-import type { LabelMatcher } from '../promql/expr.js';
+import type { Expr, LabelMatcher } from '../promql/expr.js';
 import { renderPromQL } from '../promql/render.js';
 
 /** Literal text inside a template: `{{` would open an action, so it is printed by one. */
@@ -37,14 +37,21 @@ export function formatTemplateValue(pipeline: string, unit: Unit): string {
 const PLACEHOLDER = (label: string) => `@@${label}@@`;
 const PLACEHOLDER_PATTERN = /"@@([A-Za-z_][A-Za-z0-9_]*)@@"/g;
 
+/** What an annotation queries for a signal: an expression (its own, or its recorded series) and matchers for it. */
+export type SignalQuery = { readonly expr: Expr; readonly matchers?: readonly LabelMatcher[] };
+
 /**
- * `printf` with the signal's PromQL, narrowed by `label="<the alert's value>"` for each label: the matcher
- * values are `%q` verbs, filled in from `$labels` in the order they occur. An absent label is the empty
- * string, which PromQL matches as absent, so component-base queues (no `controller`) are narrowed right.
+ * `printf` with the signal's PromQL (or `query`), narrowed by `label="<the alert's value>"` for each label:
+ * the matcher values are `%q` verbs, filled in from `$labels` in the order they occur. An absent label is the
+ * empty string, which PromQL matches as absent, so component-base queues (no `controller`) are narrowed right.
  */
-export function narrowedQueryPipeline(signal: SignalDefinition, labels: readonly string[]): string {
+export function narrowedQueryPipeline(
+  signal: SignalDefinition,
+  labels: readonly string[],
+  query: SignalQuery = { expr: signal.expr },
+): string {
   const matchers: LabelMatcher[] = labels.map((label) => ({ label, op: '=', value: PLACEHOLDER(label) }));
-  const promql = renderPromQL(signal.expr, { extraMatchers: matchers });
+  const promql = renderPromQL(query.expr, { extraMatchers: [...(query.matchers ?? []), ...matchers] });
   if (promql.includes('`')) throw new Error(`signal ${signal.id}: PromQL with a backquote cannot be templated`);
   const args: string[] = [];
   const format = promql.replace(/%/g, '%%').replace(PLACEHOLDER_PATTERN, (_match, label: string) => {
@@ -55,6 +62,6 @@ export function narrowedQueryPipeline(signal: SignalDefinition, labels: readonly
 }
 
 /** The signal's current value for the alert's series, formatted for its unit, or "no data". */
-export function measuredValue(signal: SignalDefinition, labels: readonly string[]): string {
-  return `{{ with ${narrowedQueryPipeline(signal, labels)} }}${formatTemplateValue('. | first | value', signal.unit)}{{ else }}no data{{ end }}`;
+export function measuredValue(signal: SignalDefinition, labels: readonly string[], query?: SignalQuery): string {
+  return `{{ with ${narrowedQueryPipeline(signal, labels, query)} }}${formatTemplateValue('. | first | value', signal.unit)}{{ else }}no data{{ end }}`;
 }

@@ -9,7 +9,7 @@
 
 import { stringify } from 'yaml';
 import { formatValue } from '../diagnosis/format.js';
-import { identityLabels } from '../diagnosis/identity.js';
+import { withPlacementLabels } from '../diagnosis/identity.js';
 import { UNITS } from '../diagnosis/report-schema.js';
 import type { TextContext } from '../diagnosis/rule.js';
 import { ruleIdentityScope } from '../diagnosis/rule.js';
@@ -17,7 +17,8 @@ import { signal } from '../diagnosis/signals.js';
 import { formatDuration, renderPromQL } from '../promql/render.js';
 import type { RuleAnalysis } from './condition-analysis.js';
 import { formatThreshold } from './condition-analysis.js';
-import { DASHBOARD_UID } from './defaults.js';
+import { DASHBOARD_UID, OUTPUT } from './defaults.js';
+import { identityOptions, type QueryScope, scopedIdentityLabels } from './query-scope.js';
 
 /** What the rule texts print for a value a runbook cannot know. */
 const MISSING_TEXTS: readonly string[] = UNITS.map((unit) =>
@@ -44,18 +45,22 @@ function tableCell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-export function runbook(analysis: RuleAnalysis): string {
+export function runbook(analysis: RuleAnalysis, scope: QueryScope = {}): string {
   const { rule, thresholds, forMs } = analysis.settings;
   const context: TextContext = { signals: {}, thresholds };
-  const alertLabels = identityLabels(ruleIdentityScope(rule.scope));
+  const alertLabels = scopedIdentityLabels(ruleIdentityScope(rule.scope), scope);
+  const selector = scope.selector ?? [];
   const subject = rule.scope === 'queue' ? 'queue' : 'target';
   const narrowed = (id: Parameters<typeof signal>[0]): string => {
     const s = signal(id);
-    const labels = identityLabels(s.scope).filter((l) => alertLabels.includes(l));
+    const labels = scopedIdentityLabels(s.scope, scope).filter((l) => alertLabels.includes(l));
     return renderPromQL(s.expr, {
-      extraMatchers: labels.map((label) => ({ label, op: '=', value: placeholder(label) })),
+      extraMatchers: [...selector, ...labels.map((label) => ({ label, op: '=' as const, value: placeholder(label) }))],
     });
   };
+  const condition = renderPromQL(withPlacementLabels(analysis.condition, identityOptions(scope)), {
+    extraMatchers: selector,
+  });
 
   const lines: string[] = [
     `# ${rule.id}: ${rule.title}`,
@@ -96,7 +101,12 @@ export function runbook(analysis: RuleAnalysis): string {
       lines.push(...promqlBlock(narrowed(id)).map((l) => `   ${l}`), '');
     }
   });
-  lines.push(`The alert expression (all ${subject}s):`, '', ...promqlBlock(renderPromQL(analysis.condition)), '');
+  lines.push(
+    `The alert expression written out in full (all ${subject}s; the generated alert reads the same through the recording rules of \`${OUTPUT.alertRules}\`):`,
+    '',
+    ...promqlBlock(condition),
+    '',
+  );
 
   const cases = rule.text.cases;
   if (cases !== undefined && cases.length > 0) {

@@ -17,6 +17,11 @@ export type RenderOptions = {
   readonly extraMatchers?: readonly LabelMatcher[];
   /** Replaces every range window, e.g. `$__rate_interval`; by default the definition's window is printed. */
   readonly windowOverride?: string;
+  /**
+   * Prints a node as the returned text instead of its expression, e.g. a signal as the series a recording
+   * rule writes it to. The text is an atom: it is never parenthesised.
+   */
+  readonly replace?: (expr: Expr) => string | undefined;
 };
 
 export function renderPromQL(expr: Expr, options: RenderOptions = {}): string {
@@ -24,6 +29,8 @@ export function renderPromQL(expr: Expr, options: RenderOptions = {}): string {
 }
 
 function render(expr: Expr, options: RenderOptions): string {
+  const replaced = options.replace?.(expr);
+  if (replaced !== undefined) return replaced;
   switch (expr.kind) {
     case 'selector':
       return expr.metric + renderMatchers([...expr.matchers, ...(options.extraMatchers ?? [])]);
@@ -53,6 +60,8 @@ function render(expr: Expr, options: RenderOptions): string {
 
 /** Binary operands are parenthesised unless they are atoms, so the tree's shape survives precedence rules. */
 function renderOperand(expr: Expr, options: RenderOptions): string {
+  const replaced = options.replace?.(expr);
+  if (replaced !== undefined) return replaced;
   const text = render(expr, options);
   const shown = unwrapSignal(expr);
   return shown.kind === 'binary' || shown.kind === 'aggregate' ? `(${text})` : text;

@@ -19,7 +19,16 @@ import { OUTPUT } from '../../src/generate/defaults.js';
 import { metricsOf } from '../../src/promql/expr.js';
 import { formatDuration, renderPromQL } from '../../src/promql/render.js';
 import { requireTool } from '../support/prometheus.js';
-import { annotationQueries, filesByPath, ruleFileOf, runTool as run } from './helpers.js';
+import {
+  alertRulesOf,
+  annotationQueries,
+  expandRecordings,
+  filesByPath,
+  recordingRulesOf,
+  ruleFileOf,
+  runTool as run,
+  tokensOf,
+} from './helpers.js';
 
 const files = filesByPath();
 const work = mkdtempSync(join(tmpdir(), 'wqd-generate-rules-'));
@@ -35,24 +44,35 @@ describe('alert rules', () => {
   it('pass `promtool check rules` (the generated file and the committed one)', async () => {
     const promtool = requireTool('promtool');
     const generated = await run(promtool, ['check', 'rules', writeGenerated(OUTPUT.alertRules)]);
-    expect(generated.output).toContain(`SUCCESS: ${ruleSettings().length} rules found`);
+    const ruleCount = ruleSettings().length + recordingRulesOf(ruleFileOf(files)).length;
+    expect(generated.output).toContain(`SUCCESS: ${ruleCount} rules found`);
     expect(generated.code).toBe(0);
     const committed = await run(promtool, ['check', 'rules', OUTPUT.alertRules]);
     expect(committed.output).toContain('SUCCESS');
     expect(committed.code).toBe(0);
   });
 
-  it('hold one alert per diagnosis with its condition, duration, severity and runbook', () => {
+  it('hold the recording rules, then one alert per diagnosis with its condition, duration, severity and runbook', () => {
     const file = ruleFileOf(files);
     expect(file.groups).toHaveLength(1);
     const group = file.groups[0]!;
     expect(group.name).toBe('workqueue-doctor');
     expect(group.interval).toBe(formatDuration(EVALUATION_INTERVAL_MS));
     const settings = ruleSettings();
-    expect(group.rules.map((r) => r.alert)).toEqual(settings.map((s) => s.rule.id));
+    const alerts = alertRulesOf(file);
+    const recordings = recordingRulesOf(file);
+    // Recordings first, so each alert reads the recordings of its own evaluation.
+    expect(group.rules.map((r) => ('record' in r ? 'record' : 'alert'))).toEqual([
+      ...recordings.map(() => 'record'),
+      ...alerts.map(() => 'alert'),
+    ]);
+    expect(alerts.map((r) => r.alert)).toEqual(settings.map((s) => s.rule.id));
     for (const s of settings) {
-      const alert = group.rules.find((r) => r.alert === s.rule.id)!;
-      expect(alert.expr).toBe(renderPromQL(conditionWith(s.rule, s.thresholds)));
+      const alert = alerts.find((r) => r.alert === s.rule.id)!;
+      // Written out, the alert reads the rule's condition: the same operands and operators in the same order.
+      expect(tokensOf(expandRecordings(alert.expr, recordings))).toBe(
+        tokensOf(renderPromQL(conditionWith(s.rule, s.thresholds))),
+      );
       expect(alert.for).toBe(formatDuration(s.forMs));
       expect(alert.labels).toEqual({ severity: s.rule.severity });
       expect(alert.annotations.runbook_url).toBe(runbookUrl(DEFAULT_RUNBOOK_BASE_URL, s.rule.id));
@@ -62,21 +82,13 @@ describe('alert rules', () => {
   });
 
   it('describe each alert with queries of its evidence narrowed to the alert series', () => {
-    const backlog = ruleFileOf(files).groups[0]!.rules.find((r) => r.alert === 'WorkqueueBacklog')!;
+    const backlog = alertRulesOf(ruleFileOf(files)).find((r) => r.alert === 'WorkqueueBacklog')!;
     expect(backlog.annotations.summary).toContain('{{ $labels.name }}');
     expect(backlog.annotations.summary).toContain('{{ $value | humanize }} items');
     const queries = annotationQueries(backlog.annotations.description ?? '', (i) => ['j', 'i', 'c', 'n'][i % 4] ?? '');
     expect(queries).toHaveLength(signalCount('WorkqueueBacklog'));
-    expect(queries[0]).toBe(
-      renderPromQL(signal('depth').expr, {
-        extraMatchers: [
-          { label: 'job', op: '=', value: 'j' },
-          { label: 'instance', op: '=', value: 'i' },
-          { label: 'controller', op: '=', value: 'c' },
-          { label: 'name', op: '=', value: 'n' },
-        ],
-      }),
-    );
+    // A recorded signal is read from its recorded series.
+    expect(queries[0]).toBe('queue:workqueue_depth:sum{job="j", instance="i", controller="c", name="n"}');
     // Controller-level evidence is narrowed by the labels controller-level series carry (no `name`).
     expect(backlog.annotations.description).toContain(
       'printf `controller_runtime_max_concurrent_reconciles{job=%q, instance=%q, controller=%q}` $labels.job $labels.instance $labels.controller | query',

@@ -25,7 +25,7 @@ import { type LiveSimulation, startLiveSimulation } from '../../src/simulate/ind
 import { tempDir } from '../simulate/helpers.js';
 import { type AlertmanagerAlert, type AlertmanagerHandle, startAlertmanager } from '../support/alertmanager.js';
 import { type PrometheusHandle, removeTempDirs, requireTool, startPrometheus } from '../support/prometheus.js';
-import { filesByPath, type RuleFileYaml, ruleFileOf, runTool } from './helpers.js';
+import { alertRulesOf, filesByPath, type RuleFileYaml, ruleFileOf, runTool } from './helpers.js';
 
 const SCENARIO = 'hot-loop-status-write';
 const ALERT = 'WorkqueueHotLoop';
@@ -68,10 +68,10 @@ async function start(): Promise<void> {
   const rules = parse(filesByPath(overrides).get(OUTPUT.alertRules) ?? '') as RuleFileYaml;
   // Only the durations differ from what `generate` writes: same alerts, same expressions (thresholds).
   const generated = ruleFileOf(filesByPath());
-  expect(rules.groups.flatMap((g) => g.rules.map((r) => [r.alert, r.expr]))).toEqual(
-    generated.groups.flatMap((g) => g.rules.map((r) => [r.alert, r.expr])),
-  );
-  expect(new Set(rules.groups.flatMap((g) => g.rules.map((r) => r.for)))).toEqual(new Set([SHORT_FOR]));
+  const exprs = (file: RuleFileYaml) =>
+    file.groups.flatMap((g) => g.rules.map((r) => ['record' in r ? r.record : r.alert, r.expr]));
+  expect(exprs(rules)).toEqual(exprs(generated));
+  expect(new Set(alertRulesOf(rules).map((r) => r.for))).toEqual(new Set([SHORT_FOR]));
   for (const group of rules.groups) group.interval = '1s';
   const rulesFile = join(work.path, 'rules.yaml');
   writeFileSync(rulesFile, stringify(rules, { lineWidth: 0 }));

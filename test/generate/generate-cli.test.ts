@@ -16,7 +16,16 @@ import { generateArtifacts } from '../../src/generate/artifacts.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
 import { renderPromQL } from '../../src/promql/render.js';
 import { type CliResult, runCli } from '../support/cli.js';
-import { expectedLines, filesByPath, type PanelJson, ruleFileOf } from './helpers.js';
+import {
+  alertRulesOf,
+  expandRecordings,
+  expectedLines,
+  filesByPath,
+  type PanelJson,
+  recordingRulesOf,
+  ruleFileOf,
+  tokensOf,
+} from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'wqd-generate-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -99,13 +108,18 @@ describe('generate --config', () => {
       },
     };
     const files = new Map([[OUTPUT.alertRules, readOut(dir, OUTPUT.alertRules)]]);
-    const rules = ruleFileOf(files).groups[0]!.rules;
+    const rules = alertRulesOf(ruleFileOf(files));
     const backlog = rules.find((r) => r.alert === 'WorkqueueBacklog')!;
     const backlogSettings = ruleSettings(overrides).find((s) => s.rule.id === 'WorkqueueBacklog')!;
     expect(backlogSettings.thresholds.minDepth).toBe(50);
-    expect(backlog.expr).toBe(renderPromQL(conditionWith(backlogSettings.rule, backlogSettings.thresholds)));
-    expect(backlog.expr).not.toBe(
-      ruleFileOf(filesByPath()).groups[0]!.rules.find((r) => r.alert === 'WorkqueueBacklog')!.expr,
+    const recordings = recordingRulesOf(ruleFileOf(files));
+    expect(tokensOf(expandRecordings(backlog.expr, recordings))).toBe(
+      tokensOf(renderPromQL(conditionWith(backlogSettings.rule, backlogSettings.thresholds))),
+    );
+    const defaults = ruleFileOf(filesByPath());
+    const defaultBacklog = alertRulesOf(defaults).find((r) => r.alert === 'WorkqueueBacklog')!;
+    expect(expandRecordings(backlog.expr, recordings)).not.toBe(
+      expandRecordings(defaultBacklog.expr, recordingRulesOf(defaults)),
     );
     expect(backlog.for).toBe('15m');
     expect(rules.map((r) => r.alert)).not.toContain('WorkqueueSaturated');

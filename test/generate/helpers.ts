@@ -42,7 +42,37 @@ export type AlertRuleYaml = {
   labels: Record<string, string>;
   annotations: Record<string, string>;
 };
-export type RuleFileYaml = { groups: Array<{ name: string; interval: string; rules: AlertRuleYaml[] }> };
+export type RecordingRuleYaml = { record: string; expr: string };
+export type RuleFileYaml = {
+  groups: Array<{ name: string; interval: string; rules: Array<AlertRuleYaml | RecordingRuleYaml> }>;
+};
+
+/** The alerting rules of a rule file, in order. */
+export function alertRulesOf(file: RuleFileYaml): AlertRuleYaml[] {
+  return file.groups.flatMap((g) => g.rules.filter((r): r is AlertRuleYaml => 'alert' in r));
+}
+
+/** The recording rules of a rule file, in order. */
+export function recordingRulesOf(file: RuleFileYaml): RecordingRuleYaml[] {
+  return file.groups.flatMap((g) => g.rules.filter((r): r is RecordingRuleYaml => 'record' in r));
+}
+
+/**
+ * An expression with every recorded series replaced by its recording rule's expression (in parentheses),
+ * until none is left: what the alert computes, written out.
+ */
+export function expandRecordings(expr: string, recordings: readonly RecordingRuleYaml[]): string {
+  const byName = new Map(recordings.map((r) => [r.record, r.expr]));
+  return expr.replace(/[a-z_][a-z0-9_]*:[a-z0-9_:]*/g, (name) => {
+    const found = byName.get(name);
+    return found === undefined ? name : `(${expandRecordings(found, recordings)})`;
+  });
+}
+
+/** PromQL without parentheses and spaces: two expressions with the same operands and operators in order. */
+export function tokensOf(expr: string): string {
+  return expr.replace(/[()\s]/g, '');
+}
 
 /** Runs a tool to completion: its exit code and its stdout followed by its stderr. */
 export function runTool(file: string, args: readonly string[]): Promise<{ code: number; output: string }> {
@@ -96,7 +126,7 @@ export function substituteVariables(expr: string): string {
   return expr
     .replace(/\$__rate_interval/g, '5m')
     .replace(/\$__interval/g, '1m')
-    .replace(/\$(job|instance|controller|name|target)\b/g, '.*');
+    .replace(/\$(cluster|namespace|job|instance|controller|name|target)\b/g, '.*');
 }
 
 /**

@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose } from '../../src/diagnosis/engine.js';
 import type { Report } from '../../src/diagnosis/report.js';
+import { generateArtifacts } from '../../src/generate/artifacts.js';
+import type { QueryScope } from '../../src/generate/query-scope.js';
+import { parseSelector } from '../../src/generate/selector.js';
 import { DOCTOR, LABEL, WORKQUEUE } from '../../src/metrics/names.js';
 import { DEFAULT_START_MS, runVirtual } from '../../src/simulate/index.js';
 import type { GroundTruth } from '../../src/simulate/model.js';
@@ -18,11 +21,14 @@ import { recordingSourceFromText } from '../../src/sources/recording-source.js';
 import { tempDir } from '../simulate/helpers.js';
 import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
 import {
+  alertRulesOf,
   annotationQueries,
   dashboardExpressions,
   dashboardsOf,
+  expandRecordings,
   filesByPath,
   panelsOf,
+  recordingRulesOf,
   ruleFileOf,
   substituteVariables,
 } from './helpers.js';
@@ -104,11 +110,19 @@ describe('generated PromQL in a real Prometheus', () => {
     expect(count).toBeGreaterThan(50);
   });
 
-  it('parses and runs every alert expression and every evidence query in the annotations', async () => {
-    const rules = ruleFileOf(files).groups.flatMap((g) => g.rules);
+  it('parses and runs every recording rule, every alert expression and every evidence query in the annotations', async () => {
+    const recordings = recordingRulesOf(ruleFileOf(files));
+    expect(recordings.length).toBeGreaterThan(30);
+    for (const recording of recordings) {
+      await expect(prom.queryRaw(recording.expr, AT), recording.record).resolves.toBeDefined();
+    }
+    const rules = alertRulesOf(ruleFileOf(files));
     expect(rules.length).toBeGreaterThan(0);
     for (const rule of rules) {
       await expect(prom.queryRaw(rule.expr, AT), rule.alert).resolves.toBeDefined();
+      // Written out (this Prometheus evaluates no rules), the alert runs over the recording itself.
+      const written = expandRecordings(rule.expr, recordings);
+      await expect(prom.queryRaw(written, AT), `${rule.alert}: ${written}`).resolves.toBeDefined();
       const queries = annotationQueries(rule.annotations.description ?? '');
       expect(queries.length, rule.alert).toBeGreaterThan(0);
       for (const query of queries) await expect(prom.queryRaw(query, AT), query).resolves.toBeDefined();
@@ -283,5 +297,121 @@ describe('queue kind and depth by priority in a real Prometheus', () => {
     expect(low?.legendFormat).toMatch(/^low priority /);
     expect(await byQueue(normal?.expr ?? '')).toEqual({ pq: 3, capped: 2, classic: 5, cb: 7 });
     expect(await byQueue(low?.expr ?? '')).toEqual({ pq: 40, starting: 12 });
+  });
+});
+
+describe('a fleet: selector, cluster and namespace labels in a real Prometheus', () => {
+  const SCOPE: QueryScope = {
+    selector: parseSelector('job=~"my-operator.*"'),
+    clusterLabel: 'cluster',
+    namespaceLabel: 'namespace',
+  };
+  const scoped = new Map(generateArtifacts({ scope: SCOPE }).map((f) => [f.path, f.content]));
+  const scopedDashboards = dashboardsOf(scoped);
+  /** Queues by job, instance, controller and name: the selected ones only. */
+  const selected: string[] = [];
+  let fleet: PrometheusHandle;
+  const key = (labels: Record<string, string>): string =>
+    JSON.stringify([labels.cluster ?? null, labels.namespace ?? null, labels.instance, labels.name]);
+
+  beforeAll(async () => {
+    const runs = [
+      // Selected, with cluster and namespace target labels.
+      {
+        scenario: 'mixed',
+        flavor: 'controller-runtime' as const,
+        job: 'my-operator',
+        instance: 'mixed:8080',
+        placed: true,
+      },
+      // Selected, without them: its queues must still show.
+      {
+        scenario: 'backlog',
+        flavor: 'component-base' as const,
+        job: 'my-operator-kcm',
+        instance: 'kcm:10257',
+        placed: false,
+      },
+      // Not selected.
+      {
+        scenario: 'hot-loop-status-write',
+        flavor: 'controller-runtime' as const,
+        job: 'other',
+        instance: 'other:8080',
+        placed: true,
+      },
+    ];
+    const files: string[] = [];
+    for (const run of runs) {
+      const result = await runVirtual(
+        run.scenario,
+        { durationMs: MINUTES * 60_000, flavor: run.flavor },
+        { job: run.job, instance: run.instance },
+      );
+      const text = run.placed
+        ? result.recording.text().replace(/^([a-zA-Z_:][a-zA-Z0-9_:]*)\{/gm, '$1{cluster="east",namespace="ops",')
+        : result.recording.text();
+      if (run.job.startsWith('my-operator')) {
+        for (const q of result.truth.queues) {
+          if (q.name === null) continue;
+          const placement = run.placed ? { cluster: 'east', namespace: 'ops' } : {};
+          selected.push(key({ ...placement, instance: run.instance, name: q.name }));
+        }
+      }
+      const file = join(work.path, `fleet-${run.instance.replace(':', '_')}.om`);
+      writeFileSync(file, text);
+      files.push(file);
+    }
+    fleet = await startPrometheus({ storagePath: await importRecordings(files) });
+  }, 120_000);
+
+  afterAll(async () => {
+    await fleet?.stop();
+  });
+
+  it('runs every dashboard query, recording rule, alert expression (written out) and evidence query', async () => {
+    let count = 0;
+    for (const dashboard of Object.values(scopedDashboards)) {
+      for (const expr of dashboardExpressions(dashboard)) {
+        await expect(fleet.queryRaw(substituteVariables(expr), AT), expr).resolves.toBeDefined();
+        count += 1;
+      }
+    }
+    const file = ruleFileOf(scoped);
+    const recordings = recordingRulesOf(file);
+    for (const r of recordings) await expect(fleet.queryRaw(r.expr, AT), r.record).resolves.toBeDefined();
+    for (const alert of alertRulesOf(file)) {
+      await expect(fleet.queryRaw(expandRecordings(alert.expr, recordings), AT), alert.alert).resolves.toBeDefined();
+      for (const query of annotationQueries(alert.annotations.description ?? '')) {
+        await expect(fleet.queryRaw(query, AT), query).resolves.toBeDefined();
+      }
+      count += 1;
+    }
+    expect(count).toBeGreaterThan(50);
+  });
+
+  it('returns one overview row per selected queue, with its cluster and namespace when it has them', async () => {
+    expect(selected).toHaveLength(6);
+    const table = panelsOf(scopedDashboards.overview).find((p) => p.type === 'table');
+    for (const target of table?.targets ?? []) {
+      const samples = await fleet.query(substituteVariables(target.expr ?? ''), AT);
+      const keys = samples.map((s) => key(s.labels));
+      expect(new Set(keys).size, `${target.refId}: one series per queue`).toBe(keys.length);
+      for (const k of keys) expect(selected, `${target.refId}: ${target.expr}`).toContain(k);
+      // Max workers exists only where controller-runtime exposes it.
+      if (target.refId !== 'I') expect(keys.sort(), `${target.refId}: ${target.expr}`).toEqual([...selected].sort());
+    }
+  });
+
+  it('offers the cluster and namespace of the selected targets as variables', async () => {
+    const values = async (label: string): Promise<string[]> => {
+      const variable = (scopedDashboards.overview.templating.list ?? []).find((v) => v.name === label);
+      const match = /^label_values\((.+), ([A-Za-z_]+)\)$/.exec(variable?.definition ?? '');
+      const samples = await fleet.query(`count by (${label}) (${substituteVariables(match?.[1] ?? '')})`, AT);
+      return samples.map((s) => s.labels[label] ?? '').filter((v) => v !== '');
+    };
+    expect(await values('cluster')).toEqual(['east']);
+    expect(await values('namespace')).toEqual(['ops']);
+    expect((await values('job')).sort()).toEqual(['my-operator', 'my-operator-kcm']);
   });
 });

@@ -16,8 +16,11 @@ import { ruleSettings } from '../../src/diagnosis/catalog.js';
 import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/rule.js';
 import type { ParsedPage } from '../../src/exposition/parsed-page.js';
 import { parseExposition } from '../../src/exposition/parser.js';
+import { generateArtifacts } from '../../src/generate/artifacts.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
-import { type Flavor, type GroundTruth, runVirtual, SCENARIO_NAMES } from '../../src/simulate/index.js';
+import type { QueryScope } from '../../src/generate/query-scope.js';
+import { parseSelector } from '../../src/generate/selector.js';
+import { DEFAULT_JOB, type Flavor, type GroundTruth, runVirtual, SCENARIO_NAMES } from '../../src/simulate/index.js';
 import { tempDir } from '../simulate/helpers.js';
 import { requireTool } from '../support/prometheus.js';
 import {
@@ -28,7 +31,7 @@ import {
   promtoolTestYaml,
   seriesValues,
 } from '../support/promtool-tests.js';
-import { filesByPath, ruleFileOf, runTool } from './helpers.js';
+import { alertRulesOf, filesByPath, ruleFileOf, runTool } from './helpers.js';
 
 const SEED = 1;
 const DURATION_MS = 30 * 60_000;
@@ -38,6 +41,12 @@ const RULES_FILE = 'workqueue-doctor.rules.yaml';
 const PARALLEL_RUNS = 2;
 
 const files = filesByPath();
+/** The rules generated for a fleet: a selector that matches the recordings' job, and cluster and namespace labels the recordings lack. */
+const SELECTED_RULES_FILE = 'selected.rules.yaml';
+/** The rules generated with a selector that matches no recording. */
+const UNSELECTED_RULES_FILE = 'unselected.rules.yaml';
+const rulesWith = (scope: QueryScope): string =>
+  generateArtifacts({ scope }).find((f) => f.path === OUTPUT.alertRules)?.content ?? '';
 const rules: AlertRuleRef[] = ruleSettings()
   .filter((s) => s.enabled)
   .map((s) => s.rule);
@@ -45,6 +54,18 @@ const work = tempDir('wqd-promtool-tests-');
 
 beforeAll(() => {
   writeFileSync(join(work.path, RULES_FILE), files.get(OUTPUT.alertRules) ?? '');
+  writeFileSync(
+    join(work.path, SELECTED_RULES_FILE),
+    rulesWith({
+      selector: parseSelector(`job=~"${DEFAULT_JOB}|other"`),
+      clusterLabel: 'cluster',
+      namespaceLabel: 'namespace',
+    }),
+  );
+  writeFileSync(
+    join(work.path, UNSELECTED_RULES_FILE),
+    rulesWith({ selector: parseSelector('job="another-operator"') }),
+  );
 });
 afterAll(() => work.remove());
 
@@ -103,13 +124,14 @@ function testFor(
   page: ParsedPage,
   truth: GroundTruth,
   evaluationIntervalMs = EVALUATION_INTERVAL_MS,
+  rulesFile = RULES_FILE,
 ): PromtoolTestFile {
-  return promtoolRuleTest(page, truth, { rulesFile: RULES_FILE, rules, evaluationIntervalMs });
+  return promtoolRuleTest(page, truth, { rulesFile, rules, evaluationIntervalMs });
 }
 
 describe('promtool test rules over every scenario', () => {
   it('asserts the rules of the generated file', () => {
-    expect(ruleFileOf(files).groups[0]?.rules.map((r) => r.alert)).toEqual(rules.map((r) => r.id));
+    expect(alertRulesOf(ruleFileOf(files)).map((r) => r.alert)).toEqual(rules.map((r) => r.id));
   });
 
   it.concurrent.each(CASES)(
@@ -179,6 +201,41 @@ describe('promtool test rules over every scenario', () => {
     expect(failing.code).toBe(1);
     expect(failing.output).toContain('name=\\"elsewhere\\"');
   });
+});
+
+describe('promtool test rules with a fleet selector', () => {
+  it.concurrent.each(CASES)(
+    '$scenario ($flavor): a selector that matches the job fires the same alerts, with cluster and namespace labels configured',
+    async (c) => {
+      const { page, truth } = await recording(c);
+      expect(truth.job).toBe(DEFAULT_JOB);
+      const result = await promtoolTest(
+        `selected-${c.scenario}-${c.flavor}`,
+        testFor(page, truth, EVALUATION_INTERVAL_MS, SELECTED_RULES_FILE),
+      );
+      expect(result.code, `promtool test rules failed for ${c.scenario} (${c.flavor}):\n${result.output}`).toBe(0);
+    },
+    120_000,
+  );
+
+  it.concurrent.each(
+    CASES.filter((c) => ['mixed', 'backlog', 'hot-loop-status-write', 'stuck-worker'].includes(c.scenario)),
+  )(
+    '$scenario ($flavor): a selector that matches no job fires no alert',
+    async (c) => {
+      const { page, truth } = await recording(c);
+      expect(truth.queues.some((q) => q.expected.length > 0)).toBe(true);
+      const none: GroundTruth = { ...truth, queues: truth.queues.map((q) => ({ ...q, expected: [], allowed: [] })) };
+      const file = testFor(page, none, EVALUATION_INTERVAL_MS, UNSELECTED_RULES_FILE);
+      expect((file.tests[0]?.alert_rule_test ?? []).map((t) => t.alertname)).toEqual(rules.map((r) => r.id));
+      const result = await promtoolTest(`unselected-${c.scenario}-${c.flavor}`, file);
+      expect(result.code, `promtool test rules failed for ${c.scenario} (${c.flavor}):\n${result.output}`).toBe(0);
+      // The same truth fails against the unscoped rules: the alerts do fire there.
+      const unscoped = await promtoolTest(`unscoped-${c.scenario}-${c.flavor}`, testFor(page, none));
+      expect(unscoped.code).toBe(1);
+    },
+    120_000,
+  );
 });
 
 describe('input series', () => {

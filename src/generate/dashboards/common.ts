@@ -16,7 +16,6 @@ import {
   VariableSort,
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import { DataqueryBuilder, PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
-import { QUEUE_LABELS } from '../../diagnosis/identity.js';
 import type { Severity } from '../../diagnosis/rule.js';
 import type { SignalScope } from '../../diagnosis/signals.js';
 import type { Unit } from '../../diagnosis/units.js';
@@ -24,6 +23,7 @@ import { LABEL } from '../../metrics/names.js';
 import { type Expr, type LabelMatcher, selector } from '../../promql/expr.js';
 import { renderPromQL } from '../../promql/render.js';
 import { DASHBOARD_TAG, DASHBOARD_UID, type DashboardKey } from '../defaults.js';
+import { placementLabelInfo, type QueryScope, scopedIdentityLabels } from '../query-scope.js';
 
 export const DATASOURCE_VARIABLE = 'datasource';
 /** Every panel and every query reads from the dashboard's datasource variable. */
@@ -65,10 +65,23 @@ export function narrowed(expr: Expr, matchers: readonly LabelMatcher[]): Expr {
   }
 }
 
+/**
+ * The dashboard's selection: the fleet selector of the query scope, then each label's variable. The
+ * placement labels among `labels` are placed by `scopedIdentityLabels`.
+ */
+export function selectionMatchers(labels: readonly string[], scope: QueryScope): LabelMatcher[] {
+  return [...(scope.selector ?? []), ...variableMatchers(labels)];
+}
+
 /** A definition's PromQL narrowed to the dashboard's selection. */
-export function dashboardQuery(expr: Expr, labels: readonly string[], windowOverride?: string): string {
+export function dashboardQuery(
+  expr: Expr,
+  labels: readonly string[],
+  scope: QueryScope,
+  windowOverride?: string,
+): string {
   return renderPromQL(expr, {
-    extraMatchers: variableMatchers(labels),
+    extraMatchers: selectionMatchers(labels, scope),
     ...(windowOverride === undefined ? {} : { windowOverride }),
   });
 }
@@ -132,8 +145,11 @@ export function labelVariable(options: {
   readonly multi: boolean;
   readonly includeAll: boolean;
   readonly description: string;
+  /** Matchers in front of the variables', e.g. the fleet selector. */
+  readonly matchers?: readonly LabelMatcher[];
 }): QueryVariableBuilder {
-  const query = `label_values(${renderPromQL(selector(options.metric, variableMatchers(options.narrowedBy)))}, ${options.label})`;
+  const matchers = [...(options.matchers ?? []), ...variableMatchers(options.narrowedBy)];
+  const query = `label_values(${renderPromQL(selector(options.metric, matchers))}, ${options.label})`;
   let builder = new QueryVariableBuilder(options.label)
     .label(options.title)
     .description(options.description)
@@ -150,8 +166,11 @@ export function labelVariable(options: {
   return builder;
 }
 
-/** The job, instance, controller and name variables over a work-queue metric. */
-export function queueVariables(metric: string, nameIsMulti: boolean): QueryVariableBuilder[] {
+/**
+ * The queue variables over a work-queue metric: the cluster and namespace (when the query scope names their
+ * labels), job, instance, controller and name, each narrowed by the ones before it and by the fleet selector.
+ */
+export function queueVariables(metric: string, nameIsMulti: boolean, scope: QueryScope): QueryVariableBuilder[] {
   const titles: Record<string, string> = {
     [LABEL.job]: 'Job',
     [LABEL.instance]: 'Instance',
@@ -165,16 +184,19 @@ export function queueVariables(metric: string, nameIsMulti: boolean): QueryVaria
       'The controller-runtime controller. Queues from component-base (kube-controller-manager) have no controller label; All matches them too.',
     [LABEL.name]: 'The work queue name.',
   };
-  return QUEUE_LABELS.map((label, index) => {
+  const labels = scopedIdentityLabels('queue', scope);
+  return labels.map((label, index) => {
     const isName = label === LABEL.name;
+    const placement = placementLabelInfo(label, scope);
     return labelVariable({
       label,
-      title: titles[label] ?? label,
+      title: placement?.title ?? titles[label] ?? label,
       metric,
-      narrowedBy: QUEUE_LABELS.slice(0, index),
+      narrowedBy: labels.slice(0, index),
       multi: isName ? nameIsMulti : true,
       includeAll: isName ? nameIsMulti : true,
-      description: descriptions[label] ?? label,
+      description: placement?.description ?? descriptions[label] ?? label,
+      matchers: scope.selector ?? [],
     });
   });
 }

@@ -30,7 +30,6 @@ import {
 } from '@grafana/grafana-foundation-sdk/heatmap';
 import { PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
-import { identityLabels, QUEUE_LABELS } from '../../diagnosis/identity.js';
 import type { Severity } from '../../diagnosis/rule.js';
 import {
   NOT_LOW_PRIORITY,
@@ -46,6 +45,7 @@ import { LABEL, SUFFIX, WORKQUEUE } from '../../metrics/names.js';
 import { aggregateBy, type Expr, rangeFn, selector } from '../../promql/expr.js';
 import { formatDuration } from '../../promql/render.js';
 import { type RuleAnalysis, type SignalUse, type ThresholdLine, usesOfSignal } from '../condition-analysis.js';
+import { type QueryScope, scopedIdentityLabels } from '../query-scope.js';
 import {
   DATASOURCE,
   dashboardBuilder,
@@ -252,7 +252,8 @@ function formatLineValue(line: ThresholdLine): string {
   return line.threshold === undefined ? String(line.value) : `${line.value} (${line.threshold})`;
 }
 
-export function detailDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
+export function detailDashboard(analyses: readonly RuleAnalysis[], scope: QueryScope = {}): Dashboard {
+  const queueLabels = scopedIdentityLabels('queue', scope);
   const ids = new PanelIds();
   const grid = new GridCursor();
   const builder = dashboardBuilder({
@@ -262,7 +263,7 @@ export function detailDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
     timeFrom: 'now-1h',
     links: ['overview', 'diagnoses'],
   });
-  for (const variable of queueVariables(WORKQUEUE.adds, false)) builder.withVariable(variable);
+  for (const variable of queueVariables(WORKQUEUE.adds, false, scope)) builder.withVariable(variable);
 
   const legend = () =>
     new VizLegendOptionsBuilder()
@@ -288,7 +289,9 @@ export function detailDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
           lines.length === 0 ? GraphThresholdsStyleMode.Off : GraphThresholdsStyleMode.Dashed,
         ),
       )
-      .withTarget(prometheusQuery(dashboardQuery(s.expr, identityLabels(s.scope)), legendFor(s.scope), 'A'));
+      .withTarget(
+        prometheusQuery(dashboardQuery(s.expr, scopedIdentityLabels(s.scope, scope), scope), legendFor(s.scope), 'A'),
+      );
   };
 
   const togetherPanel = (extra: Extract<ExtraPanel, { kind: 'together' }>): TimeseriesPanelBuilder => {
@@ -321,7 +324,7 @@ export function detailDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
     members.forEach((s, index) => {
       panel = panel.withTarget(
         prometheusQuery(
-          dashboardQuery(s.expr, identityLabels(s.scope)),
+          dashboardQuery(s.expr, scopedIdentityLabels(s.scope, scope), scope),
           `${s.title} ${legendFor(s.scope)}`,
           String.fromCharCode(65 + index),
         ),
@@ -352,7 +355,7 @@ export function detailDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
     extra.parts.forEach((part, index) => {
       panel = panel.withTarget(
         prometheusQuery(
-          dashboardQuery(part.expr, QUEUE_LABELS),
+          dashboardQuery(part.expr, queueLabels, scope),
           `${part.legend} ${legendFor('queue')}`,
           String.fromCharCode(65 + index),
         ),
@@ -375,7 +378,7 @@ export function detailDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
       .datasource(DATASOURCE)
       .gridPos(grid.panel(12, PANEL_HEIGHT))
       .withTarget(
-        prometheusQuery(dashboardQuery(expr, QUEUE_LABELS, RATE_INTERVAL), `{{${LABEL.le}}}`, 'A').format(
+        prometheusQuery(dashboardQuery(expr, queueLabels, scope, RATE_INTERVAL), `{{${LABEL.le}}}`, 'A').format(
           PromQueryFormat.Heatmap,
         ),
       )

@@ -18,6 +18,7 @@ import { DOCTOR, DOCTOR_FINDING_LABELS, LABEL } from '../../metrics/names.js';
 import { aggregateBy, binary, type Expr, num, selector } from '../../promql/expr.js';
 import { formatDuration } from '../../promql/render.js';
 import type { RuleAnalysis } from '../condition-analysis.js';
+import type { QueryScope } from '../query-scope.js';
 import {
   DATASOURCE,
   dashboardBuilder,
@@ -33,6 +34,12 @@ import {
   SEVERITY_COLOR,
 } from './common.js';
 
+/**
+ * The service's own series, which the fleet selector (it selects the controllers' targets) does not apply to:
+ * the finding labels name the queue.
+ */
+const SERVICE_SCOPE: QueryScope = {};
+
 /** The finding labels the dashboard's variables select on. */
 const SELECTED_LABELS: readonly string[] = [LABEL.target, LABEL.controller, LABEL.name];
 
@@ -44,7 +51,7 @@ function activeFindings(): Expr {
 export function diagnosesDashboard(analyses: readonly RuleAnalysis[], runbookBaseUrl: string): Dashboard {
   const ids = new PanelIds();
   const grid = new GridCursor();
-  const findings = dashboardQuery(activeFindings(), SELECTED_LABELS);
+  const findings = dashboardQuery(activeFindings(), SELECTED_LABELS, SERVICE_SCOPE);
   const legend = `{{${LABEL.rule}}} · {{${LABEL.target}}} {{${LABEL.name}}}`;
 
   const runbookLinks = analyses.map((a) =>
@@ -85,7 +92,7 @@ export function diagnosesDashboard(analyses: readonly RuleAnalysis[], runbookBas
       .gridPos(grid.panel(24, 8))
       .withTarget(
         prometheusQuery(
-          dashboardQuery(aggregateBy('count', [LABEL.rule], activeFindings()), SELECTED_LABELS),
+          dashboardQuery(aggregateBy('count', [LABEL.rule], activeFindings()), SELECTED_LABELS, SERVICE_SCOPE),
           `{{${LABEL.rule}}}`,
           'A',
         ),

@@ -15,13 +15,14 @@ import {
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import { PanelBuilder as TablePanelBuilder } from '@grafana/grafana-foundation-sdk/table';
 import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
-import { identityLabels, joinMatching, QUEUE_LABELS } from '../../diagnosis/identity.js';
+import { joinMatching } from '../../diagnosis/identity.js';
 import type { Severity } from '../../diagnosis/rule.js';
 import { type SignalDefinition, type SignalId, signal } from '../../diagnosis/signals.js';
 import { LABEL, PROMETHEUS_ALERTS, WORKQUEUE } from '../../metrics/names.js';
 import { aggregateWithout, anyOf, binary, type Expr, eq, num, regexMatch, selector } from '../../promql/expr.js';
 import { renderPromQL } from '../../promql/render.js';
 import type { RuleAnalysis } from '../condition-analysis.js';
+import { type QueryScope, scopedIdentityLabels } from '../query-scope.js';
 import {
   DATASOURCE,
   dashboardBuilder,
@@ -37,7 +38,7 @@ import {
   prometheusQuery,
   queueVariables,
   SEVERITY_COLOR,
-  variableMatchers,
+  selectionMatchers,
 } from './common.js';
 
 /** Severities in rising order; the status column shows the highest firing one (0 = none). */
@@ -136,12 +137,12 @@ function queueKindMappings(): ValueMapping[] {
  * A signal of any scope as a queue-level series, narrowed to the selection: controller- and process-level
  * values are joined onto each queue, each side narrowed by the labels its series carry.
  */
-function perQueueColumn(s: SignalDefinition): string {
-  if (s.scope === 'queue') return dashboardQuery(s.expr, QUEUE_LABELS);
-  const queues = narrowed(binary('*', signal('depth').expr, num(0)), variableMatchers(QUEUE_LABELS));
-  return renderPromQL(
-    binary('+', queues, narrowed(s.expr, variableMatchers(identityLabels(s.scope))), joinMatching(s.scope)),
-  );
+function perQueueColumn(s: SignalDefinition, scope: QueryScope): string {
+  const queueLabels = scopedIdentityLabels('queue', scope);
+  if (s.scope === 'queue') return dashboardQuery(s.expr, queueLabels, scope);
+  const queues = narrowed(binary('*', signal('depth').expr, num(0)), selectionMatchers(queueLabels, scope));
+  const values = narrowed(s.expr, selectionMatchers(scopedIdentityLabels(s.scope, scope), scope));
+  return renderPromQL(binary('+', queues, values, joinMatching(s.scope)));
 }
 
 function statusMappings(): ValueMapping[] {
@@ -163,12 +164,13 @@ function refIdAt(index: number): string {
   return String.fromCharCode('A'.charCodeAt(0) + index);
 }
 
-export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard {
+export function overviewDashboard(analyses: readonly RuleAnalysis[], scope: QueryScope = {}): Dashboard {
+  const queueLabels = scopedIdentityLabels('queue', scope);
   const ids = new PanelIds();
   const grid = new GridCursor();
   const status: Column = {
     title: 'Status',
-    promql: dashboardQuery(statusExpr(analyses), QUEUE_LABELS),
+    promql: dashboardQuery(statusExpr(analyses), queueLabels, scope),
     unit: 'none',
     description:
       'The highest severity among the generated alerts (alerts/workqueue-doctor.rules.yaml) firing for the queue; ok when none fires. Needs the rules loaded in this Prometheus.',
@@ -176,7 +178,7 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard 
   };
   const queueKind: Column = {
     title: 'Queue kind',
-    promql: dashboardQuery(queueKindExpr(), QUEUE_LABELS),
+    promql: dashboardQuery(queueKindExpr(), queueLabels, scope),
     unit: 'none',
     description:
       "**priority** when the queue's depth is exported per priority (controller-runtime's priority queue, its default since v0.23: initial-list and resync events wait at a low priority, see the detail dashboard's Depth by priority), **classic** otherwise (controller-runtime's classic queue, component-base).",
@@ -186,7 +188,12 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard 
     status,
     ...COLUMNS.map((id) => {
       const s = signal(id);
-      return { title: s.title, promql: perQueueColumn(s), unit: grafanaUnit(s.unit), description: s.description };
+      return {
+        title: s.title,
+        promql: perQueueColumn(s, scope),
+        unit: grafanaUnit(s.unit),
+        description: s.description,
+      };
     }),
     queueKind,
   ];
@@ -198,7 +205,7 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard 
       options: {
         excludeByName: { Time: true },
         indexByName: Object.fromEntries(
-          [...QUEUE_LABELS, ...columns.map((_, i) => valueField(refIdAt(i)))].map((field, index) => [field, index]),
+          [...queueLabels, ...columns.map((_, i) => valueField(refIdAt(i)))].map((field, index) => [field, index]),
         ),
         renameByName: {},
       },
@@ -219,7 +226,7 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard 
     .gridPos(grid.panel(24, 14))
     .transformations(transformations)
     .sortBy([new TableSortByFieldStateBuilder().displayName(status.title).desc(true)])
-    .dataLinks([dataLink('Queue detail', detailLinkUrl(QUEUE_LABELS))]);
+    .dataLinks([dataLink('Queue detail', detailLinkUrl(queueLabels))]);
   columns.forEach((column, index) => {
     const refId = refIdAt(index);
     table = table.withTarget(instantTableQuery(column.promql, refId));
@@ -243,7 +250,9 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard 
       .datasource(DATASOURCE)
       .unit(grafanaUnit(s.unit))
       .gridPos(grid.panel(12, 8))
-      .withTarget(prometheusQuery(dashboardQuery(s.expr, identityLabels(s.scope)), legendFor(s.scope), 'A'));
+      .withTarget(
+        prometheusQuery(dashboardQuery(s.expr, scopedIdentityLabels(s.scope, scope), scope), legendFor(s.scope), 'A'),
+      );
   };
 
   const builder = dashboardBuilder({
@@ -252,7 +261,7 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[]): Dashboard 
     timeFrom: 'now-1h',
     links: ['diagnoses', 'detail'],
   });
-  for (const variable of queueVariables(WORKQUEUE.adds, true)) builder.withVariable(variable);
+  for (const variable of queueVariables(WORKQUEUE.adds, true, scope)) builder.withVariable(variable);
   builder.withPanel(table);
   builder.withRow(new RowBuilder('Trends').id(ids.next()).gridPos(grid.row()).datasource(DATASOURCE));
   builder.withPanel(trend('depth'));

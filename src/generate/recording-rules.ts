@@ -1,0 +1,226 @@
+/**
+ * The recording rules behind the generated alerts, named in Prometheus' `level:metric:operations` convention:
+ *
+ * - one per signal an alert reads (in its condition or as evidence), e.g. `queue:workqueue_adds:rate5m`,
+ *   `controller:controller_runtime_reconcile_errors:rate15m`, `process:rest_client_requests_writes:rate5m`. The
+ *   level is the signal's identity scope, the metric its metric (with `_total` dropped under `rate`, and a
+ *   word for each of its label matchers), the operations what the signal computes of it, newest first. A
+ *   signal that is a metric as exposed (no operation) is read directly and not recorded;
+ * - where an alert expression written over the signals' series would still be 300 characters or more, its
+ *   largest sub-conditions, as `<level>:<alert>:part<n>` (e.g. `queue:workqueue_hot_loop:part1`), until it
+ *   is shorter. They carry the thresholds they compare with: the same configuration generates them.
+ *
+ * The alert expressions are the conditions rendered with each signal node, and each recorded sub-condition,
+ * printed as the series it is recorded to; the fleet selector goes into every raw selector, so the recorded
+ * series and the alerts read only the selected targets. Recording rules come first in the alerts' group:
+ * Prometheus runs a group's rules in order at one evaluation time, so every alert reads recordings of the
+ * same evaluation and fires exactly when its expression written in full would.
+ */
+import { withPlacementLabels } from '../diagnosis/identity.js';
+import type { RuleId } from '../diagnosis/rule.js';
+import { SIGNALS, type SignalDefinition, type SignalId } from '../diagnosis/signals.js';
+import {
+  CONFLICT_CODE,
+  LABEL,
+  NEGATIVE_PRIORITY_PATTERN,
+  NON_NEGATIVE_PRIORITY_PATTERN,
+  SUFFIX,
+  WRITE_METHODS,
+} from '../metrics/names.js';
+import { childrenOf, type Expr, type LabelMatcher } from '../promql/expr.js';
+import { formatDuration, renderPromQL } from '../promql/render.js';
+import { type RuleAnalysis, signalsIn } from './condition-analysis.js';
+import { identityOptions, type QueryScope } from './query-scope.js';
+
+/** Alert expressions, and recorded sub-conditions, are kept shorter than this many characters. */
+export const EXPRESSION_LIMIT = 300;
+
+/** A recorded series name: `level:metric:operations`. */
+export const RECORDING_NAME_PATTERN = /^[a-z]+:[a-z][a-z0-9_]*:[a-z][a-z0-9_]*$/;
+
+export type RecordingRule = { readonly record: string; readonly expr: string };
+
+// ---- signal names ----
+
+/** Words for the label matchers of the signal definitions; an unknown matcher is an error, not a guess. */
+const MATCHER_WORDS: ReadonlyArray<{ readonly matcher: LabelMatcher; readonly word: string }> = [
+  { matcher: { label: LABEL.method, op: '=~', value: WRITE_METHODS.join('|') }, word: 'writes' },
+  { matcher: { label: LABEL.code, op: '!~', value: '2..' }, word: 'failed' },
+  { matcher: { label: LABEL.code, op: '=', value: CONFLICT_CODE }, word: 'conflicts' },
+  { matcher: { label: LABEL.code, op: '!~', value: `2..|${CONFLICT_CODE}` }, word: 'rejected' },
+  { matcher: { label: LABEL.priority, op: '=~', value: NEGATIVE_PRIORITY_PATTERN }, word: 'low_priority' },
+  { matcher: { label: LABEL.priority, op: '=~', value: NON_NEGATIVE_PRIORITY_PATTERN }, word: 'normal_priority' },
+];
+
+/**
+ * Signals whose expression combines several series in a way the derivation below does not read (a ratio
+ * of different metrics): their metric and operations, named here once.
+ */
+const COMPOSITE_SIGNAL_NAMES: Readonly<Partial<Record<SignalId, { metric: string; operations: string }>>> = {
+  slowSyncShare: { metric: 'workqueue_work_duration_seconds_over_10s', operations: 'ratio_rate15m' },
+  errorRatio: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'ratio_rate5m' },
+  sustainedErrorRatio: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'ratio_rate15m' },
+};
+
+function matcherWord(m: LabelMatcher, signalId: string): string {
+  if (m.label === LABEL.result && m.op === '=') return m.value.replace(/[^a-z0-9]+/g, '_');
+  const found = MATCHER_WORDS.find(
+    (w) => w.matcher.label === m.label && w.matcher.op === m.op && w.matcher.value === m.value,
+  );
+  if (found === undefined) throw new Error(`signal ${signalId}: no word for the matcher ${m.label}${m.op}"${m.value}"`);
+  return found.word;
+}
+
+function withWords(metric: string, matchers: readonly LabelMatcher[], signalId: string): string {
+  return [metric, ...matchers.map((m) => matcherWord(m, signalId))].join('_');
+}
+
+/** `metric[window]` under `fn`: the metric part (`_total` dropped under rate and increase) and the operation. */
+function rangeName(e: Extract<Expr, { kind: 'range' }>, signalId: string): { metric: string; operations: string } {
+  const counter = e.fn === 'rate' || e.fn === 'increase';
+  const metric = counter && e.metric.endsWith('_total') ? e.metric.slice(0, -'_total'.length) : e.metric;
+  return { metric: withWords(metric, e.matchers, signalId), operations: `${e.fn}${formatDuration(e.windowMs)}` };
+}
+
+/** `sum without (...) (x)` is how a signal reaches its level: the level names it, so it is looked through. */
+function throughSum(e: Expr): { inner: Expr; summed: boolean } {
+  return e.kind === 'aggregate' && e.op === 'sum' && e.mode === 'without'
+    ? { inner: throughSum(e.expr).inner, summed: true }
+    : { inner: e, summed: false };
+}
+
+/** The metric and operations of a signal, or undefined for a metric read as exposed. */
+function signalNameParts(s: SignalDefinition): { metric: string; operations: string } | undefined {
+  const composite = COMPOSITE_SIGNAL_NAMES[s.id as SignalId];
+  if (composite !== undefined) return composite;
+  let e = s.expr;
+  // REST client rates: `matching or (all * 0)`, the zero for a process that makes no such request.
+  if (e.kind === 'binary' && e.op === 'or' && e.rhs.kind === 'binary' && e.rhs.op === '*') e = e.lhs;
+  const { inner, summed } = throughSum(e);
+  if (inner.kind === 'selector') {
+    return summed ? { metric: withWords(inner.metric, inner.matchers, s.id), operations: 'sum' } : undefined;
+  }
+  if (inner.kind === 'range') return rangeName(inner, s.id);
+  if (inner.kind === 'histogram_quantile') {
+    const { inner: rate } = throughSum(inner.expr);
+    if (rate.kind === 'range' && rate.metric.endsWith(SUFFIX.bucket)) {
+      const parts = rangeName({ ...rate, metric: rate.metric.slice(0, -SUFFIX.bucket.length) }, s.id);
+      return { metric: parts.metric, operations: `p${Math.round(inner.q * 100)}_${parts.operations}` };
+    }
+  }
+  if (inner.kind === 'binary' && inner.op === '/') {
+    // A histogram's mean: rate of its sum over rate of its count.
+    const sum = throughSum(inner.lhs).inner;
+    const count = throughSum(inner.rhs).inner;
+    if (
+      sum.kind === 'range' &&
+      count.kind === 'range' &&
+      sum.fn === 'rate' &&
+      count.fn === 'rate' &&
+      sum.windowMs === count.windowMs &&
+      sum.metric.endsWith(SUFFIX.sum) &&
+      count.metric === sum.metric.slice(0, -SUFFIX.sum.length) + SUFFIX.count
+    ) {
+      return { metric: sum.metric.slice(0, -SUFFIX.sum.length), operations: `mean${formatDuration(sum.windowMs)}` };
+    }
+  }
+  throw new Error(`signal ${s.id}: no recording name for its expression; name it in COMPOSITE_SIGNAL_NAMES`);
+}
+
+/** The series a signal is recorded to, `level:metric:operations`; undefined for a metric read as exposed. */
+export function recordedName(s: SignalDefinition): string | undefined {
+  const parts = signalNameParts(s);
+  return parts === undefined ? undefined : `${s.scope}:${parts.metric}:${parts.operations}`;
+}
+
+// ---- the plan ----
+
+export type RecordingPlan = {
+  /** The recording rules, each after every rule it reads. */
+  readonly rules: readonly RecordingRule[];
+  /** Each enabled alert's expression, over the recorded series. */
+  readonly alertExpr: ReadonlyMap<RuleId, string>;
+  /** The series a signal is recorded to, when it is. */
+  readonly seriesOf: (signalId: string) => string | undefined;
+};
+
+/** Rule id in snake case: `WorkqueueHotLoop` → `workqueue_hot_loop`. */
+function snakeCase(id: string): string {
+  return id.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+}
+
+/** The scope of the series a (sub-)condition returns: that of its left-most signal. */
+function outputScope(e: Expr): string | undefined {
+  if (e.kind === 'signal') return SIGNALS.find((s) => s.id === e.id)?.scope;
+  const first = childrenOf(e)[0];
+  return first === undefined ? undefined : outputScope(first);
+}
+
+/** The operands of `e` to record first: a chain of one set operation (`a or b or c`) counts as one level. */
+function operands(e: Expr): Expr[] {
+  if (e.kind !== 'binary') return childrenOf(e);
+  if (e.matching !== undefined || (e.op !== 'and' && e.op !== 'or')) return [e.lhs, e.rhs];
+  const chain = (x: Expr): Expr[] =>
+    x.kind === 'binary' && x.op === e.op && x.matching === undefined ? [...chain(x.lhs), ...chain(x.rhs)] : [x];
+  return [...chain(e.lhs), ...chain(e.rhs)];
+}
+
+export function recordingPlan(analyses: readonly RuleAnalysis[], scope: QueryScope = {}): RecordingPlan {
+  const selector = scope.selector ?? [];
+  const identity = identityOptions(scope);
+
+  const used = new Set<string>();
+  for (const a of analyses) {
+    for (const id of signalsIn(a.condition)) used.add(id);
+    for (const id of a.settings.rule.evidence) used.add(id);
+  }
+  const signalSeries = new Map<string, string>();
+  const rules: RecordingRule[] = [];
+  for (const s of SIGNALS) {
+    if (!used.has(s.id)) continue;
+    const name = recordedName(s);
+    if (name === undefined) continue;
+    signalSeries.set(s.id, name);
+    rules.push({
+      record: name,
+      expr: renderPromQL(withPlacementLabels(s.expr, identity), { extraMatchers: selector }),
+    });
+  }
+
+  const partSeries = new Map<Expr, string>();
+  const replace = (e: Expr): string | undefined =>
+    partSeries.get(e) ?? (e.kind === 'signal' ? signalSeries.get(e.id) : undefined);
+  const render = (e: Expr): string => renderPromQL(e, { extraMatchers: selector, replace });
+
+  const alertExpr = new Map<RuleId, string>();
+  for (const a of analyses) {
+    const { rule } = a.settings;
+    let parts = 0;
+    /**
+     * Makes `e` render shorter than the limit: its largest operand is made to fit first, then recorded when
+     * `e` is still too long, and so on.
+     */
+    const shorten = (e: Expr): void => {
+      if (render(e).length < EXPRESSION_LIMIT) return;
+      const candidates = operands(e)
+        .filter((o) => replace(o) === undefined && childrenOf(o).length > 0)
+        .sort((x, y) => render(y).length - render(x).length);
+      for (const candidate of candidates) {
+        shorten(candidate);
+        if (render(e).length < EXPRESSION_LIMIT) return;
+        parts += 1;
+        const level = outputScope(candidate) ?? (rule.scope === 'queue' ? 'queue' : 'process');
+        const name = `${level}:${snakeCase(rule.id)}:part${parts}`;
+        rules.push({ record: name, expr: render(candidate) });
+        partSeries.set(candidate, name);
+        if (render(e).length < EXPRESSION_LIMIT) return;
+      }
+      throw new Error(`${rule.id}: the alert expression cannot be made shorter than ${EXPRESSION_LIMIT} characters`);
+    };
+    const condition = withPlacementLabels(a.condition, identity);
+    shorten(condition);
+    alertExpr.set(rule.id, render(condition));
+  }
+
+  return { rules, alertExpr, seriesOf: (id) => signalSeries.get(id) };
+}
