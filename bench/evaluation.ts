@@ -67,29 +67,25 @@ const median = (values: readonly number[]): number => {
 };
 const mib = (bytes: number): number => bytes / 2 ** 20;
 
-/** The fleet's recordings: one per process, `instance` renamed so every process is its own target. */
-async function fleet(size: number): Promise<{ texts: string[]; endMs: number }> {
-  const bases = await Promise.all(SCENARIOS.map(async (scenario) => runVirtual(scenario, { seed: 1 })));
-  const texts: string[] = [];
-  for (let i = 0; i < size; i++) {
-    const base = bases[i % bases.length]!;
-    texts.push(base.recording.text().replace(/instance="[^"]*"/g, `instance="p${i}:8080"`));
-  }
-  // Every base starts at the same time and runs as long: the fleet's last scrape is the first base's.
-  const endMs = loadRecording(bases[0]!.recording.text(), 'base').endMs;
+/** The base recordings the fleet is made of, and the time of their last scrape (the same for all). */
+async function bases(): Promise<{ texts: string[]; endMs: number }> {
+  const runs = await Promise.all(SCENARIOS.map(async (scenario) => runVirtual(scenario, { seed: 1 })));
+  const texts = runs.map((run) => run.recording.text());
+  const endMs = loadRecording(texts[0] as string, 'base').endMs;
   if (endMs === undefined) throw new Error('empty recording');
   return { texts, endMs };
 }
 
+/** Process `i` of the fleet: a base recording with `instance` renamed, so every process is its own target. */
+function processText(texts: readonly string[], i: number): string {
+  return (texts[i % texts.length] as string).replace(/instance="[^"]*"/g, `instance="p${i}:8080"`);
+}
+
 async function measureInProcess(size: number): Promise<Row> {
-  const { texts } = await fleet(size);
+  const { texts, endMs } = await bases();
   const keep = keepFamilies(DIAGNOSTIC_FAMILIES);
   const history = new History();
-  let endMs = Number.NEGATIVE_INFINITY;
-  for (const [i, text] of texts.entries()) {
-    const recording = loadRecording(text, `p${i}`, { history, keep });
-    endMs = Math.max(endMs, recording.endMs ?? endMs);
-  }
+  for (let i = 0; i < size; i++) loadRecording(processText(texts, i), `p${i}`, { history, keep });
   texts.length = 0;
   const backend = createStoreBackend(historyStore(history));
   const times: number[] = [];
@@ -121,10 +117,10 @@ function engineExpressions(): string[] {
 }
 
 async function measurePrometheus(size: number, dir: string): Promise<{ ms: number; expressions: number }> {
-  const { texts, endMs } = await fleet(size);
-  const files = texts.map((text, i) => {
+  const { texts, endMs } = await bases();
+  const files = Array.from({ length: size }, (_, i) => {
     const file = join(dir, `p${i}.om`);
-    writeFileSync(file, text);
+    writeFileSync(file, processText(texts, i));
     return file;
   });
   const storage = await importRecordings(files);

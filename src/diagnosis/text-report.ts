@@ -71,12 +71,17 @@ function queueTitle(queue: QueueReport): string {
 
 function quietLine(queue: QueueReport): string {
   if (queue.status === 'standby') return 'standby replica (not the leader): no queues by design';
+  const facts = quietFacts(queue).join(', ');
+  return queue.status === 'unknown' ? `not enough data yet: ${facts}` : facts;
+}
+
+/** What a queue without findings is doing, in a few words each (the text report and the page). */
+export function quietFacts(queue: QueueReport): string[] {
   const s = queue.signals;
-  const parts = [
+  return [
     `depth ${formatValue(s.depth)}`,
     `adds ${formatValue(s.addRate)}`,
     `sync mean ${formatValue(s.workDurationMean)}`,
     `busy ${formatValue(s.busyWorkers)}`,
   ];
-  return queue.status === 'unknown' ? `not enough data yet: ${parts.join(', ')}` : parts.join(', ');
 }

@@ -11,7 +11,7 @@
 import { formatNumberWithUnit, formatValue } from '../../diagnosis/format.js';
 import type { Finding, Observation, QueueReport, QueueStatus, Report } from '../../diagnosis/report.js';
 import { SIGNAL_BY_ID } from '../../diagnosis/signals.js';
-import { evidenceTitle } from '../../diagnosis/text-report.js';
+import { evidenceTitle, quietFacts } from '../../diagnosis/text-report.js';
 import type { SignalValue } from '../../diagnosis/units.js';
 import { formatDuration } from '../../promql/render.js';
 import {
@@ -217,14 +217,7 @@ ${renderObservations(queue.observations)}
 
 function quietLine(queue: QueueReport): string {
   if (queue.status === 'standby') return 'Standby replica (not the leader): no queues by design.';
-  const s = queue.signals;
-  const parts = [
-    `depth ${formatValue(s.depth)}`,
-    `adds ${formatValue(s.addRate)}`,
-    `sync mean ${formatValue(s.workDurationMean)}`,
-    `busy ${formatValue(s.busyWorkers)}`,
-  ];
-  return `${queue.status === 'unknown' ? 'Not enough data yet: ' : 'No findings: '}${parts.join(', ')}.`;
+  return `${queue.status === 'unknown' ? 'Not enough data yet: ' : 'No findings: '}${quietFacts(queue).join(', ')}.`;
 }
 
 function renderFinding(finding: Finding, charts: string): string {
