@@ -19,7 +19,7 @@
  * for depth per priority through the optional `newDepthMetricWithPriority`: controller-runtime's
  * `MetricsProviderWithPriority`. A provider without it gets `newDepthMetric` asked instead, as in Go.
  */
-import type { Clock } from './clock.js';
+import type { Clock, Timer } from './clock.js';
 
 /** A value that goes up and down. */
 export interface GaugeMetric {
@@ -95,6 +95,36 @@ export const noopMetricsProvider: MetricsProvider = Object.freeze({
 
 /** How often the unfinished-work gauges are refreshed, in ms of the queue's clock (client-go: 500 ms). */
 export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
+
+/** The running refresh of a queue's unfinished-work gauges; `stop` ends it for good. */
+export interface UnfinishedWorkRefresh {
+  stop(): void;
+}
+
+/**
+ * Calls `update` every `UNFINISHED_WORK_UPDATE_PERIOD_MS` of `clock` (client-go's and controller-runtime's
+ * ticker), each period armed one period after the last firing (on the FakeClock, "now" in a firing timer is
+ * its due time, so refreshes land exactly every period from the start). Its timers never hold a real-clock
+ * process open.
+ */
+export function startUnfinishedWorkRefresh(clock: Clock, update: () => void): UnfinishedWorkRefresh {
+  let stopped = false;
+  let timer: Timer | undefined;
+  const refresh = (): void => {
+    timer = undefined;
+    if (stopped) return;
+    update();
+    timer = clock.after(UNFINISHED_WORK_UPDATE_PERIOD_MS, refresh, { background: true });
+  };
+  timer = clock.after(UNFINISHED_WORK_UPDATE_PERIOD_MS, refresh, { background: true });
+  return {
+    stop() {
+      stopped = true;
+      timer?.cancel();
+      timer = undefined;
+    },
+  };
+}
 
 /** Seconds from `startMs` to `endMs`, rounded to whole nanoseconds. */
 export function secondsBetween(startMs: number, endMs: number): number {

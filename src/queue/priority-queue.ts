@@ -47,7 +47,12 @@
  * readiness are O(log n) and never skip, with the same hand-out order as the Go ascent.
  */
 import { type Clock, realClock, type Timer } from './clock.js';
-import { type MetricsProvider, noopMetricsProvider, UNFINISHED_WORK_UPDATE_PERIOD_MS } from './metrics.js';
+import {
+  type MetricsProvider,
+  noopMetricsProvider,
+  startUnfinishedWorkRefresh,
+  type UnfinishedWorkRefresh,
+} from './metrics.js';
 import { OrderedHeap, type OrderedHeapEntry } from './ordered-heap.js';
 import {
   createPriorityQueueMetrics,
@@ -182,7 +187,7 @@ export class PriorityWorkQueue<T> implements PriorityQueue<T> {
   /** Armed for the earliest waiting entry, at `timerAt`. */
   private timer: Timer | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
-  private refreshTimer: Timer | undefined;
+  private refresh: UnfinishedWorkRefresh | undefined;
   private readonly clock: Clock;
   private readonly rateLimiter: RateLimiter<T>;
   private readonly metrics: PriorityQueueMetrics | undefined;
@@ -195,7 +200,9 @@ export class PriorityWorkQueue<T> implements PriorityQueue<T> {
       options.name ?? '',
       this.clock,
     );
-    if (this.metrics !== undefined) this.scheduleRefresh();
+    const metrics = this.metrics;
+    if (metrics !== undefined)
+      this.refresh = startUnfinishedWorkRefresh(this.clock, () => metrics.updateUnfinishedWork());
   }
 
   addWithOpts(opts: AddOpts, ...items: T[]): void {
@@ -296,8 +303,7 @@ export class PriorityWorkQueue<T> implements PriorityQueue<T> {
       this.timer?.cancel();
       this.timer = undefined;
       this.timerAt = Number.POSITIVE_INFINITY;
-      this.refreshTimer?.cancel();
-      this.refreshTimer = undefined;
+      this.refresh?.stop();
     }
     while (this.waiters.length > 0) this.waiters.shift()!(undefined);
   }
@@ -445,17 +451,6 @@ export class PriorityWorkQueue<T> implements PriorityQueue<T> {
     }
     this.arm();
     if (moved && this.waiters.length > 0) this.serveWaiters();
-  };
-
-  private scheduleRefresh(): void {
-    this.refreshTimer = this.clock.after(UNFINISHED_WORK_UPDATE_PERIOD_MS, this.refresh, { background: true });
-  }
-
-  private readonly refresh = (): void => {
-    this.refreshTimer = undefined;
-    if (this.closing) return;
-    this.metrics!.updateUnfinishedWork();
-    this.scheduleRefresh();
   };
 }
 

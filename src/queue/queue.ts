@@ -15,13 +15,14 @@
  * Everything is synchronous except the delivery of `get()` promises: on a FakeClock, the queue moves
  * only when the clock is stepped or a method is called.
  */
-import { type Clock, realClock, type Timer } from './clock.js';
+import { type Clock, realClock } from './clock.js';
 import {
   createQueueMetrics,
   type MetricsProvider,
   noopMetricsProvider,
   type QueueMetrics,
-  UNFINISHED_WORK_UPDATE_PERIOD_MS,
+  startUnfinishedWorkRefresh,
+  type UnfinishedWorkRefresh,
 } from './metrics.js';
 import { RingBuffer } from './ring-buffer.js';
 
@@ -137,13 +138,15 @@ export class WorkQueue<T> implements Queue<T> {
   private drainWaiters: (() => void)[] = [];
   private closing = false;
   private readonly metrics: QueueMetrics | undefined;
-  private refreshTimer: Timer | undefined;
+  private refresh: UnfinishedWorkRefresh | undefined;
   protected readonly clock: Clock;
 
   constructor(options: QueueOptions = {}) {
     this.clock = options.clock ?? realClock;
     this.metrics = createQueueMetrics(options.metricsProvider ?? noopMetricsProvider, options.name ?? '', this.clock);
-    if (this.metrics !== undefined) this.scheduleRefresh();
+    const metrics = this.metrics;
+    if (metrics !== undefined)
+      this.refresh = startUnfinishedWorkRefresh(this.clock, () => metrics.updateUnfinishedWork());
   }
 
   add(item: T): void {
@@ -292,8 +295,7 @@ export class WorkQueue<T> implements Queue<T> {
   private beginShutdown(): void {
     if (!this.closing) {
       this.closing = true;
-      this.refreshTimer?.cancel();
-      this.refreshTimer = undefined;
+      this.refresh?.stop();
       this.onShutdown();
     }
     // Waiters exist only while the fifo is empty, so every one of them now sees shutdown.
@@ -305,21 +307,6 @@ export class WorkQueue<T> implements Queue<T> {
     this.drainWaiters = [];
     for (const resolve of waiters) resolve();
   }
-
-  /**
-   * Arms the next unfinished-work refresh, one period after now (on the FakeClock, "now" in a firing
-   * timer is its due time, so refreshes land exactly every period from the queue's creation).
-   */
-  private scheduleRefresh(): void {
-    this.refreshTimer = this.clock.after(UNFINISHED_WORK_UPDATE_PERIOD_MS, this.refresh, { background: true });
-  }
-
-  private readonly refresh = (): void => {
-    this.refreshTimer = undefined;
-    if (this.closing) return;
-    this.metrics!.updateUnfinishedWork();
-    this.scheduleRefresh();
-  };
 }
 
 /** A work queue (client-go `NewTypedWithConfig`). */
