@@ -10,12 +10,13 @@
  * queue's `observations` and nothing else: never a finding, never the status.
  */
 import { CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../metrics/names.js';
-import { type Expr, metricsOf } from '../promql/expr.js';
+import { metricsOf } from '../promql/expr.js';
 import { formatDuration } from '../promql/render.js';
 import type { Labels } from '../promql/vector.js';
 import { type TargetState, targetName } from '../sources/target-state.js';
 import type { DiagnosisBackend } from './backend.js';
 import { type RuleOverrides, type RuleSettings, ruleSettingsForQueue } from './catalog.js';
+import { holding, holdingSince, type SinceMemory } from './holding.js';
 import { identityOf, type QueueIdentity, queueKey, scopeKey } from './identity.js';
 import { type ObservationSettings, observationSettings } from './observation.js';
 import { OBSERVATIONS } from './observations/index.js';
@@ -30,7 +31,6 @@ import {
 } from './report.js';
 import {
   type ConditionDefinition,
-  conditionWith,
   type DiagnosisRule,
   EVALUATION_INTERVAL_MS,
   type SignalSnapshot,
@@ -43,8 +43,6 @@ import { runbookUrl } from './runbook.js';
 import { REPORTED_SIGNALS, SIGNAL_WINDOW_MS, type SignalDefinition, signal } from './signals.js';
 import type { SignalValue } from './units.js';
 
-/** How far back `since` is traced. */
-export const SINCE_LOOKBACK_MS = 60 * 60_000;
 /** Signals without which a queue's health cannot be judged. */
 const ESSENTIAL_SIGNALS = ['depthAvg', 'addRate'] as const;
 /** Observations take no overrides: their defaults are in force everywhere. */
@@ -62,6 +60,8 @@ export type DiagnoseOptions = {
   readonly historyStartMs?: number;
   /** Targets the caller scraped or replayed: targets without queues, standby replicas and scrape errors. */
   readonly targets?: readonly TargetState[];
+  /** Kept across evaluations of one source: findings still holding keep their `since` (`holdingSince`). */
+  readonly sinceMemory?: SinceMemory;
 };
 
 type QueueEntry = { identity: QueueIdentity; key: string; settings?: RuleSettings[] };
@@ -103,8 +103,14 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
     }
   }
   for (const { settings, queues: members } of groups.values()) {
-    const holding = await holdingSince(backend, settings, at, step, options.historyStartMs, (labels) =>
-      queueKey(labels),
+    const holding = await holdingSince(
+      backend,
+      settings,
+      at,
+      step,
+      options.historyStartMs,
+      (labels) => queueKey(labels),
+      options.sinceMemory,
     );
     for (const queue of members) {
       const since = holding.get(queue.key);
@@ -232,94 +238,6 @@ function toSignalValue(
 
 // ---- rules and observations ----
 
-/** The settings of a rule or of an observation: a condition with the thresholds in force, and its `for`. */
-type ConditionSettings = RuleSettings | ObservationSettings;
-
-function conditionOf(settings: ConditionSettings): Expr {
-  return 'rule' in settings
-    ? conditionWith(settings.rule, settings.thresholds)
-    : conditionWith(settings.observation, settings.thresholds);
-}
-
-/**
- * The series keys the condition holds for at every step of the `for` duration ending at `at`, the first
- * of those steps, and the condition (for tracing further back).
- */
-async function holding(
-  backend: DiagnosisBackend,
-  settings: ConditionSettings,
-  at: number,
-  step: number,
-  historyStartMs: number | undefined,
-  keyOf: (labels: Labels) => string,
-): Promise<{ keys: Set<string>; from: number; condition: Expr }> {
-  const condition = conditionOf(settings);
-  let forMs = settings.forMs;
-  if (historyStartMs !== undefined) {
-    // Shorten `for` to the history there is, keeping at least one step.
-    const available = Math.max(0, at - historyStartMs - SIGNAL_WINDOW_MS);
-    forMs = Math.min(forMs, Math.floor(available / step) * step);
-  }
-  const forSteps = Math.floor(forMs / step);
-  const times = stepTimes(at, step, forSteps);
-  const vectors = await backend.evaluate(condition, times);
-  let keys: Set<string> | undefined;
-  for (const vector of vectors) {
-    const these = new Set(vector.map((s) => keyOf(s.labels)));
-    keys = keys === undefined ? these : new Set([...keys].filter((k) => these.has(k)));
-  }
-  return { keys: keys ?? new Set(), from: times[0] ?? at, condition };
-}
-
-/**
- * For every series key the condition holds for at every step of the `for` duration ending at `at`,
- * the time it has held since (tracing back up to SINCE_LOOKBACK_MS).
- */
-async function holdingSince(
-  backend: DiagnosisBackend,
-  settings: ConditionSettings,
-  at: number,
-  step: number,
-  historyStartMs: number | undefined,
-  keyOf: (labels: Labels) => string,
-): Promise<Map<string, number>> {
-  const { keys, from, condition } = await holding(backend, settings, at, step, historyStartMs, keyOf);
-  const since = new Map<string, number>();
-  for (const key of keys) since.set(key, from);
-  // Trace back, a chunk at a time, while some key still holds.
-  let alive = new Set(since.keys());
-  let earliest = from;
-  const chunk = 20;
-  const floor = Math.max(at - SINCE_LOOKBACK_MS, historyStartMs ?? Number.NEGATIVE_INFINITY);
-  while (alive.size > 0 && earliest - step >= floor) {
-    const count = Math.min(chunk, Math.floor((earliest - floor) / step));
-    if (count <= 0) break;
-    const older = stepTimes(earliest - step, step, count - 1);
-    const olderVectors = await backend.evaluate(condition, older);
-    for (let i = olderVectors.length - 1; i >= 0 && alive.size > 0; i--) {
-      const keys = new Set((olderVectors[i] ?? []).map((s) => keyOf(s.labels)));
-      const t = older[i] ?? earliest;
-      const next = new Set<string>();
-      for (const key of alive) {
-        if (keys.has(key)) {
-          since.set(key, t);
-          next.add(key);
-        }
-      }
-      alive = next;
-    }
-    earliest = older[0] ?? earliest;
-  }
-  return since;
-}
-
-/** `count + 1` times ending at `end`, `step` apart, ascending. */
-function stepTimes(end: number, step: number, count: number): number[] {
-  const times: number[] = [];
-  for (let i = count; i >= 0; i--) times.push(end - i * step);
-  return times;
-}
-
 function buildFinding(
   settings: RuleSettings,
   snapshot: SignalSnapshot,
@@ -437,7 +355,9 @@ async function targetReports(
   const { settings } = ruleSettingsForQueue(overrides, { name: null, controller: null });
   const targetRules = settings.filter((s) => s.enabled && s.rule.scope === 'target');
   const holdingByRule = await Promise.all(
-    targetRules.map((s) => holdingSince(backend, s, at, step, options.historyStartMs, (labels) => targetName(labels))),
+    targetRules.map((s) =>
+      holdingSince(backend, s, at, step, options.historyStartMs, (labels) => targetName(labels), options.sinceMemory),
+    ),
   );
   const leader = await backend.evaluate(signal('leaderStatus').expr, [at]);
   const leaderByTarget = new Map<string, number>();

@@ -3,7 +3,9 @@
  * source (scraped targets or Prometheus) and keeps the latest report. The REST API and the service's own
  * metrics read from here; nothing here listens or writes files.
  */
+
 import type { RuleOverrides } from '../diagnosis/catalog.js';
+import type { SinceMemory } from '../diagnosis/holding.js';
 import type { Report } from '../diagnosis/report.js';
 import type { MetricsSource } from '../sources/source.js';
 import { diagnoseSource } from './diagnose-source.js';
@@ -50,6 +52,8 @@ export function createDiagnosisService(options: DiagnosisServiceOptions): Diagno
   let running: Promise<EvaluationOutcome> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  /** Findings' `since` carried from one evaluation to the next (the source is the same every time). */
+  const sinceMemory: SinceMemory = new Map();
 
   async function evaluateOnce(): Promise<EvaluationOutcome> {
     const started = performance.now();
@@ -58,6 +62,7 @@ export function createDiagnosisService(options: DiagnosisServiceOptions): Diagno
         atMs: now(),
         runbookBaseUrl: options.runbookBaseUrl,
         overrides,
+        sinceMemory,
       });
       latest = report;
       error = undefined;
