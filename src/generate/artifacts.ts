@@ -16,6 +16,7 @@ import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { alertRuleFile } from './alert-rules.js';
 import { alertmanagerExample } from './alertmanager.js';
 import { analyseRule, type RuleAnalysis } from './condition-analysis.js';
+import { COMPUTE_EVERY_SIGNAL, type RecordedSeries } from './dashboards/common.js';
 import { detailDashboard } from './dashboards/detail.js';
 import { diagnosesDashboard } from './dashboards/diagnoses.js';
 import { overviewDashboard } from './dashboards/overview.js';
@@ -28,6 +29,7 @@ import {
   serviceMonitor,
 } from './kubernetes.js';
 import type { QueryScope } from './query-scope.js';
+import { recordingPlan } from './recording-rules.js';
 import { runbook } from './runbooks.js';
 
 export type GeneratedFile = { readonly path: string; readonly content: string };
@@ -38,6 +40,11 @@ export type GenerateOptions = {
   readonly scope?: QueryScope;
   /** Base of the runbook links in alerts and dashboards; default `DEFAULT_RUNBOOK_BASE_URL`. */
   readonly runbookBaseUrl?: string;
+  /**
+   * Whether the dashboards read the signals the alert rules file records (default), or compute every signal
+   * themselves, for a Prometheus that does not load the rules.
+   */
+  readonly dashboardsReadRecordings?: boolean;
 };
 
 /** Directories whose files of the given extension are all generated: anything else there is stale. */
@@ -58,10 +65,11 @@ export function buildDashboards(
   analyses: readonly RuleAnalysis[],
   runbookBaseUrl: string,
   scope: QueryScope = {},
+  recorded: RecordedSeries = COMPUTE_EVERY_SIGNAL,
 ): Record<DashboardKey, Dashboard> {
   return {
-    overview: overviewDashboard(analyses, scope),
-    detail: detailDashboard(analyses, scope),
+    overview: overviewDashboard(analyses, scope, recorded),
+    detail: detailDashboard(analyses, scope, recorded),
     diagnoses: diagnosesDashboard(analyses, runbookBaseUrl),
   };
 }
@@ -72,7 +80,9 @@ export function generateArtifacts(options: GenerateOptions = {}): GeneratedFile[
   const scope = options.scope ?? {};
   const files: GeneratedFile[] = [];
 
-  const dashboards = buildDashboards(analyses, runbookBaseUrl, scope);
+  const recorded =
+    options.dashboardsReadRecordings === false ? COMPUTE_EVERY_SIGNAL : recordingPlan(analyses, scope).seriesOf;
+  const dashboards = buildDashboards(analyses, runbookBaseUrl, scope, recorded);
   const dashboardKeys = Object.keys(DASHBOARD_UID) as DashboardKey[];
   const dashboardJson = new Map(dashboardKeys.map((key) => [key, jsonText(dashboards[key])]));
   for (const key of dashboardKeys) files.push({ path: OUTPUT.dashboard(key), content: dashboardJson.get(key) ?? '' });

@@ -5,6 +5,8 @@
  * selector: 'job=~"my-operator.*"'   # label matchers added to every alert, recording rule and dashboard query
  * clusterLabel: cluster              # the target label naming a target's cluster (default: none)
  * namespaceLabel: namespace          # the target label naming a target's namespace (default: none)
+ * dashboardsReadRecordings: true     # dashboards read the series the rules file records (default); false:
+ *                                    # they compute every signal, for a Prometheus without the rules
  * rules:                             # threshold overrides, as in the service's configuration
  *   WorkqueueBacklog:
  *     thresholds: { minDepth: 50 }
@@ -19,9 +21,14 @@ import { identityLabels } from '../diagnosis/identity.js';
 import type { QueryScope } from './query-scope.js';
 import { parseSelector, SelectorError } from './selector.js';
 
-export type GenerateConfig = { readonly overrides: RuleOverrides; readonly scope: QueryScope };
+export type GenerateConfig = {
+  readonly overrides: RuleOverrides;
+  readonly scope: QueryScope;
+  /** Set when the file sets it; `generateArtifacts` reads recordings by default. */
+  readonly dashboardsReadRecordings?: boolean;
+};
 
-const KEYS = ['selector', 'clusterLabel', 'namespaceLabel', 'rules'] as const;
+const KEYS = ['selector', 'clusterLabel', 'namespaceLabel', 'dashboardsReadRecordings', 'rules'] as const;
 const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function parseGenerateConfig(text: string, source: string): GenerateConfig {
@@ -59,5 +66,12 @@ export function parseGenerateConfig(text: string, source: string): GenerateConfi
   if (scope.clusterLabel !== undefined && scope.clusterLabel === scope.namespaceLabel) {
     throw new ConfigError(`${source}: namespaceLabel: the same label as clusterLabel (${scope.clusterLabel})`);
   }
-  return { overrides, scope };
+  const readRecordings = top.dashboardsReadRecordings;
+  if (readRecordings === undefined || readRecordings === null) return { overrides, scope };
+  if (typeof readRecordings !== 'boolean') {
+    throw new ConfigError(
+      `${source}: dashboardsReadRecordings: expected true or false, got ${describeValue(readRecordings)}`,
+    );
+  }
+  return { overrides, scope, dashboardsReadRecordings: readRecordings };
 }

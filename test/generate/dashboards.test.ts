@@ -9,13 +9,18 @@ import { defaultDashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { describe, expect, it } from 'vitest';
 import { ruleSettings } from '../../src/diagnosis/catalog.js';
 import { SIGNALS, signal } from '../../src/diagnosis/signals.js';
-import { GENERATED_DIRECTORIES } from '../../src/generate/artifacts.js';
+import { GENERATED_DIRECTORIES, generateArtifacts } from '../../src/generate/artifacts.js';
 import { DASHBOARD_UID, type DashboardKey, OUTPUT } from '../../src/generate/defaults.js';
+import { recordedName } from '../../src/generate/recording-rules.js';
 import { CLIENT_GO, CONTROLLER_RUNTIME, NEGATIVE_PRIORITY_PATTERN, WORKQUEUE } from '../../src/metrics/names.js';
 import { dashboardExpressions, dashboardsOf, expectedLines, filesByPath, type PanelJson, panelsOf } from './helpers.js';
 
 const files = filesByPath();
 const dashboards = dashboardsOf(files);
+/** The dashboards for a Prometheus without the rules: every signal computed. */
+const computing = dashboardsOf(
+  new Map(generateArtifacts({ dashboardsReadRecordings: false }).map((f) => [f.path, f.content])),
+);
 const KEYS = Object.keys(DASHBOARD_UID) as DashboardKey[];
 const severityOf = (id: string) => ruleSettings().find((s) => s.rule.id === id)?.rule.severity;
 /** How Grafana spells a reference to the datasource variable. */
@@ -130,9 +135,11 @@ describe('generated dashboards', () => {
         `sum without (priority) (${WORKQUEUE.depth}{priority=~"${NEGATIVE_PRIORITY_PATTERN}", ${VARIABLES}})`,
       ],
     ]);
-    // The low-priority part is the signal the diagnoses read.
-    const lowPriority = panels.find((p) => p.title === signal('lowPriorityDepth').title);
-    expect(lowPriority?.targets?.[0]?.expr).toBe(panel.targets?.[1]?.expr);
+    // The low-priority part is the signal the diagnoses read: computed alike, or read as the rules record it.
+    const lowPriority = (panelList: PanelJson[]) =>
+      panelList.find((p) => p.title === signal('lowPriorityDepth').title)?.targets?.[0]?.expr;
+    expect(lowPriority(panelsOf(computing.detail))).toBe(panel.targets?.[1]?.expr);
+    expect(lowPriority(panels)).toBe(`${recordedName(signal('lowPriorityDepth'))}{${VARIABLES}}`);
     for (const phrase of ['startup', 'initial list', 'stops falling', 'normal line grows', '**WorkqueueBacklog**']) {
       expect(panel.description).toContain(phrase);
     }
@@ -162,18 +169,24 @@ describe('generated dashboards', () => {
         `label_values(${WORKQUEUE.adds}{job=~"$job", instance=~"$instance"}, controller)`,
       );
     }
-    const queueLevel = panelsOf(dashboards.detail).find((p) => p.title === 'Add rate');
-    expect(queueLevel?.targets?.[0]?.expr).toBe(
+    const queueLevel = (panelList: PanelJson[]) => panelList.find((p) => p.title === 'Add rate')?.targets?.[0]?.expr;
+    expect(queueLevel(panelsOf(computing.detail))).toBe(
       `sum without (priority) (rate(${WORKQUEUE.adds}{job=~"$job", instance=~"$instance", controller=~"$controller", name=~"$name"}[5m]))`,
+    );
+    expect(queueLevel(panelsOf(dashboards.detail))).toBe(
+      `queue:workqueue_adds:rate5m{job=~"$job", instance=~"$instance", controller=~"$controller", name=~"$name"}`,
     );
     // Controller-level series have no `name`, process-level ones no `controller`: not narrowed by them.
     const controllerLevel = panelsOf(dashboards.detail).find((p) => p.title === 'Max workers');
     expect(controllerLevel?.targets?.[0]?.expr).toBe(
       `${CONTROLLER_RUNTIME.maxConcurrentReconciles}{job=~"$job", instance=~"$instance", controller=~"$controller"}`,
     );
-    const processLevel = panelsOf(dashboards.detail).find((p) => p.title === 'Leader');
-    expect(processLevel?.targets?.[0]?.expr).toBe(
+    const processLevel = (panelList: PanelJson[]) => panelList.find((p) => p.title === 'Leader')?.targets?.[0]?.expr;
+    expect(processLevel(panelsOf(computing.detail))).toBe(
       `sum without (name) (${CLIENT_GO.leaderElectionMasterStatus}{job=~"$job", instance=~"$instance"})`,
+    );
+    expect(processLevel(panelsOf(dashboards.detail))).toBe(
+      `${recordedName(signal('leaderStatus'))}{job=~"$job", instance=~"$instance"}`,
     );
   });
 

@@ -9,6 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { diagnose } from '../../src/diagnosis/engine.js';
 import type { Report } from '../../src/diagnosis/report.js';
 import { generateArtifacts } from '../../src/generate/artifacts.js';
@@ -19,7 +20,13 @@ import { DEFAULT_START_MS, runVirtual } from '../../src/simulate/index.js';
 import type { GroundTruth } from '../../src/simulate/model.js';
 import { recordingSourceFromText } from '../../src/sources/recording-source.js';
 import { tempDir } from '../simulate/helpers.js';
-import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
+import {
+  importRecordings,
+  type PrometheusHandle,
+  type PromSample,
+  removeTempDirs,
+  startPrometheusWithRecordings,
+} from '../support/prometheus.js';
 import {
   alertRulesOf,
   annotationQueries,
@@ -34,7 +41,8 @@ import {
 } from './helpers.js';
 
 const MINUTES = 30;
-const AT = DEFAULT_START_MS / 1000 + MINUTES * 60;
+const START = DEFAULT_START_MS / 1000;
+const AT = START + MINUTES * 60;
 const files = filesByPath();
 const dashboards = dashboardsOf(files);
 const work = tempDir('wqd-generate-prom-');
@@ -62,6 +70,23 @@ function findingsRecording(r: Report): string {
   return `${lines.join('\n')}\n# EOF\n`;
 }
 
+/**
+ * A Prometheus over `recordings` and the series the generated signal recording rules record from them, as a
+ * Prometheus that loads the rules file holds them (the dashboards read them). The rules that read other
+ * rules' series (the alerts' parts) are left out: promtool evaluates each rule over the stored data alone.
+ */
+async function prometheusWithSignals(
+  recordings: readonly string[],
+  generated: ReadonlyMap<string, string>,
+  endSec = AT + 60,
+): Promise<PrometheusHandle> {
+  const file = ruleFileOf(generated);
+  const rules = recordingRulesOf(file);
+  const signals = rules.filter((r) => expandRecordings(r.expr, rules) === r.expr);
+  const rulesYaml = stringify({ groups: [{ name: 'signals', interval: file.groups[0]?.interval, rules: signals }] });
+  return startPrometheusWithRecordings(await importRecordings(recordings), rulesYaml, START, endSec);
+}
+
 beforeAll(async () => {
   const runs = [
     { scenario: 'mixed', flavor: 'controller-runtime' as const, instance: 'mixed:8080' },
@@ -87,8 +112,8 @@ beforeAll(async () => {
       recordings.push(findingsFile);
     }
   }
-  prom = await startPrometheus({ storagePath: await importRecordings(recordings) });
-}, 120_000);
+  prom = await prometheusWithSignals(recordings, files);
+}, 180_000);
 
 afterAll(async () => {
   await prom?.stop();
@@ -108,6 +133,57 @@ describe('generated PromQL in a real Prometheus', () => {
       }
     }
     expect(count).toBeGreaterThan(50);
+  });
+
+  it('reads each recorded signal as the rules record it: the same series and values as computing it', async () => {
+    const computing = dashboardsOf(
+      new Map(generateArtifacts({ dashboardsReadRecordings: false }).map((f) => [f.path, f.content])),
+    );
+    // A recorded series keeps its name; Grafana's legends name the series by their labels.
+    const sorted = (samples: readonly PromSample[]) =>
+      samples
+        .map(
+          (s) =>
+            [
+              JSON.stringify(
+                Object.entries(s.labels)
+                  .filter(([l]) => l !== '__name__')
+                  .sort(),
+              ),
+              s.value,
+            ] as const,
+        )
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    // promtool, as Prometheus, evaluates a group at an offset of its interval: compare at the last evaluation.
+    const [evaluated] = await prom.query(`max(timestamp(${recordingRulesOf(ruleFileOf(files))[0]?.record}))`, AT);
+    const at = evaluated?.value ?? Number.NaN;
+    expect(at).toBeGreaterThan(AT - 30);
+    let recorded = 0;
+    for (const key of Object.keys(dashboards) as Array<keyof typeof dashboards>) {
+      const reading = dashboardExpressions(dashboards[key]);
+      const computed = dashboardExpressions(computing[key]);
+      expect(reading.length, key).toBe(computed.length);
+      for (const [index, expr] of reading.entries()) {
+        const other = computed[index] ?? '';
+        if (expr === other) continue;
+        expect(expr, `${key}: a query that differs reads a recorded series`).toMatch(
+          /\b[a-z]+:[a-z0-9_]+:[a-z0-9_]+\{/,
+        );
+        const fromRecording = sorted(await prom.query(substituteVariables(expr), at));
+        const fromRaw = sorted(await prom.query(substituteVariables(other), at));
+        expect(
+          fromRecording.map(([labels]) => labels),
+          expr,
+        ).toEqual(fromRaw.map(([labels]) => labels));
+        fromRecording.forEach(([labels, value], i) => {
+          const want = fromRaw[i]?.[1] ?? Number.NaN;
+          if (Number.isNaN(want)) expect(value, `${expr} ${labels}`).toBeNaN();
+          else expect(value, `${expr} ${labels}`).toBeCloseTo(want, 9);
+        });
+        if (fromRaw.length > 0) recorded += 1;
+      }
+    }
+    expect(recorded, 'recorded reads with data').toBeGreaterThan(20);
   });
 
   it('parses and runs every recording rule, every alert expression and every evidence query in the annotations', async () => {
@@ -271,7 +347,7 @@ describe('queue kind and depth by priority in a real Prometheus', () => {
   beforeAll(async () => {
     const file = join(work.path, 'queue-kinds.om');
     writeFileSync(file, recording());
-    kinds = await startPrometheus({ storagePath: await importRecordings([file]) });
+    kinds = await prometheusWithSignals([file], files, END + 60);
   }, 60_000);
 
   afterAll(async () => {
@@ -362,7 +438,7 @@ describe('a fleet: selector, cluster and namespace labels in a real Prometheus',
       writeFileSync(file, text);
       files.push(file);
     }
-    fleet = await startPrometheus({ storagePath: await importRecordings(files) });
+    fleet = await prometheusWithSignals(files, scoped);
   }, 120_000);
 
   afterAll(async () => {

@@ -8,9 +8,11 @@
  *   `query`/`queryRange` helpers over the HTTP API. `stop()` kills it and removes its temporary
  *   directories (including a storage directory made by `importRecording`).
  *   Start one per test file (beforeAll/afterAll), not one per test.
+ * - `startPrometheusWithRecordings(storage, rulesYaml, …)`: a Prometheus over `storage` and the series its
+ *   recording rules record, evaluated over the past by `promtool tsdb create-blocks-from rules`.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, cpSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { type Daemon, freePort, startDaemon } from './daemon.js';
@@ -260,4 +262,47 @@ export async function importRecordings(files: readonly string[]): Promise<string
   }
   if (storage === undefined) throw new Error('importRecordings needs at least one file');
   return storage;
+}
+
+/**
+ * Starts a Prometheus over `storage` (from `importRecordings`) plus the series the recording rules of
+ * `rulesYaml` record from `startSec` to `endSec`, evaluated at the group's interval from `startSec` on by
+ * `promtool tsdb create-blocks-from rules` against a Prometheus over a copy of `storage`. promtool evaluates
+ * each rule over the stored data only, so rules must not read series other rules record (alerting rules
+ * are ignored).
+ */
+export async function startPrometheusWithRecordings(
+  storage: string,
+  rulesYaml: string,
+  startSec: number,
+  endSec: number,
+): Promise<PrometheusHandle> {
+  const promtool = requireTool('promtool');
+  const copy = makeTempDir('wqd-tsdb-copy-');
+  cpSync(storage, copy, { recursive: true });
+  const work = makeTempDir('wqd-backfill-');
+  const rulesFile = join(work, 'rules.yaml');
+  writeFileSync(rulesFile, rulesYaml);
+  const blocks = join(work, 'blocks');
+  const source = await startPrometheus({ storagePath: copy });
+  try {
+    const r = await run(promtool, [
+      'tsdb',
+      'create-blocks-from',
+      'rules',
+      `--url=${source.url}`,
+      `--start=${Math.round(startSec)}`,
+      `--end=${Math.round(endSec)}`,
+      `--output-dir=${blocks}`,
+      '--quiet',
+      rulesFile,
+    ]);
+    if (r.code !== 0)
+      throw new Error(`promtool tsdb create-blocks-from rules failed (${r.code}): ${r.stderr}${r.stdout}`);
+  } finally {
+    await source.stop();
+  }
+  for (const block of readdirSync(blocks)) renameSync(join(blocks, block), join(storage, block));
+  removeTempDir(work);
+  return startPrometheus({ storagePath: storage });
 }

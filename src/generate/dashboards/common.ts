@@ -17,12 +17,12 @@ import {
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import { DataqueryBuilder, PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import type { Severity } from '../../diagnosis/rule.js';
-import type { SignalScope } from '../../diagnosis/signals.js';
+import type { SignalDefinition, SignalScope } from '../../diagnosis/signals.js';
 import type { Unit } from '../../diagnosis/units.js';
 import { LABEL } from '../../metrics/names.js';
 import { type Expr, type LabelMatcher, selector } from '../../promql/expr.js';
 import { renderPromQL } from '../../promql/render.js';
-import { DASHBOARD_TAG, DASHBOARD_UID, type DashboardKey } from '../defaults.js';
+import { DASHBOARD_TAG, DASHBOARD_UID, type DashboardKey, OUTPUT } from '../defaults.js';
 import { placementLabelInfo, type QueryScope, scopedIdentityLabels } from '../query-scope.js';
 
 export const DATASOURCE_VARIABLE = 'datasource';
@@ -84,6 +84,48 @@ export function dashboardQuery(
     extraMatchers: selectionMatchers(labels, scope),
     ...(windowOverride === undefined ? {} : { windowOverride }),
   });
+}
+
+/**
+ * The series the recording rules record each signal to (`recordingPlan(...).seriesOf`, from the same
+ * definitions and configuration as the alert rules). A dashboard reads a recorded signal from its series and
+ * computes the others itself; `COMPUTE_EVERY_SIGNAL` computes them all, for a Prometheus without the rules.
+ */
+export type RecordedSeries = (signalId: string) => string | undefined;
+export const COMPUTE_EVERY_SIGNAL: RecordedSeries = () => undefined;
+
+/**
+ * A signal as a dashboard reads it, narrowed to the selection of `labels`' variables: its recorded series (the
+ * recording rule has applied the fleet selector already) or its expression with the selection's matchers.
+ */
+export function signalSelection(
+  s: SignalDefinition,
+  labels: readonly string[],
+  scope: QueryScope,
+  recorded: RecordedSeries,
+): Expr {
+  const series = recorded(s.id);
+  return series === undefined
+    ? narrowed(s.expr, selectionMatchers(labels, scope))
+    : selector(series, variableMatchers(labels));
+}
+
+/** What a dashboard's description says of the recorded series it reads, if any. */
+export function recordingsNote(recorded: RecordedSeries): string {
+  return recorded === COMPUTE_EVERY_SIGNAL
+    ? ''
+    : ` Signals are read from the series the rules in ${OUTPUT.alertRules} record: load them in the Prometheus behind the datasource (or generate with \`dashboardsReadRecordings: false\`).`;
+}
+
+/** Where a signal panel's data comes from, for its description: the recorded series, if any. */
+export function recordedSeriesNote(s: SignalDefinition, recorded: RecordedSeries): string {
+  const series = recorded(s.id);
+  return series === undefined ? '' : `\n\nRecorded as \`${series}\`.`;
+}
+
+/** A signal's PromQL narrowed to the variables of its own scope's labels. */
+export function signalQuery(s: SignalDefinition, scope: QueryScope, recorded: RecordedSeries): string {
+  return renderPromQL(signalSelection(s, scopedIdentityLabels(s.scope, scope), scope, recorded));
 }
 
 export function prometheusQuery(expr: string, legend: string, refId: string): DataqueryBuilder {

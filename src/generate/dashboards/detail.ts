@@ -47,6 +47,7 @@ import { formatDuration } from '../../promql/render.js';
 import { type RuleAnalysis, type SignalUse, type ThresholdLine, usesOfSignal } from '../condition-analysis.js';
 import { type QueryScope, scopedIdentityLabels } from '../query-scope.js';
 import {
+  COMPUTE_EVERY_SIGNAL,
   DATASOURCE,
   dashboardBuilder,
   dashboardQuery,
@@ -57,7 +58,11 @@ import {
   prometheusQuery,
   queueVariables,
   RATE_INTERVAL,
+  type RecordedSeries,
+  recordedSeriesNote,
+  recordingsNote,
   SEVERITY_COLOR,
+  signalQuery,
 } from './common.js';
 
 const PANEL_WIDTH = 8;
@@ -252,14 +257,17 @@ function formatLineValue(line: ThresholdLine): string {
   return line.threshold === undefined ? String(line.value) : `${line.value} (${line.threshold})`;
 }
 
-export function detailDashboard(analyses: readonly RuleAnalysis[], scope: QueryScope = {}): Dashboard {
+export function detailDashboard(
+  analyses: readonly RuleAnalysis[],
+  scope: QueryScope = {},
+  recorded: RecordedSeries = COMPUTE_EVERY_SIGNAL,
+): Dashboard {
   const queueLabels = scopedIdentityLabels('queue', scope);
   const ids = new PanelIds();
   const grid = new GridCursor();
   const builder = dashboardBuilder({
     key: 'detail',
-    description:
-      'One work queue in depth: every signal the diagnoses read, with the thresholds of the rules that compare it.',
+    description: `One work queue in depth: every signal the diagnoses read, with the thresholds of the rules that compare it.${recordingsNote(recorded)}`,
     timeFrom: 'now-1h',
     links: ['overview', 'diagnoses'],
   });
@@ -278,7 +286,7 @@ export function detailDashboard(analyses: readonly RuleAnalysis[], scope: QueryS
     return new TimeseriesPanelBuilder()
       .id(ids.next())
       .title(s.title)
-      .description(signalDescription(s, uses, analyses))
+      .description(signalDescription(s, uses, analyses) + recordedSeriesNote(s, recorded))
       .datasource(DATASOURCE)
       .unit(grafanaUnit(s.unit))
       .gridPos(grid.panel(PANEL_WIDTH, PANEL_HEIGHT))
@@ -289,9 +297,7 @@ export function detailDashboard(analyses: readonly RuleAnalysis[], scope: QueryS
           lines.length === 0 ? GraphThresholdsStyleMode.Off : GraphThresholdsStyleMode.Dashed,
         ),
       )
-      .withTarget(
-        prometheusQuery(dashboardQuery(s.expr, scopedIdentityLabels(s.scope, scope), scope), legendFor(s.scope), 'A'),
-      );
+      .withTarget(prometheusQuery(signalQuery(s, scope, recorded), legendFor(s.scope), 'A'));
   };
 
   const togetherPanel = (extra: Extract<ExtraPanel, { kind: 'together' }>): TimeseriesPanelBuilder => {
@@ -324,7 +330,7 @@ export function detailDashboard(analyses: readonly RuleAnalysis[], scope: QueryS
     members.forEach((s, index) => {
       panel = panel.withTarget(
         prometheusQuery(
-          dashboardQuery(s.expr, scopedIdentityLabels(s.scope, scope), scope),
+          signalQuery(s, scope, recorded),
           `${s.title} ${legendFor(s.scope)}`,
           String.fromCharCode(65 + index),
         ),

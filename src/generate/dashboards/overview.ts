@@ -24,6 +24,7 @@ import { renderPromQL } from '../../promql/render.js';
 import type { RuleAnalysis } from '../condition-analysis.js';
 import { type QueryScope, scopedIdentityLabels } from '../query-scope.js';
 import {
+  COMPUTE_EVERY_SIGNAL,
   DATASOURCE,
   dashboardBuilder,
   dashboardQuery,
@@ -37,8 +38,13 @@ import {
   PanelIds,
   prometheusQuery,
   queueVariables,
+  type RecordedSeries,
+  recordedSeriesNote,
+  recordingsNote,
   SEVERITY_COLOR,
   selectionMatchers,
+  signalQuery,
+  signalSelection,
 } from './common.js';
 
 /** Severities in rising order; the status column shows the highest firing one (0 = none). */
@@ -137,11 +143,15 @@ function queueKindMappings(): ValueMapping[] {
  * A signal of any scope as a queue-level series, narrowed to the selection: controller- and process-level
  * values are joined onto each queue, each side narrowed by the labels its series carry.
  */
-function perQueueColumn(s: SignalDefinition, scope: QueryScope): string {
+function perQueueColumn(s: SignalDefinition, scope: QueryScope, recorded: RecordedSeries): string {
   const queueLabels = scopedIdentityLabels('queue', scope);
-  if (s.scope === 'queue') return dashboardQuery(s.expr, queueLabels, scope);
+  if (s.scope === 'queue') {
+    const values = signalSelection(s, queueLabels, scope, recorded);
+    // The table merges its queries' rows by their labels: a recorded series' name is dropped, as computing drops it.
+    return renderPromQL(values.kind === 'selector' ? aggregateWithout('sum', [], values) : values);
+  }
   const queues = narrowed(binary('*', signal('depth').expr, num(0)), selectionMatchers(queueLabels, scope));
-  const values = narrowed(s.expr, selectionMatchers(scopedIdentityLabels(s.scope, scope), scope));
+  const values = signalSelection(s, scopedIdentityLabels(s.scope, scope), scope, recorded);
   return renderPromQL(binary('+', queues, values, joinMatching(s.scope)));
 }
 
@@ -164,7 +174,11 @@ function refIdAt(index: number): string {
   return String.fromCharCode('A'.charCodeAt(0) + index);
 }
 
-export function overviewDashboard(analyses: readonly RuleAnalysis[], scope: QueryScope = {}): Dashboard {
+export function overviewDashboard(
+  analyses: readonly RuleAnalysis[],
+  scope: QueryScope = {},
+  recorded: RecordedSeries = COMPUTE_EVERY_SIGNAL,
+): Dashboard {
   const queueLabels = scopedIdentityLabels('queue', scope);
   const ids = new PanelIds();
   const grid = new GridCursor();
@@ -190,9 +204,9 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[], scope: Quer
       const s = signal(id);
       return {
         title: s.title,
-        promql: perQueueColumn(s, scope),
+        promql: perQueueColumn(s, scope, recorded),
         unit: grafanaUnit(s.unit),
-        description: s.description,
+        description: s.description + recordedSeriesNote(s, recorded),
       };
     }),
     queueKind,
@@ -246,18 +260,16 @@ export function overviewDashboard(analyses: readonly RuleAnalysis[], scope: Quer
     return new TimeseriesPanelBuilder()
       .id(ids.next())
       .title(`${s.title} by queue`)
-      .description(s.description)
+      .description(s.description + recordedSeriesNote(s, recorded))
       .datasource(DATASOURCE)
       .unit(grafanaUnit(s.unit))
       .gridPos(grid.panel(12, 8))
-      .withTarget(
-        prometheusQuery(dashboardQuery(s.expr, scopedIdentityLabels(s.scope, scope), scope), legendFor(s.scope), 'A'),
-      );
+      .withTarget(prometheusQuery(signalQuery(s, scope, recorded), legendFor(s.scope), 'A'));
   };
 
   const builder = dashboardBuilder({
     key: 'overview',
-    description: 'Every Kubernetes controller work queue at a glance, with the status of the generated alerts.',
+    description: `Every Kubernetes controller work queue at a glance, with the status of the generated alerts.${recordingsNote(recorded)}`,
     timeFrom: 'now-1h',
     links: ['diagnoses', 'detail'],
   });
