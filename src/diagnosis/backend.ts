@@ -11,6 +11,17 @@ import type { InstantVector } from '../promql/vector.js';
 
 export type { DiagnosisBackend };
 
+/** `backend.evaluateBatch`, or each expression evaluated on its own where the backend has no batches. */
+export function evaluateBatch(
+  backend: DiagnosisBackend,
+  exprs: readonly Expr[],
+  timesMs: readonly number[],
+): Promise<InstantVector[][]> {
+  if (exprs.length === 0 || timesMs.length === 0) return Promise.resolve(exprs.map(() => []));
+  if (backend.evaluateBatch !== undefined) return backend.evaluateBatch(exprs, timesMs);
+  return Promise.all(exprs.map((expr) => backend.evaluate(expr, timesMs)));
+}
+
 /**
  * `inner` with every vector remembered by expression and time: for data that no longer changes (a
  * recording judged at many times, where each evaluation's `for` steps overlap the previous one's). Not for
@@ -29,18 +40,26 @@ export function memoizedBackend(inner: DiagnosisBackend): DiagnosisBackend {
     }
     return key;
   };
-  return {
-    async evaluate(expr, timesMs) {
-      const key = keyOf(expr);
-      const missing = timesMs.filter((t) => !vectors.has(`${t} ${key}`));
-      if (missing.length > 0) {
-        const computed = await inner.evaluate(expr, missing);
-        missing.forEach((t, i) => {
-          vectors.set(`${t} ${key}`, computed[i] ?? []);
+  const batch = async (exprs: readonly Expr[], timesMs: readonly number[]): Promise<InstantVector[][]> => {
+    const keys = exprs.map(keyOf);
+    const due = exprs.filter((_, i) => timesMs.some((t) => !vectors.has(`${t} ${keys[i]}`)));
+    if (due.length > 0) {
+      const dueKeys = due.map(keyOf);
+      // One evenly spaced run, as `evaluate` takes times.
+      const lacking = (t: number) => dueKeys.some((key) => !vectors.has(`${t} ${key}`));
+      const missing = timesMs.slice(timesMs.findIndex(lacking), timesMs.findLastIndex(lacking) + 1);
+      const computed = await evaluateBatch(inner, due, missing);
+      due.forEach((_, i) => {
+        missing.forEach((t, j) => {
+          vectors.set(`${t} ${dueKeys[i]}`, computed[i]?.[j] ?? []);
         });
-      }
-      return timesMs.map((t) => vectors.get(`${t} ${key}`) ?? []);
-    },
+      });
+    }
+    return keys.map((key) => timesMs.map((t) => vectors.get(`${t} ${key}`) ?? []));
+  };
+  return {
+    evaluate: async (expr, timesMs) => (await batch([expr], timesMs))[0] ?? [],
+    evaluateBatch: batch,
     seriesLabels: (metric, fromMs, toMs) => inner.seriesLabels(metric, fromMs, toMs),
   };
 }

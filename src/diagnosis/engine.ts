@@ -12,11 +12,11 @@
 import { CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../metrics/names.js';
 import { metricsOf } from '../promql/expr.js';
 import { formatDuration } from '../promql/render.js';
-import type { Labels } from '../promql/vector.js';
+import type { InstantVector, Labels } from '../promql/vector.js';
 import { type TargetState, targetName } from '../sources/target-state.js';
 import type { DiagnosisBackend } from './backend.js';
 import { type RuleOverrides, type RuleSettings, ruleSettingsForQueue } from './catalog.js';
-import { holding, holdingSince, type SinceMemory } from './holding.js';
+import { type CheckResult, type ConditionCheck, checkConditions, EvaluationMemory } from './holding.js';
 import { identityOf, type QueueIdentity, queueKey, scopeKey } from './identity.js';
 import { type ObservationSettings, observationSettings } from './observation.js';
 import { OBSERVATIONS } from './observations/index.js';
@@ -60,8 +60,11 @@ export type DiagnoseOptions = {
   readonly historyStartMs?: number;
   /** Targets the caller scraped or replayed: targets without queues, standby replicas and scrape errors. */
   readonly targets?: readonly TargetState[];
-  /** Kept across evaluations of one source: findings still holding keep their `since` (`holdingSince`). */
-  readonly sinceMemory?: SinceMemory;
+  /**
+   * Kept across evaluations of one source (the service): the conditions' steps whose data has not changed are
+   * not evaluated again, and findings still holding keep their `since` (holding.ts).
+   */
+  readonly memory?: EvaluationMemory;
 };
 
 type QueueEntry = { identity: QueueIdentity; key: string; settings?: RuleSettings[] };
@@ -74,7 +77,6 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
 
   const presence = await metricPresence(backend, lookbackFrom, at);
   const queues = discoverQueues(presence);
-  const signals = await evaluateSignals(backend, at, queues, presence);
 
   const queueReports: QueueReport[] = [];
   const errors: ReportError[] = [];
@@ -102,25 +104,41 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
       group.queues.push(queue);
     }
   }
-  for (const { settings, queues: members } of groups.values()) {
-    const holding = await holdingSince(
-      backend,
-      settings,
-      at,
-      step,
-      options.historyStartMs,
-      (labels) => queueKey(labels),
-      options.sinceMemory,
-    );
-    for (const queue of members) {
-      const since = holding.get(queue.key);
-      if (since === undefined) continue;
-      const snapshot = signals.get(queue.key) ?? {};
-      findingsByQueue.get(queue.key)?.push(buildFinding(settings, snapshot, since, options.runbookBaseUrl));
-    }
-  }
+  const targetRules = ruleSettingsForQueue(overrides, { name: null, controller: null }).settings.filter(
+    (s) => s.enabled && s.rule.scope === 'target',
+  );
 
-  const observationsByQueue = await queueObservations(backend, queues, signals, findingsByQueue, at, step, options);
+  // Every condition, and at `at` the report's signals, in one pass (holding.ts).
+  const byQueue = (labels: Labels) => queueKey(labels);
+  const checks: ConditionCheck[] = [
+    ...[...groups.values()].map(({ settings }) => ({ settings, keyOf: byQueue, traceSince: true })),
+    ...OBSERVATION_SETTINGS.map((settings) => ({ settings, keyOf: byQueue, traceSince: false })),
+    ...targetRules.map((settings) => ({ settings, keyOf: (l: Labels) => targetName(l), traceSince: true })),
+  ];
+  const memory = options.memory ?? new EvaluationMemory({ carried: false });
+  memory.begin(backend, at);
+  const { results, atVectors } = await checkConditions(
+    backend,
+    checks,
+    [...REPORTED_SIGNALS.map((s) => s.expr), signal('leaderStatus').expr],
+    { at, step, memory, ...(options.historyStartMs !== undefined ? { historyStartMs: options.historyStartMs } : {}) },
+  );
+  const signals = signalSnapshots(atVectors, queues, presence);
+  const groupResults = results.slice(0, groups.size);
+  const observationResults = results.slice(groups.size, groups.size + OBSERVATION_SETTINGS.length);
+  const targetResults = results.slice(groups.size + OBSERVATION_SETTINGS.length);
+
+  [...groups.values()].forEach(({ settings, queues: members }, index) => {
+    const since = groupResults[index]?.since;
+    for (const queue of members) {
+      const sinceMs = since?.get(queue.key);
+      if (sinceMs === undefined) continue;
+      const snapshot = signals.get(queue.key) ?? {};
+      findingsByQueue.get(queue.key)?.push(buildFinding(settings, snapshot, sinceMs, options.runbookBaseUrl));
+    }
+  });
+
+  const observationsByQueue = queueObservations(queues, signals, findingsByQueue, observationResults);
 
   for (const queue of queues) {
     if (silenced.has(queue.key)) continue;
@@ -136,7 +154,10 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
     });
   }
 
-  queueReports.push(...(await targetReports(backend, options, presence, queues, step, errors)));
+  const leader = atVectors[REPORTED_SIGNALS.length] ?? [];
+  queueReports.push(
+    ...targetReports(options, presence, queues, { rules: targetRules, results: targetResults, leader }, errors),
+  );
   queueReports.sort(compareQueues);
   return {
     evaluatedAt: new Date(at).toISOString(),
@@ -176,20 +197,25 @@ function discoverQueues(presence: Presence): QueueEntry[] {
 
 // ---- signals ----
 
-async function evaluateSignals(
-  backend: DiagnosisBackend,
-  at: number,
+/** Each queue's reported signals, from their vectors at the evaluation time (in `REPORTED_SIGNALS` order). */
+function signalSnapshots(
+  vectors: readonly InstantVector[],
   queues: readonly QueueEntry[],
   presence: Presence,
-): Promise<Map<string, Record<string, SignalValue>>> {
+): Map<string, Record<string, SignalValue>> {
   const out = new Map<string, Record<string, SignalValue>>(queues.map((q) => [q.key, {}]));
-  const vectors = await Promise.all(REPORTED_SIGNALS.map(async (s) => (await backend.evaluate(s.expr, [at]))[0] ?? []));
+  const presentByScope = new Map<string, Set<string>>();
+  const boundsByHistogram = new Map<string, Map<string, number>>();
   REPORTED_SIGNALS.forEach((definition, index) => {
     const byScopeKey = new Map<string, number>();
     for (const sample of vectors[index] ?? []) byScopeKey.set(scopeKey(sample.labels, definition.scope), sample.value);
-    const present = presentKeys(definition, presence);
-    const topBounds =
-      definition.quantileOf === undefined ? undefined : highestFiniteBounds(definition.quantileOf, presence);
+    const present = presentKeys(definition, presence, presentByScope);
+    const histogram = definition.quantileOf;
+    let topBounds: Map<string, number> | undefined;
+    if (histogram !== undefined) {
+      topBounds = boundsByHistogram.get(histogram) ?? highestFiniteBounds(histogram, presence);
+      boundsByHistogram.set(histogram, topBounds);
+    }
     for (const queue of queues) {
       const key = scopeKey(queue.identity.labels, definition.scope);
       const value = byScopeKey.get(key);
@@ -201,11 +227,19 @@ async function evaluateSignals(
   return out;
 }
 
-/** Keys (at the signal's scope) of the series for which every metric the signal reads exists. */
-function presentKeys(definition: SignalDefinition, presence: Presence): Set<string> {
+/**
+ * Keys (at the signal's scope) of the series for which every metric the signal reads exists. `known` keeps
+ * each metric's keys by scope for the other signals of the evaluation.
+ */
+function presentKeys(definition: SignalDefinition, presence: Presence, known: Map<string, Set<string>>): Set<string> {
   let keys: Set<string> | undefined;
   for (const metric of metricsOf(definition.expr)) {
-    const these = new Set((presence.get(metric) ?? []).map((l) => scopeKey(l, definition.scope)));
+    const id = `${definition.scope} ${metric}`;
+    let these = known.get(id);
+    if (these === undefined) {
+      these = new Set((presence.get(metric) ?? []).map((l) => scopeKey(l, definition.scope)));
+      known.set(id, these);
+    }
     keys = keys === undefined ? these : new Set([...keys].filter((k) => these.has(k)));
   }
   return keys ?? new Set();
@@ -263,20 +297,13 @@ function buildFinding(
  * Observations of every queue: each holding for its `for` (the same check as the rules'), except where a
  * rule in its `supersededBy` already has a finding for the queue. In `OBSERVATIONS` order.
  */
-async function queueObservations(
-  backend: DiagnosisBackend,
+function queueObservations(
   queues: readonly QueueEntry[],
   signals: ReadonlyMap<string, SignalSnapshot>,
   findingsByQueue: ReadonlyMap<string, readonly Finding[]>,
-  at: number,
-  step: number,
-  options: DiagnoseOptions,
-): Promise<Map<string, Observation[]>> {
+  held: readonly CheckResult[],
+): Map<string, Observation[]> {
   const out = new Map<string, Observation[]>(queues.map((q) => [q.key, []]));
-  // Only which queues hold matters: an observation has no `since`, so nothing is traced back.
-  const held = await Promise.all(
-    OBSERVATION_SETTINGS.map((s) => holding(backend, s, at, step, options.historyStartMs, (l) => queueKey(l))),
-  );
   OBSERVATION_SETTINGS.forEach((settings, index) => {
     const { observation } = settings;
     for (const queue of queues) {
@@ -330,20 +357,22 @@ function queueStatus(findings: readonly Finding[], snapshot: SignalSnapshot): Qu
 
 // ---- targets: standby, scrape errors, target-scope rules ----
 
-async function targetReports(
-  backend: DiagnosisBackend,
+function targetReports(
   options: DiagnoseOptions,
   presence: Presence,
   queues: readonly QueueEntry[],
-  step: number,
+  evaluated: {
+    readonly rules: readonly RuleSettings[];
+    readonly results: readonly CheckResult[];
+    readonly leader: InstantVector;
+  },
   errors: ReportError[],
-): Promise<QueueReport[]> {
-  const at = options.atMs;
-  const overrides = options.overrides ?? {};
+): QueueReport[] {
   const reports: QueueReport[] = [];
   const targetsWithQueues = new Set(queues.map((q) => q.identity.target));
   const known = new Map<string, TargetState>();
   for (const t of options.targets ?? []) known.set(t.name, t);
+  const listed = new Set(known.keys());
   // Targets seen in any series (Prometheus mode learns them here).
   for (const labelSets of presence.values()) {
     for (const labels of labelSets) {
@@ -352,16 +381,9 @@ async function targetReports(
         known.set(name, { name, labels: { job: labels.job ?? '', instance: labels.instance ?? '' } });
     }
   }
-  const { settings } = ruleSettingsForQueue(overrides, { name: null, controller: null });
-  const targetRules = settings.filter((s) => s.enabled && s.rule.scope === 'target');
-  const holdingByRule = await Promise.all(
-    targetRules.map((s) =>
-      holdingSince(backend, s, at, step, options.historyStartMs, (labels) => targetName(labels), options.sinceMemory),
-    ),
-  );
-  const leader = await backend.evaluate(signal('leaderStatus').expr, [at]);
+  const targetRules = evaluated.rules;
   const leaderByTarget = new Map<string, number>();
-  for (const sample of leader[0] ?? []) leaderByTarget.set(targetName(sample.labels), sample.value);
+  for (const sample of evaluated.leader) leaderByTarget.set(targetName(sample.labels), sample.value);
   const reconcileTargets = new Set((presence.get(CONTROLLER_RUNTIME.reconcileTotal) ?? []).map((l) => targetName(l)));
 
   for (const target of known.values()) {
@@ -380,12 +402,12 @@ async function targetReports(
     const findings: Finding[] = [];
     let unknown = false;
     targetRules.forEach((ruleSettings, index) => {
-      const since = holdingByRule[index]?.get(target.name);
+      const since = evaluated.results[index]?.since.get(target.name);
       const facts: TargetFacts = {
         ...(target.error !== undefined ? { error: target.error } : {}),
         ...(since !== undefined ? { holdingSinceMs: since } : {}),
         hasControllerMetrics: reconcileTargets.has(target.name),
-        listed: options.targets?.some((t) => t.name === target.name) ?? false,
+        listed: listed.has(target.name),
       };
       const { rule } = ruleSettings;
       const assessment = rule.assessTarget === undefined ? defaultTargetAssessment(facts) : rule.assessTarget(facts);

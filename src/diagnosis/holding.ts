@@ -1,10 +1,17 @@
 /**
- * When conditions hold: at every step of a `for` (as a Prometheus alert's pending state), and since when
- * (traced back step by step, or carried over from the previous evaluation of the same source).
+ * When conditions hold: at `at` and at every step of their `for` before it (as a Prometheus alert's pending
+ * state, evaluated on the grid of `step`), and since when (traced back step by step, or carried over from the
+ * previous evaluation of the same source).
+ *
+ * Steps lie on the grid of multiples of `step`, so successive evaluations ask for the same times: what a
+ * condition gave at a step is kept in the `EvaluationMemory` (as the keys it held for) and reused while the
+ * data behind it is unchanged (the backend's change watermark), so an evaluation of a service computes the
+ * new steps only. Every condition due at a time is evaluated in one batch, which computes each signal they
+ * share once per time.
  */
 import type { Expr } from '../promql/expr.js';
-import type { Labels } from '../promql/vector.js';
-import type { DiagnosisBackend } from './backend.js';
+import type { InstantVector, Labels } from '../promql/vector.js';
+import { type DiagnosisBackend, evaluateBatch } from './backend.js';
 import type { RuleSettings } from './catalog.js';
 import type { ObservationSettings } from './observation.js';
 import { conditionWith } from './rule.js';
@@ -12,9 +19,106 @@ import { SIGNAL_WINDOW_MS } from './signals.js';
 
 /** How far back `since` is traced. */
 export const SINCE_LOOKBACK_MS = 60 * 60_000;
+/** Steps traced back per batch. */
+const TRACE_CHUNK = 20;
 
 /** The settings of a rule or of an observation: a condition with the thresholds in force, and its `for`. */
 export type ConditionSettings = RuleSettings | ObservationSettings;
+
+/** One condition to check. */
+export type ConditionCheck = {
+  readonly settings: ConditionSettings;
+  /** The key of a series of the condition's output: a queue's or a target's. */
+  readonly keyOf: (labels: Labels) => string;
+  /** Whether to find since when each key holds (rules), or only which keys hold (observations). */
+  readonly traceSince: boolean;
+};
+
+/** The keys a check holds for, and for a check that traces, since when each has held. */
+export type CheckResult = { readonly keys: ReadonlySet<string>; readonly since: ReadonlyMap<string, number> };
+
+export type CheckOptions = {
+  readonly at: number;
+  readonly step: number;
+  /** Earliest time with data: a `for` longer than the history there is is shortened to it (one step at least). */
+  readonly historyStartMs?: number;
+  readonly memory: EvaluationMemory;
+};
+
+const NOTHING: ReadonlySet<string> = new Set();
+
+/**
+ * What is kept between evaluations of one source: the keys each condition held for at each grid step, and for
+ * each condition and key that held at an evaluation, the time it had held since and that evaluation's time.
+ * A memory made with `carried: false` lives for one evaluation (steps still shared within it).
+ */
+export class EvaluationMemory {
+  readonly #carried: boolean;
+  /** By condition (id and thresholds), then step time: the keys it held for. */
+  readonly #steps = new Map<string, Map<number, ReadonlySet<string>>>();
+  /** By condition (id, thresholds and `for`), then key. */
+  readonly #since = new Map<string, Map<string, { readonly sinceMs: number; readonly atMs: number }>>();
+  #backend: DiagnosisBackend | undefined;
+  #changes: ReturnType<NonNullable<DiagnosisBackend['changes']>> | undefined;
+
+  constructor(options: { readonly carried: boolean } = { carried: true }) {
+    this.#carried = options.carried;
+  }
+
+  /**
+   * Before an evaluation at `at` over `backend`: forgets the steps the data written since the previous
+   * evaluation may change (all of them over a backend that cannot tell) and those too old to be asked for.
+   * Another backend than the previous evaluation's starts the memory afresh.
+   */
+  begin(backend: DiagnosisBackend, at: number): void {
+    if (backend !== this.#backend) {
+      this.#changes?.close();
+      this.#steps.clear();
+      this.#since.clear();
+      this.#backend = backend;
+      this.#changes = this.#carried ? backend.changes?.() : undefined;
+    }
+    const changedFrom = this.#changes === undefined ? Number.NEGATIVE_INFINITY : this.#changes.takeEarliest();
+    const oldest = at - SINCE_LOOKBACK_MS - SIGNAL_WINDOW_MS;
+    for (const byTime of this.#steps.values()) {
+      for (const t of byTime.keys()) if (t >= changedFrom || t < oldest) byTime.delete(t);
+    }
+  }
+
+  /** Stops tracking the backend's changes. */
+  close(): void {
+    this.#changes?.close();
+    this.#changes = undefined;
+    this.#backend = undefined;
+  }
+
+  /** How many (condition, key) pairs have a remembered `since`. */
+  rememberedSince(): number {
+    let n = 0;
+    for (const byKey of this.#since.values()) n += byKey.size;
+    return n;
+  }
+
+  /** The steps kept for a condition, by time. */
+  stepsOf(condition: string): Map<number, ReadonlySet<string>> {
+    let byTime = this.#steps.get(condition);
+    if (byTime === undefined) {
+      byTime = new Map();
+      this.#steps.set(condition, byTime);
+    }
+    return byTime;
+  }
+
+  /** The `since` remembered for a condition, by key. */
+  sinceOf(condition: string): Map<string, { readonly sinceMs: number; readonly atMs: number }> {
+    let byKey = this.#since.get(condition);
+    if (byKey === undefined) {
+      byKey = new Map();
+      this.#since.set(condition, byKey);
+    }
+    return byKey;
+  }
+}
 
 function conditionOf(settings: ConditionSettings): Expr {
   return 'rule' in settings
@@ -22,116 +126,173 @@ function conditionOf(settings: ConditionSettings): Expr {
     : conditionWith(settings.observation, settings.thresholds);
 }
 
-/**
- * The series keys the condition holds for at every step of the `for` duration ending at `at`, the first
- * of those steps, and the condition (for tracing further back).
- */
-export async function holding(
-  backend: DiagnosisBackend,
-  settings: ConditionSettings,
-  at: number,
-  step: number,
-  historyStartMs: number | undefined,
-  keyOf: (labels: Labels) => string,
-): Promise<{ keys: Set<string>; from: number; condition: Expr }> {
-  const condition = conditionOf(settings);
+function conditionKey(settings: ConditionSettings): string {
+  const id = 'rule' in settings ? settings.rule.id : settings.observation.id;
+  return `${id}\u0000${JSON.stringify(settings.thresholds)}`;
+}
+
+function sinceKey(settings: ConditionSettings): string {
+  return `${conditionKey(settings)}\u0000${settings.forMs}`;
+}
+
+/** The check's step times: the grid steps of its `for` (shortened to the history there is), then `at`. */
+function checkTimes(settings: ConditionSettings, options: CheckOptions): number[] {
+  const { at, step, historyStartMs } = options;
   let forMs = settings.forMs;
   if (historyStartMs !== undefined) {
-    // Shorten `for` to the history there is, keeping at least one step.
     const available = Math.max(0, at - historyStartMs - SIGNAL_WINDOW_MS);
     forMs = Math.min(forMs, Math.floor(available / step) * step);
   }
-  const forSteps = Math.floor(forMs / step);
-  const times = stepTimes(at, step, forSteps);
-  const vectors = await backend.evaluate(condition, times);
-  let keys: Set<string> | undefined;
-  for (const vector of vectors) {
-    const these = new Set(vector.map((s) => keyOf(s.labels)));
-    keys = keys === undefined ? these : new Set([...keys].filter((k) => these.has(k)));
-  }
-  return { keys: keys ?? new Set(), from: times[0] ?? at, condition };
+  const grid = Math.floor(at / step) * step;
+  const times = stepTimes(grid, step, Math.floor(forMs / step));
+  if (grid !== at) times.push(at);
+  return times;
+}
+
+/** The condition of one check and where its steps are kept. */
+type Plan = {
+  readonly check: ConditionCheck;
+  readonly condition: Expr;
+  readonly steps: Map<number, ReadonlySet<string>>;
+};
+
+/**
+ * Evaluates the plans at each of `times` (evenly spaced) where their steps lack it, in one batch (the backend
+ * computes each signal the conditions share once per time).
+ */
+async function fill(backend: DiagnosisBackend, plans: readonly Plan[], times: readonly number[]): Promise<void> {
+  const due = plans.filter((p) => times.some((t) => !p.steps.has(t)));
+  if (due.length === 0) return;
+  // One evenly spaced run: a remote backend evaluates it as one range query per condition.
+  const lacking = (t: number) => due.some((p) => !p.steps.has(t));
+  const missing = times.slice(times.findIndex(lacking), times.findLastIndex(lacking) + 1);
+  const vectors = await evaluateBatch(
+    backend,
+    due.map((p) => p.condition),
+    missing,
+  );
+  due.forEach((plan, i) => {
+    missing.forEach((t, j) => {
+      if (!plan.steps.has(t)) plan.steps.set(t, keysOf(vectors[i]?.[j] ?? [], plan.check.keyOf));
+    });
+  });
+}
+
+function keysOf(vector: InstantVector, keyOf: (labels: Labels) => string): ReadonlySet<string> {
+  return vector.length === 0 ? NOTHING : new Set(vector.map((s) => keyOf(s.labels)));
 }
 
 /**
- * What a caller that diagnoses the same source again and again (the service) keeps between evaluations: for
- * each condition (its id, thresholds and `for`) and series key that held at an evaluation, the time it had
- * held since and that evaluation's time.
- */
-export type SinceMemory = Map<string, { readonly sinceMs: number; readonly atMs: number }>;
-
-/**
- * For every series key the condition holds for at every step of the `for` duration ending at `at`,
- * the time it has held since (tracing back up to SINCE_LOOKBACK_MS).
+ * Which keys each check holds for at `at` and every step of its `for`, and for checks that trace, since when.
+ * `atExprs` are evaluated at `at` in the same batch as the conditions (the report's signals share their
+ * subexpressions); their vectors are returned in order.
  *
- * With a `memory`: a key that held at a remembered evaluation whose time falls within this evaluation's `for`
- * steps held throughout (the two `for` checks overlap), so it keeps the remembered `since` (no earlier than
- * the lookback allows) instead of being traced back again. The memory is updated: the keys holding now are
- * remembered with this evaluation's time, those of this condition that no longer hold are forgotten.
+ * A key remembered to hold at an evaluation whose time falls within this evaluation's `for` steps held
+ * throughout (the two `for` checks overlap), so it keeps the remembered `since` (no earlier than the lookback
+ * allows) instead of being traced back again. The memory is updated: the keys holding now are remembered with
+ * this evaluation's time, those that no longer hold are forgotten.
  */
-export async function holdingSince(
+export async function checkConditions(
   backend: DiagnosisBackend,
-  settings: ConditionSettings,
-  at: number,
-  step: number,
-  historyStartMs: number | undefined,
-  keyOf: (labels: Labels) => string,
-  memory?: SinceMemory,
-): Promise<Map<string, number>> {
-  const { keys, from, condition } = await holding(backend, settings, at, step, historyStartMs, keyOf);
-  const floor = Math.max(at - SINCE_LOOKBACK_MS, historyStartMs ?? Number.NEGATIVE_INFINITY);
-  const prefix = memory === undefined ? '' : memoryPrefix(settings);
-  const since = new Map<string, number>();
-  let alive = new Set<string>();
-  for (const key of keys) {
-    const remembered = memory?.get(prefix + key);
-    if (remembered !== undefined && remembered.atMs >= from && remembered.atMs <= at) {
-      since.set(key, Math.max(remembered.sinceMs, floorStep(from, step, floor)));
-    } else {
-      since.set(key, from);
-      alive.add(key);
+  checks: readonly ConditionCheck[],
+  atExprs: readonly Expr[],
+  options: CheckOptions,
+): Promise<{ results: CheckResult[]; atVectors: InstantVector[] }> {
+  const { at, step, memory } = options;
+  const plans: Plan[] = checks.map((check) => ({
+    check,
+    condition: conditionOf(check.settings),
+    steps: memory.stepsOf(conditionKey(check.settings)),
+  }));
+  const timesOf = checks.map((c) => checkTimes(c.settings, options));
+
+  // `at`, with the expressions asked for there.
+  const atDue = plans.filter((p) => !p.steps.has(at));
+  const atBatch = await evaluateBatch(backend, [...atExprs, ...atDue.map((p) => p.condition)], [at]);
+  atDue.forEach((plan, i) => {
+    plan.steps.set(at, keysOf(atBatch[atExprs.length + i]?.[0] ?? [], plan.check.keyOf));
+  });
+  const atVectors = atExprs.map((_, i) => atBatch[i]?.[0] ?? []);
+
+  // The grid steps of every `for`, as one evenly spaced run from the earliest.
+  const earliest = Math.min(...timesOf.map((times) => times[0] ?? at));
+  const grid = Math.floor(at / step) * step;
+  const gridTimes = earliest <= grid ? stepTimes(grid, step, Math.round((grid - earliest) / step)) : [];
+  await fill(
+    backend,
+    plans.filter((_, i) => (timesOf[i]?.length ?? 0) > 1),
+    gridTimes.filter((t) => t !== at),
+  );
+
+  const results: CheckResult[] = [];
+  const tracing: Array<{ plan: Plan; alive: Set<string>; since: Map<string, number>; earliest: number }> = [];
+  const floor = Math.max(at - SINCE_LOOKBACK_MS, options.historyStartMs ?? Number.NEGATIVE_INFINITY);
+  plans.forEach((plan, i) => {
+    const times = timesOf[i] ?? [at];
+    let keys: ReadonlySet<string> | undefined;
+    for (const t of times) {
+      const these = plan.steps.get(t) ?? NOTHING;
+      keys = keys === undefined ? these : new Set([...keys].filter((k) => these.has(k)));
     }
-  }
-  // Trace back, a chunk at a time, while some key still holds.
-  let earliest = from;
-  const chunk = 20;
-  while (alive.size > 0 && earliest - step >= floor) {
-    const count = Math.min(chunk, Math.floor((earliest - floor) / step));
-    if (count <= 0) break;
-    const older = stepTimes(earliest - step, step, count - 1);
-    const olderVectors = await backend.evaluate(condition, older);
-    for (let i = olderVectors.length - 1; i >= 0 && alive.size > 0; i--) {
-      const keys = new Set((olderVectors[i] ?? []).map((s) => keyOf(s.labels)));
-      const t = older[i] ?? earliest;
-      const next = new Set<string>();
-      for (const key of alive) {
-        if (keys.has(key)) {
-          since.set(key, t);
-          next.add(key);
-        }
+    const holding = keys ?? NOTHING;
+    const since = new Map<string, number>();
+    results.push({ keys: holding, since });
+    if (!plan.check.traceSince) return;
+    const from = times[0] ?? at;
+    const remembered = memory.sinceOf(sinceKey(plan.check.settings));
+    const alive = new Set<string>();
+    for (const key of holding) {
+      const before = remembered.get(key);
+      if (before !== undefined && before.atMs >= from && before.atMs <= at) {
+        since.set(key, Math.max(before.sinceMs, floorStep(from, step, floor)));
+      } else {
+        since.set(key, from);
+        alive.add(key);
       }
-      alive = next;
     }
-    earliest = older[0] ?? earliest;
+    tracing.push({ plan, alive, since, earliest: from });
+  });
+
+  // Trace back, a chunk of steps at a time for every check that still has keys holding.
+  for (;;) {
+    const active = tracing.filter((t) => t.alive.size > 0 && t.earliest - step >= floor);
+    if (active.length === 0) break;
+    const end = Math.max(...active.map((t) => t.earliest)) - step;
+    const count = Math.min(TRACE_CHUNK, Math.floor((end - floor) / step) + 1);
+    const older = stepTimes(end, step, count - 1);
+    await fill(
+      backend,
+      active.map((t) => t.plan),
+      older,
+    );
+    for (const trace of active) {
+      for (let i = older.length - 1; i >= 0 && trace.alive.size > 0; i--) {
+        const t = older[i] as number;
+        if (t >= trace.earliest) continue;
+        const keys = trace.plan.steps.get(t) ?? NOTHING;
+        for (const key of [...trace.alive]) {
+          if (keys.has(key)) trace.since.set(key, t);
+          else trace.alive.delete(key);
+        }
+        trace.earliest = t;
+      }
+    }
   }
-  if (memory !== undefined) remember(memory, prefix, since, at);
-  return since;
+
+  // A time off the grid is never asked for again.
+  if (grid !== at) for (const plan of plans) plan.steps.delete(at);
+  for (const trace of tracing) {
+    const remembered = memory.sinceOf(sinceKey(trace.plan.check.settings));
+    for (const key of remembered.keys()) if (!trace.since.has(key)) remembered.delete(key);
+    for (const [key, sinceMs] of trace.since) remembered.set(key, { sinceMs, atMs: at });
+  }
+  return { results, atVectors };
 }
 
 /** The earliest `for` step at or after `floor`, on the grid of steps ending at `from`. */
 function floorStep(from: number, step: number, floor: number): number {
   if (!(floor > Number.NEGATIVE_INFINITY)) return Number.NEGATIVE_INFINITY;
   return from - Math.floor((from - floor) / step) * step;
-}
-
-function memoryPrefix(settings: ConditionSettings): string {
-  const id = 'rule' in settings ? settings.rule.id : settings.observation.id;
-  return `${id}\u0000${JSON.stringify(settings.thresholds)}\u0000${settings.forMs}\u0000`;
-}
-
-function remember(memory: SinceMemory, prefix: string, since: ReadonlyMap<string, number>, at: number): void {
-  for (const key of memory.keys())
-    if (key.startsWith(prefix) && !since.has(key.slice(prefix.length))) memory.delete(key);
-  for (const [key, sinceMs] of since) memory.set(prefix + key, { sinceMs, atMs: at });
 }
 
 /** `count + 1` times ending at `end`, `step` apart, ascending. */

@@ -120,8 +120,14 @@ export function filterMatching(coarser: IdentityScope, onto: IdentityScope = 'qu
  * election carry a `name` (the lease) that is not a queue name; the process key drops it too.
  */
 export function scopeKey(labels: Labels, scope: IdentityScope): string {
-  return signatureWithout(labels, [...NON_IDENTITY_LABELS, ...PER_SERIES_LABELS, ...labelsBeyond('queue', scope)]);
+  return signatureWithout(labels, SCOPE_KEY_EXCLUDED[scope]);
 }
+
+const SCOPE_KEY_EXCLUDED: Readonly<Record<IdentityScope, readonly string[]>> = {
+  queue: [...NON_IDENTITY_LABELS, ...PER_SERIES_LABELS, ...labelsBeyond('queue', 'queue')],
+  controller: [...NON_IDENTITY_LABELS, ...PER_SERIES_LABELS, ...labelsBeyond('queue', 'controller')],
+  process: [...NON_IDENTITY_LABELS, ...PER_SERIES_LABELS, ...labelsBeyond('queue', 'process')],
+};
 
 export type QueueIdentity = {
   /** Stable, URL-safe id. */

@@ -3,12 +3,26 @@
  * a metric. Defined here, with the expressions and vectors it speaks of, so the backends (the in-process
  * store, a Prometheus-compatible API) implement it without importing the diagnosis layer.
  */
+import type { ChangeReader } from '../store/change-watermarks.js';
 import type { Expr } from './expr.js';
 import type { InstantVector, Labels } from './vector.js';
+
+export type { ChangeReader };
 
 export interface DiagnosisBackend {
   /** The vector of `expr` at each of `timesMs` (ascending, evenly spaced when more than one). */
   evaluate(expr: Expr, timesMs: readonly number[]): Promise<InstantVector[]>;
   /** Label sets (with `__name__`) of the series of `metric` that have samples in `(fromMs, toMs]`. */
   seriesLabels(metric: string, fromMs: number, toMs: number): Promise<Labels[]>;
+  /**
+   * The vectors of several expressions at the same times, `[expression][time]`, as `evaluate` gives them one by
+   * one. Backends that can share work between the expressions (subexpressions computed once per time) offer it.
+   */
+  evaluateBatch?(exprs: readonly Expr[], timesMs: readonly number[]): Promise<InstantVector[][]>;
+  /**
+   * A reader of the earliest sample time written to the backend's data since the reader last asked: what was
+   * evaluated at earlier times still holds. Backends whose data changes without telling (a remote Prometheus)
+   * offer none, and nothing evaluated over them is kept.
+   */
+  changes?(): ChangeReader;
 }

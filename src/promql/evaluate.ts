@@ -34,31 +34,67 @@ export interface SeriesStore {
 
 type Value = { kind: 'vector'; samples: InstantVector } | { kind: 'scalar'; value: number };
 
-export function evaluate(expr: Expr, store: SeriesStore, atMs: number): InstantVector {
-  const result = evaluateValue(expr, store, atMs);
-  if (result.kind === 'vector') return result.samples;
-  return [{ labels: {}, value: result.value }];
+/**
+ * Vectors already computed at one time: of named subtrees, by the subtree object (expressions that share a
+ * signal, the same `Expr` object as every condition reading a signal definition holds, compute it once per
+ * time), and of range selections, by what they select (signals that read the same rate compute it once).
+ * Valid for one time and one state of the store.
+ */
+export type SubtreeMemo = Map<Expr | string, InstantVector>;
+
+/** What a range node selects and computes, as a memo key. */
+const rangeKeys = new WeakMap<Expr, string>();
+
+function rangeKey(expr: Extract<Expr, { kind: 'range' }>): string {
+  let key = rangeKeys.get(expr);
+  if (key === undefined) {
+    key = JSON.stringify([expr.fn, expr.metric, expr.matchers, expr.windowMs]);
+    rangeKeys.set(expr, key);
+  }
+  return key;
 }
 
-function evaluateValue(expr: Expr, store: SeriesStore, atMs: number): Value {
+/** `expr` at `atMs`; with a `memo`, the expression itself and its signal nodes are looked up and kept there. */
+export function evaluate(expr: Expr, store: SeriesStore, atMs: number, memo?: SubtreeMemo): InstantVector {
+  const remembered = memo?.get(expr);
+  if (remembered !== undefined) return remembered;
+  const result = evaluateValue(expr, store, atMs, memo);
+  const vector = result.kind === 'vector' ? result.samples : [{ labels: {}, value: result.value }];
+  memo?.set(expr, vector);
+  return vector;
+}
+
+function evaluateValue(expr: Expr, store: SeriesStore, atMs: number, memo: SubtreeMemo | undefined): Value {
   switch (expr.kind) {
     case 'number':
     case 'threshold':
       return { kind: 'scalar', value: expr.value };
-    case 'signal':
-      return evaluateValue(expr.expr, store, atMs);
+    case 'signal': {
+      if (memo === undefined) return evaluateValue(expr.expr, store, atMs, memo);
+      const remembered = memo.get(expr.expr);
+      if (remembered !== undefined) return { kind: 'vector', samples: remembered };
+      const value = evaluateValue(expr.expr, store, atMs, memo);
+      if (value.kind === 'vector') memo.set(expr.expr, value.samples);
+      return value;
+    }
     case 'selector':
       return { kind: 'vector', samples: store.instant(expr.metric, expr.matchers, atMs) };
-    case 'range':
-      return { kind: 'vector', samples: rangeVector(expr.fn, expr.metric, expr.matchers, expr.windowMs, store, atMs) };
+    case 'range': {
+      const key = memo === undefined ? undefined : rangeKey(expr);
+      const remembered = key === undefined ? undefined : memo?.get(key);
+      if (remembered !== undefined) return { kind: 'vector', samples: remembered };
+      const samples = rangeVector(expr.fn, expr.metric, expr.matchers, expr.windowMs, store, atMs);
+      if (key !== undefined) memo?.set(key, samples);
+      return { kind: 'vector', samples };
+    }
     case 'aggregate':
-      return { kind: 'vector', samples: aggregate(expr.op, expr.mode, expr.labels, vectorOf(expr.expr, store, atMs)) };
+      return { kind: 'vector', samples: aggregate(expr, vectorOf(expr.expr, store, atMs, memo)) };
     case 'histogram_quantile':
-      return { kind: 'vector', samples: quantile(expr.q, vectorOf(expr.expr, store, atMs)) };
+      return { kind: 'vector', samples: quantile(expr.q, vectorOf(expr.expr, store, atMs, memo)) };
     case 'clamp_min':
       return {
         kind: 'vector',
-        samples: vectorOf(expr.expr, store, atMs).map((s) => ({
+        samples: vectorOf(expr.expr, store, atMs, memo).map((s) => ({
           labels: dropMetricName(s.labels),
           value: Number.isNaN(s.value) ? s.value : Math.max(s.value, expr.min),
         })),
@@ -66,8 +102,8 @@ function evaluateValue(expr: Expr, store: SeriesStore, atMs: number): Value {
     case 'binary':
       return binaryOp(
         expr.op,
-        evaluateValue(expr.lhs, store, atMs),
-        evaluateValue(expr.rhs, store, atMs),
+        evaluateValue(expr.lhs, store, atMs, memo),
+        evaluateValue(expr.rhs, store, atMs, memo),
         expr.matching,
       );
   }
@@ -85,30 +121,37 @@ function rangeVector(
   return rangeOverSeries(fn, store.select(metric, matchers, atMs - windowMs, atMs), atMs, windowMs).samples;
 }
 
-function vectorOf(expr: Expr, store: SeriesStore, atMs: number): InstantVector {
-  const value = evaluateValue(expr, store, atMs);
+function vectorOf(expr: Expr, store: SeriesStore, atMs: number, memo: SubtreeMemo | undefined): InstantVector {
+  const value = evaluateValue(expr, store, atMs, memo);
   if (value.kind !== 'vector') throw new TypeError('expected an instant vector, got a scalar');
   return value.samples;
 }
 
-function aggregate(
-  op: AggregateOp,
-  mode: 'by' | 'without',
-  labels: readonly string[],
-  input: InstantVector,
-): InstantVector {
+/**
+ * The labels objects of each aggregation's groups at its last evaluation, by group key: a group keeps its
+ * labels object from one evaluation to the next, so what is derived from the object (signatures) is kept too.
+ */
+const groupLabelsOf = new WeakMap<Expr, Map<string, Labels>>();
+
+function aggregate(expr: Extract<Expr, { kind: 'aggregate' }>, input: InstantVector): InstantVector {
+  const { op, mode, labels } = expr;
+  const previous = groupLabelsOf.get(expr);
+  const current = new Map<string, Labels>();
   const groups = new Map<string, { labels: Labels; values: number[] }>();
   for (const sample of input) {
-    const groupLabels =
-      mode === 'by' ? onlyLabels(sample.labels, labels) : dropMetricName(withoutLabels(sample.labels, labels));
-    const key = signatureWithout(groupLabels, []);
+    const key = mode === 'by' ? signature(sample.labels, labels) : signatureWithout(sample.labels, labels);
     let group = groups.get(key);
     if (group === undefined) {
+      const groupLabels =
+        previous?.get(key) ??
+        (mode === 'by' ? onlyLabels(sample.labels, labels) : dropMetricName(withoutLabels(sample.labels, labels)));
+      current.set(key, groupLabels);
       group = { labels: groupLabels, values: [] };
       groups.set(key, group);
     }
     group.values.push(sample.value);
   }
+  groupLabelsOf.set(expr, current);
   const out: VectorSample[] = [];
   for (const group of groups.values()) out.push({ labels: group.labels, value: reduce(op, group.values) });
   return out;

@@ -2,7 +2,7 @@
  * Instant vectors and label-set signatures, with PromQL's matching rules.
  * A `Labels` object never holds empty values (PromQL treats an empty label as absent).
  */
-import { type Labels, onlyLabels, withoutLabels } from '../exposition/labels.js';
+import { compareLabelNames, type Labels, labelValue, onlyLabels, withoutLabels } from '../exposition/labels.js';
 
 export type { Labels };
 export { onlyLabels, withoutLabels };
@@ -12,24 +12,72 @@ export type InstantVector = readonly VectorSample[];
 
 export const METRIC_NAME_LABEL = '__name__';
 
-/** A stable key for the given labels; `names` selects which labels take part. */
+/**
+ * A stable key for the given labels; `names` selects which labels take part. Names are taken in the store's
+ * canonical order (`compareLabelNames`), the same for every key, so equal label sets give equal keys.
+ */
 export function signature(labels: Labels, names: readonly string[]): string {
-  const sorted = [...names].sort();
   let key = '';
-  for (const name of sorted) {
+  for (const name of canonicalOrder(names)) {
+    const value = labelValue(labels, name);
+    if (value !== undefined && value !== '') key += `${name}\u0000${value}\u0001`;
+  }
+  return key;
+}
+
+/**
+ * Signature over every label except `excluded` (and always except the metric name). The labels are read in
+ * their own order when it is canonical (as the store keeps them), sorted otherwise.
+ */
+export function signatureWithout(labels: Labels, excluded: readonly string[]): string {
+  let byLabels = knownSignatures.get(excluded);
+  if (byLabels === undefined) {
+    byLabels = new WeakMap();
+    knownSignatures.set(excluded, byLabels);
+  }
+  let key = byLabels.get(labels);
+  if (key === undefined) {
+    key = computeSignatureWithout(labels, excluded);
+    byLabels.set(labels, key);
+  }
+  return key;
+}
+
+/**
+ * Signatures already computed, by the excluded list and the labels object: label objects live as long as
+ * their series (the store's) or their aggregation's group (`evaluate.ts` keeps a group's labels object from
+ * one evaluation to the next), and exclusion lists are the definitions' constants.
+ */
+const knownSignatures = new WeakMap<readonly string[], WeakMap<Labels, string>>();
+
+function computeSignatureWithout(labels: Labels, excluded: readonly string[]): string {
+  let key = '';
+  let previous: string | undefined;
+  for (const name in labels) {
+    if (name === METRIC_NAME_LABEL || excluded.includes(name)) continue;
+    if (previous !== undefined && compareLabelNames(previous, name) >= 0) {
+      return signature(
+        labels,
+        Object.keys(labels).filter((n) => n !== METRIC_NAME_LABEL && !excluded.includes(n)),
+      );
+    }
+    previous = name;
     const value = labels[name];
     if (value !== undefined && value !== '') key += `${name}\u0000${value}\u0001`;
   }
   return key;
 }
 
-/** Signature over every label except `excluded` (and always except the metric name). */
-export function signatureWithout(labels: Labels, excluded: readonly string[]): string {
-  const skip = new Set([...excluded, METRIC_NAME_LABEL]);
-  return signature(
-    labels,
-    Object.keys(labels).filter((name) => !skip.has(name)),
-  );
+/** Sorted copies of the name lists `signature` is given again and again (matchings, aggregations). */
+const sortedLists = new WeakMap<readonly string[], readonly string[]>();
+
+function canonicalOrder(names: readonly string[]): readonly string[] {
+  let sorted = sortedLists.get(names);
+  if (sorted === undefined) {
+    sorted = [...names].sort(compareLabelNames);
+    sortedLists.set(names, sorted);
+  }
+  return sorted;
 }
 
 export function dropMetricName(labels: Labels): Labels {

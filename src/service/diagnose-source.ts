@@ -5,7 +5,7 @@
 import type { DiagnosisBackend } from '../diagnosis/backend.js';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { diagnose } from '../diagnosis/engine.js';
-import type { SinceMemory } from '../diagnosis/holding.js';
+import type { EvaluationMemory } from '../diagnosis/holding.js';
 import type { Report } from '../diagnosis/report.js';
 import type { MetricsSource } from '../sources/source.js';
 
@@ -20,8 +20,8 @@ export type DiagnoseSourceOptions = {
    * every step).
    */
   readonly backend?: DiagnosisBackend;
-  /** Kept across evaluations of this source (the service): findings still holding keep their `since`. */
-  readonly sinceMemory?: SinceMemory;
+  /** Kept across evaluations of this source (the service): unchanged steps are not evaluated again, `since` carried. */
+  readonly memory?: EvaluationMemory;
 };
 
 export function diagnoseSource(source: MetricsSource, options: DiagnoseSourceOptions): Promise<Report> {
@@ -32,7 +32,7 @@ export function diagnoseSource(source: MetricsSource, options: DiagnoseSourceOpt
     runbookBaseUrl: options.runbookBaseUrl,
     ...(options.overrides !== undefined ? { overrides: options.overrides } : {}),
     targets: source.targets(),
-    ...(options.sinceMemory !== undefined ? { sinceMemory: options.sinceMemory } : {}),
+    ...(options.memory !== undefined ? { memory: options.memory } : {}),
     // A live history may be shorter than a rule's `for`; a recording or Prometheus covers it in full.
     ...(source.kind === 'scrape' && range !== undefined ? { historyStartMs: range.startMs } : {}),
   });

@@ -5,7 +5,7 @@
  */
 
 import type { RuleOverrides } from '../diagnosis/catalog.js';
-import type { SinceMemory } from '../diagnosis/holding.js';
+import { EvaluationMemory } from '../diagnosis/holding.js';
 import type { Report } from '../diagnosis/report.js';
 import type { MetricsSource } from '../sources/source.js';
 import { diagnoseSource } from './diagnose-source.js';
@@ -52,8 +52,8 @@ export function createDiagnosisService(options: DiagnosisServiceOptions): Diagno
   let running: Promise<EvaluationOutcome> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  /** Findings' `since` carried from one evaluation to the next (the source is the same every time). */
-  const sinceMemory: SinceMemory = new Map();
+  /** Steps and findings' `since` carried from one evaluation to the next (the source is the same every time). */
+  const memory = new EvaluationMemory();
 
   async function evaluateOnce(): Promise<EvaluationOutcome> {
     const started = performance.now();
@@ -62,7 +62,7 @@ export function createDiagnosisService(options: DiagnosisServiceOptions): Diagno
         atMs: now(),
         runbookBaseUrl: options.runbookBaseUrl,
         overrides,
-        sinceMemory,
+        memory,
       });
       latest = report;
       error = undefined;
@@ -103,6 +103,7 @@ export function createDiagnosisService(options: DiagnosisServiceOptions): Diagno
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       await running;
+      memory.close();
     },
   };
   return service;

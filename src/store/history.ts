@@ -26,6 +26,8 @@
  *   Prometheus 2.x (Prometheus 3 made the start exclusive). Instant lookups take the newest sample in
  *   `[t - lookbackDeltaMs, t]` unless a newer stale marker hides it.
  * - `SeriesView` arrays are views into the store: valid until the next append; copy to keep.
+ * - `changes()` makes a reader of the earliest sample time written since it last asked (change-watermarks.ts),
+ *   for callers that keep what they computed from older data.
  *
  * Per-target bookkeeping is in target-state.ts, the shared strings in string-table.ts, the sliced
  * appends' scheduling in event-loop-slices.ts.
@@ -42,11 +44,13 @@ import {
 import type { ParsedPage } from '../exposition/parsed-page.js';
 import { detachString } from '../exposition/series-table.js';
 import { type AppendCounts, type AppendReport, countAppend, newAppendCounts } from './append-report.js';
+import { type ChangeReader, ChangeWatermarks } from './change-watermarks.js';
 import { eachInSlices, rangeInSlices, type Slicing } from './event-loop-slices.js';
 import { SeriesBuffer } from './series-buffer.js';
 import {
   type InstantSample,
   instantSample,
+  MergedNameLists,
   type SeriesQueries,
   type SeriesSelector,
   type SeriesView,
@@ -104,6 +108,9 @@ export class History {
   readonly #targets = new Map<string, TargetState>();
   readonly #limits: { readonly maxSamples: number; readonly retentionMs: number };
   readonly #strings = new StringTable();
+  readonly #watermarks = new ChangeWatermarks();
+  /** Every target's series by metric, in storage order; reset whenever a series comes or goes. */
+  readonly #merged = new MergedNameLists();
   #seriesCount = 0;
 
   constructor(options: HistoryOptions = {}) {
@@ -114,6 +121,11 @@ export class History {
     if (!(this.maxSamplesPerSeries >= 2)) throw new RangeError('maxSamplesPerSeries must be at least 2');
     if (!(this.retentionMs > 0)) throw new RangeError('retentionMs must be positive');
     this.#limits = { maxSamples: this.maxSamplesPerSeries, retentionMs: this.retentionMs };
+  }
+
+  /** A reader of the earliest sample time written from now on (see change-watermarks.ts). */
+  changes(): ChangeReader {
+    return this.#watermarks.reader();
   }
 
   // ---- writing --------------------------------------------------------------------------------
@@ -190,6 +202,7 @@ export class History {
       counts.newSeries++;
     }
     rec.explicitTs = true;
+    if (times.length > 0) this.#watermarks.written(Math.min(times[0] as number, times[times.length - 1] as number));
     for (let i = 0; i < times.length; i++) countAppend(rec.buf.append(times[i] as number, values[i] as number), counts);
     return counts;
   }
@@ -204,6 +217,7 @@ export class History {
     }
     st.epoch++;
     if (atMs > st.lastScrapeMs) st.lastScrapeMs = atMs;
+    if (marked > 0) this.#watermarks.written(atMs);
     return marked;
   }
 
@@ -211,6 +225,8 @@ export class History {
     const st = this.#targets.get(targetId);
     if (st === undefined) return false;
     this.#seriesCount -= st.series.size;
+    this.#watermarks.everything();
+    this.#merged.changed();
     return this.#targets.delete(targetId);
   }
 
@@ -315,7 +331,7 @@ export class History {
     return selectSeries(
       this.#targetsOf(selector.target),
       selector,
-      selector.target === undefined && this.#targets.size > 1,
+      selector.target === undefined && this.#targets.size > 1 ? this.#merged : undefined,
     );
   }
 
@@ -340,6 +356,8 @@ export class History {
     }
     st.lastScrapeMs = timeMs;
     st.epoch++;
+    // Samples without a timestamp and stale markers are written at the scrape's time.
+    this.#watermarks.written(timeMs);
     return true;
   }
 
@@ -358,6 +376,7 @@ export class History {
     const hashes = page.series.hashes;
     const lastHashes = st.lastHashes;
     const lastRecs = st.lastRecs;
+    let earliestExplicit = Number.POSITIVE_INFINITY;
     for (let i = from; i < to; i++) {
       const id = series[i] as number;
       let rec = map[id];
@@ -378,8 +397,10 @@ export class History {
       const explicit = honor && !Number.isNaN(ts);
       rec.explicitTs = explicit;
       rec.seenEpoch = epoch;
+      if (explicit && ts < earliestExplicit) earliestExplicit = ts;
       countAppend(rec.buf.append(explicit ? ts : scrapeTimeMs, values[i] as number), counts);
     }
+    if (earliestExplicit < scrapeTimeMs) this.#watermarks.written(earliestExplicit);
   }
 
   #finishScrape(st: TargetState, timeMs: number, counts: AppendCounts): void {
@@ -424,11 +445,13 @@ export class History {
     };
     st.add(rec);
     this.#seriesCount++;
+    this.#merged.changed();
     return rec;
   }
 
   #forget(rec: SeriesRecord): void {
     if (rec.target.remove(rec)) this.#seriesCount--;
+    this.#merged.changed();
   }
 
   /** Rebuilds the string table from live series so that strings of forgotten series can be collected. */

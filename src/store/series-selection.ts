@@ -66,17 +66,48 @@ export function selectorOf(
 export function selectSeries(
   targets: Iterable<TargetState>,
   selector: SeriesSelector,
-  mergeTargets: boolean,
+  merged: MergedNameLists | undefined,
 ): SeriesRecord[] {
   const match = compileMatchers(selector.matchers ?? []);
   const out: SeriesRecord[] = [];
+  if (merged !== undefined) {
+    for (const rec of merged.of(targets, selector.metric)) if (match(rec.labels)) out.push(rec);
+    return out;
+  }
   for (const st of targets) {
     const list = st.byName.get(selector.metric);
     if (list === undefined) continue;
     for (const rec of ordered(list)) if (match(rec.labels)) out.push(rec);
   }
-  if (mergeTargets) out.sort(byStorageOrder);
   return out;
+}
+
+/**
+ * Every target's series of a metric in storage order, sorted together once and kept until a series of any
+ * target comes or goes (`changed()`), so selections across many targets do not sort on every query.
+ */
+export class MergedNameLists {
+  #generation = 0;
+  readonly #lists = new Map<string, { readonly generation: number; readonly recs: readonly SeriesRecord[] }>();
+
+  /** A series was added or removed. */
+  changed(): void {
+    this.#generation++;
+    this.#lists.clear();
+  }
+
+  of(targets: Iterable<TargetState>, metric: string): readonly SeriesRecord[] {
+    const kept = this.#lists.get(metric);
+    if (kept !== undefined && kept.generation === this.#generation) return kept.recs;
+    const recs: SeriesRecord[] = [];
+    for (const st of targets) {
+      const list = st.byName.get(metric);
+      if (list !== undefined) for (const rec of ordered(list)) recs.push(rec);
+    }
+    recs.sort(byStorageOrder);
+    this.#lists.set(metric, { generation: this.#generation, recs });
+    return recs;
+  }
 }
 
 /** The samples of `rec` in `[startMs, endMs]`, as views into its buffer. */

@@ -1,7 +1,9 @@
 /**
  * A queue that falls behind gradually is reported within one `for` of ceasing to drain: from the last time its
- * depth was below the backlog's threshold, the finding is there at every step after the rule's `for` and the
- * one-minute floor the condition reads. Both diagnoses that size workers give one answer.
+ * depth was below the backlog's threshold, the finding is there at every step after the rule's `for`, the
+ * one-minute floor the condition reads and one evaluation step (the condition is checked on the grid of
+ * evaluation steps, as Prometheus evaluates an alert, so a `for` starts at the first step after the condition
+ * began to hold). Both diagnoses that size workers give one answer.
  */
 import { describe, expect, it } from 'vitest';
 import { memoizedBackend } from '../../src/diagnosis/backend.js';
@@ -33,7 +35,7 @@ describe('gradual backlog', () => {
         for (let t = range.startMs + MINUTE; t <= range.endMs; t += EVALUATION_INTERVAL_MS / 2) times.push(t);
         const depths = await backend.evaluate(signal('depth').expr, times);
         const lastLow = times.filter((_, i) => (depths[i]?.[0]?.value ?? 0) < MIN_DEPTH).at(-1) ?? range.startMs;
-        const due = lastLow + BACKLOG.forMs + FLOOR_WINDOW_MS;
+        const due = lastLow + BACKLOG.forMs + FLOOR_WINDOW_MS + EVALUATION_INTERVAL_MS;
         expect(due, `seed ${seed}: the queue must stop draining well before the end`).toBeLessThan(
           range.endMs - 5 * MINUTE,
         );

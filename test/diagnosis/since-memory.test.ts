@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DiagnosisBackend } from '../../src/diagnosis/backend.js';
 import { diagnose } from '../../src/diagnosis/engine.js';
-import type { SinceMemory } from '../../src/diagnosis/holding.js';
+import { EvaluationMemory } from '../../src/diagnosis/holding.js';
 import type { Report } from '../../src/diagnosis/report.js';
 import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/rule.js';
 import { runVirtual } from '../../src/simulate/index.js';
@@ -36,19 +36,19 @@ describe('since carried across evaluations', () => {
     const run = await runVirtual('mixed', { seed: 3, durationMs: 50 * MINUTE });
     const source = recordingSourceFromText(run.recording.text(), 'mixed.om');
     const range = source.dataRange()!;
-    const memory: SinceMemory = new Map();
+    const memory = new EvaluationMemory();
     const carried = counting(source.backend);
     const fresh = counting(source.backend);
     let findings = 0;
     for (let at = range.endMs - 20 * MINUTE; at <= range.endMs; at += EVALUATION_INTERVAL_MS) {
       const options = { atMs: at, runbookBaseUrl: 'https://example.invalid' };
-      const withMemory = await diagnose(carried.backend, { ...options, sinceMemory: memory });
+      const withMemory = await diagnose(carried.backend, { ...options, memory });
       const traced = await diagnose(fresh.backend, options);
       expect(sinceOf(withMemory)).toEqual(sinceOf(traced));
       findings += withMemory.queues.reduce((n, q) => n + q.findings.length, 0);
       // Only what holds now is remembered.
       const holdingNow = withMemory.queues.reduce((n, q) => n + q.findings.length, 0);
-      expect(memory.size).toBeGreaterThanOrEqual(holdingNow);
+      expect(memory.rememberedSince()).toBeGreaterThanOrEqual(holdingNow);
     }
     expect(findings).toBeGreaterThan(0);
     expect(carried.times()).toBeLessThan(fresh.times() * 0.8);
@@ -58,8 +58,8 @@ describe('since carried across evaluations', () => {
     const run = await runVirtual('backlog', { seed: 2, durationMs: 45 * MINUTE });
     const source = recordingSourceFromText(run.recording.text(), 'backlog.om');
     const range = source.dataRange()!;
-    const memory: SinceMemory = new Map();
-    const options = { runbookBaseUrl: 'https://example.invalid', sinceMemory: memory };
+    const memory = new EvaluationMemory();
+    const options = { runbookBaseUrl: 'https://example.invalid', memory };
     await diagnose(source.backend, { ...options, atMs: range.endMs - 25 * MINUTE });
     // Far beyond any `for`: the remembered since may not be used; the answer is a fresh trace's.
     const later = await diagnose(source.backend, { ...options, atMs: range.endMs });
