@@ -90,13 +90,18 @@ describe('incremental evaluation', () => {
     const fresh = counting(store);
     const memory = new EvaluationMemory();
     let at = startMs + 25 * MINUTE;
-    // The late target's samples come 20 s behind: each round writes some before the previous evaluation.
+    // The late target's samples come 20 s behind, so each round writes some before the previous evaluation;
+    // for 3 minutes none come at all, then all of them at once.
     feed(history, 'mixed', onTime, Number.NEGATIVE_INFINITY, at);
-    feed(history, 'late', late, Number.NEGATIVE_INFINITY, at - 20_000);
+    let lateFed = at - 20_000;
+    feed(history, 'late', late, Number.NEGATIVE_INFINITY, lateFed);
     let withFindings = 0;
     for (let round = 0; round < 40; round++) {
       feed(history, 'mixed', onTime, at, at + SCRAPE);
-      feed(history, 'late', late, at - 20_000, at + SCRAPE - 20_000);
+      if (round < 10 || round >= 22) {
+        feed(history, 'late', late, lateFed, at + SCRAPE - 20_000);
+        lateFed = at + SCRAPE - 20_000;
+      }
       at += SCRAPE;
       if (round === 30) expect(history.removeTarget('late')).toBe(true);
       // Evaluations fall between scrapes too, off the grid of steps.
