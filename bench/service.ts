@@ -368,6 +368,52 @@ async function load(url: string, seconds: number, headers: Record<string, string
   };
 }
 
+/**
+ * The contrast for clients without compression: the report's uncompressed bytes served by a bare fastify route
+ * (a fresh process, nothing else in it) against its own `/healthz`, the same rounds: what the response's size
+ * alone costs over loopback on this machine.
+ */
+async function bareContrast(serviceBase: string, rows: string[]): Promise<void> {
+  const bytes = Buffer.from(
+    await (
+      await fetch(`${serviceBase}/api/v1/diagnosis`, { headers: { 'accept-encoding': 'identity' } })
+    ).arrayBuffer(),
+  );
+  mkdirSync(buildDir, { recursive: true });
+  const file = join(buildDir, 'report.json');
+  writeFileSync(file, bytes);
+  const script = [
+    "import Fastify from 'fastify';",
+    "import { readFileSync } from 'node:fs';",
+    `const body = readFileSync(${JSON.stringify(file)});`,
+    'const app = Fastify();',
+    "app.get('/healthz', async () => 'ok');",
+    "app.get('/report', async (_request, reply) => reply.type('application/json').send(body));",
+    "const address = await app.listen({ host: '127.0.0.1', port: 0 });",
+    'console.log(address);',
+  ].join('\n');
+  const proc = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const base = await firstLine(proc, (line) => (line.startsWith('http://') ? line.trim() : undefined));
+    await load(`${base}/healthz`, 1, {});
+    await load(`${base}/report`, 1, {});
+    const ratios: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const healthz = await load(`${base}/healthz`, ROUND_SECONDS, {});
+      const report = await load(`${base}/report`, ROUND_SECONDS, {});
+      ratios.push(report.reqPerSec / healthz.reqPerSec);
+    }
+    rows.push(
+      `| contrast: the same ${(bytes.length / 1024).toFixed(0)} KiB uncompressed from a bare fastify route ÷ its /healthz | ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) | | |`,
+    );
+  } finally {
+    proc.kill('SIGTERM');
+  }
+}
+
 const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
@@ -419,6 +465,7 @@ async function serving(script: string, startMs: number, rows: string[], notes: s
         }
       }
     }
+    await bareContrast(base, rows);
   } finally {
     await service.stop();
     await exporters.close();

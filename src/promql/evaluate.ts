@@ -127,31 +127,21 @@ function vectorOf(expr: Expr, store: SeriesStore, atMs: number, memo: SubtreeMem
   return value.samples;
 }
 
-/**
- * The labels objects of each aggregation's groups at its last evaluation, by group key: a group keeps its
- * labels object from one evaluation to the next, so what is derived from the object (signatures) is kept too.
- */
-const groupLabelsOf = new WeakMap<Expr, Map<string, Labels>>();
-
 function aggregate(expr: Extract<Expr, { kind: 'aggregate' }>, input: InstantVector): InstantVector {
   const { op, mode, labels } = expr;
-  const previous = groupLabelsOf.get(expr);
-  const current = new Map<string, Labels>();
   const groups = new Map<string, { labels: Labels; values: number[] }>();
   for (const sample of input) {
+    // The key from the sample's own labels; the group's labels are made once, for its first sample.
     const key = mode === 'by' ? signature(sample.labels, labels) : signatureWithout(sample.labels, labels);
     let group = groups.get(key);
     if (group === undefined) {
       const groupLabels =
-        previous?.get(key) ??
-        (mode === 'by' ? onlyLabels(sample.labels, labels) : dropMetricName(withoutLabels(sample.labels, labels)));
-      current.set(key, groupLabels);
+        mode === 'by' ? onlyLabels(sample.labels, labels) : dropMetricName(withoutLabels(sample.labels, labels));
       group = { labels: groupLabels, values: [] };
       groups.set(key, group);
     }
     group.values.push(sample.value);
   }
-  groupLabelsOf.set(expr, current);
   const out: VectorSample[] = [];
   for (const group of groups.values()) out.push({ labels: group.labels, value: reduce(op, group.values) });
   return out;

@@ -30,27 +30,6 @@ export function signature(labels: Labels, names: readonly string[]): string {
  * their own order when it is canonical (as the store keeps them), sorted otherwise.
  */
 export function signatureWithout(labels: Labels, excluded: readonly string[]): string {
-  let byLabels = knownSignatures.get(excluded);
-  if (byLabels === undefined) {
-    byLabels = new WeakMap();
-    knownSignatures.set(excluded, byLabels);
-  }
-  let key = byLabels.get(labels);
-  if (key === undefined) {
-    key = computeSignatureWithout(labels, excluded);
-    byLabels.set(labels, key);
-  }
-  return key;
-}
-
-/**
- * Signatures already computed, by the excluded list and the labels object: label objects live as long as
- * their series (the store's) or their aggregation's group (`evaluate.ts` keeps a group's labels object from
- * one evaluation to the next), and exclusion lists are the definitions' constants.
- */
-const knownSignatures = new WeakMap<readonly string[], WeakMap<Labels, string>>();
-
-function computeSignatureWithout(labels: Labels, excluded: readonly string[]): string {
   let key = '';
   let previous: string | undefined;
   for (const name in labels) {
