@@ -13,12 +13,14 @@
  * - Modules a mode does not use are not loaded: the Kubernetes client only with discovery, the simulator
  *   only in the demo.
  */
+
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/config-error.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { staticTargets } from '../discovery/static.js';
 import type { Target } from '../discovery/target.js';
 import { createPrometheusClient, type PrometheusClientOptions } from '../prometheus/prometheus-api.js';
+import { redactUrl } from '../scrape/scrape-error.js';
 import { createPrometheusSource } from '../sources/prometheus-source.js';
 import { createScrapeSource, type ScrapeSource } from '../sources/scrape-source.js';
 import type { MetricsSource } from '../sources/source.js';
@@ -216,7 +218,8 @@ export async function createServiceRuntime(
               ok: event.ok,
               ...(event.errorCode !== undefined ? { errorCode: event.errorCode } : {}),
             });
-            if (!event.ok) log.warn({ target, url: event.target.url, code: event.errorCode }, 'scrape failed');
+            if (!event.ok)
+              log.warn({ target, url: redactUrl(event.target.url), code: event.errorCode }, 'scrape failed');
           },
         });
       } catch (error) {
