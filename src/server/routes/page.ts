@@ -69,8 +69,11 @@ export async function pageRoutes(app: FastifyInstance, options: PageRoutesOption
       .type(HTML_CONTENT_TYPE)
       .send(renderLoginPage(assets, failed));
 
-  // One rendering per report, targets' state and sign-out button (targets change with every scrape).
-  const rendered = new Map<string, { report: Report; targets: string; body: CachedBody }>();
+  /**
+   * One rendering per report and sign-out button: the targets' table is as it was when the page was rendered for
+   * the report (it changes with every scrape; rendering and compressing on each would cost every request).
+   */
+  const rendered = new Map<string, { report: Report; body: CachedBody }>();
 
   app.get('/', { schema: hidden }, async (request, reply) => {
     const granted = access(request);
@@ -83,12 +86,11 @@ export async function pageRoutes(app: FastifyInstance, options: PageRoutesOption
         .type(HTML_CONTENT_TYPE)
         .send(renderNotReadyPage(assets, Math.min(5, options.refreshSeconds)));
     }
-    const targets = options.targets();
-    const targetsKey = JSON.stringify(targets);
     const signOut = granted === 'cookie';
     const key = String(signOut);
     let entry = rendered.get(key);
-    if (entry === undefined || entry.report !== report || entry.targets !== targetsKey) {
+    if (entry === undefined || entry.report !== report) {
+      const targets = options.targets();
       let series: SeriesSet | undefined;
       let seriesError: string | undefined;
       if (options.series !== undefined) {
@@ -109,7 +111,7 @@ export async function pageRoutes(app: FastifyInstance, options: PageRoutesOption
         assets,
         ...(options.version !== undefined ? { version: options.version } : {}),
       });
-      entry = { report, targets: targetsKey, body: new CachedBody(page, HTML_CONTENT_TYPE) };
+      entry = { report, body: new CachedBody(page, HTML_CONTENT_TYPE) };
       // A failed series is not kept: the next request tries again.
       if (seriesError === undefined) rendered.set(key, entry);
     }
