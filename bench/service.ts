@@ -502,8 +502,33 @@ async function serving(script: string, startMs: number, rows: string[], notes: s
  * the evaluation allocates in bursts, and by default V8 keeps up to 32 MiB of young generation committed.
  */
 async function memory(script: string, cli: string, startMs: number, rows: string[]): Promise<void> {
+  await importCosts(rows);
   const variants = NODE_FLAGS.length > 0 ? [NODE_FLAGS] : [[], ['--max-semi-space-size=2']];
   for (const flags of variants) await memoryWith(flags, script, cli, startMs, rows);
+}
+
+/**
+ * What the stack costs before any of this service's code: the RSS of a fresh Node process after GC, bare and
+ * with each of the two frameworks the service cannot do without imported (each alone, median of 3 processes).
+ */
+async function importCosts(rows: string[]): Promise<void> {
+  const rssWith = (module: string | undefined): number => {
+    const script = [
+      module === undefined ? '' : `await import(${JSON.stringify(module)});`,
+      'for (let i = 0; i < 4; i++) { globalThis.gc(); await new Promise((done) => setTimeout(done, 1000)); }',
+      'console.log(process.memoryUsage().rss);',
+    ].join('\n');
+    const runs = [0, 1, 2].map(() => {
+      const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { cwd: root });
+      return Number(String(r.stdout).trim());
+    });
+    return median(runs);
+  };
+  const bare = rssWith(undefined);
+  rows.push(`| RSS of a bare Node process after GC | ${mib(bare)} | | |`);
+  for (const module of ['fastify', 'prom-client']) {
+    rows.push(`| RSS added by importing ${module} alone | ${mib(rssWith(module) - bare)} | | |`);
+  }
 }
 
 async function memoryWith(
