@@ -35,8 +35,8 @@ import {
   DEFAULT_TARGET,
   DEMO_SCENARIO,
 } from './service-defaults.js';
-import { ENV_PREFIX, SETTINGS, type Setting, SOURCE_KEYS } from './service-settings.js';
-import { type ListenAddress, type LogLevel, parseListenAddress, parseSettingValue } from './setting-values.js';
+import { ENV_PREFIX, parseSetting, SETTINGS, type Setting, SOURCE_KEYS } from './service-settings.js';
+import { type ListenAddress, type LogLevel, parseListenAddress } from './setting-values.js';
 
 export type { ListenAddress, LogLevel };
 
@@ -132,7 +132,7 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
   for (const layer of layers) {
     for (const [key, found] of layer.values) {
       const s = SETTINGS.find((x) => x.key === key);
-      if (s !== undefined) parseSettingValue(s.kind, found.raw, found.where);
+      if (s !== undefined) parseSetting(s, found.raw, found.where);
     }
   }
 
@@ -152,7 +152,7 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
     return s;
   };
   const get = <T>(key: string): T | undefined =>
-    value(key, (raw, where) => parseSettingValue(setting(key).kind, raw, where) as T);
+    value(key, (raw, where) => parseSetting(setting(key), raw, where) as T);
 
   const listenGivenAddress = get<ListenAddress>('listen');
   const source = resolveSource(layers, get, origins);

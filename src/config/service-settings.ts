@@ -7,7 +7,9 @@
  * - A flag is given as its commander attribute (camelCase); `flagName` spells it as typed.
  * - `flagOnly` settings (e.g. `--demo`) are not read from the file.
  */
-import type { SettingKind } from './setting-values.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
+import { ConfigError } from './config-error.js';
+import { parseSettingValue, type SettingKind } from './setting-values.js';
 
 export const ENV_PREFIX = 'WQD_';
 
@@ -20,6 +22,8 @@ export type Setting = {
   readonly env?: string;
   /** Only on the command line (e.g. `--demo`). */
   readonly flagOnly?: boolean;
+  /** For a duration: the shortest and longest accepted, as Prometheus durations. */
+  readonly range?: { readonly min: string; readonly max: string };
 };
 
 /** Every setting. The order is the order of `deploy/config-example.yaml`. */
@@ -38,7 +42,13 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'kubernetes.scheme', kind: 'scheme' },
   { key: 'kubernetes.job', kind: 'string' },
   { key: 'prometheus.url', kind: 'url', flag: 'prometheusUrl', env: 'WQD_PROMETHEUS_URL' },
-  { key: 'prometheus.timeout', kind: 'duration', flag: 'prometheusTimeout', env: 'WQD_PROMETHEUS_TIMEOUT' },
+  {
+    key: 'prometheus.timeout',
+    kind: 'duration',
+    flag: 'prometheusTimeout',
+    env: 'WQD_PROMETHEUS_TIMEOUT',
+    range: { min: '1s', max: '10m' },
+  },
   { key: 'prometheus.headers', kind: 'headers', flag: 'header' },
   { key: 'prometheus.basicAuth.username', kind: 'string', flag: 'basicAuthUser', env: 'WQD_BASIC_AUTH_USER' },
   {
@@ -47,15 +57,39 @@ export const SETTINGS: readonly Setting[] = [
     flag: 'basicAuthPasswordFile',
     env: 'WQD_BASIC_AUTH_PASSWORD_FILE',
   },
-  { key: 'scrape.interval', kind: 'duration', flag: 'scrapeInterval', env: 'WQD_SCRAPE_INTERVAL' },
-  { key: 'scrape.timeout', kind: 'duration', flag: 'scrapeTimeout', env: 'WQD_SCRAPE_TIMEOUT' },
+  {
+    key: 'scrape.interval',
+    kind: 'duration',
+    flag: 'scrapeInterval',
+    env: 'WQD_SCRAPE_INTERVAL',
+    range: { min: '1s', max: '1h' },
+  },
+  {
+    key: 'scrape.timeout',
+    kind: 'duration',
+    flag: 'scrapeTimeout',
+    env: 'WQD_SCRAPE_TIMEOUT',
+    range: { min: '100ms', max: '1h' },
+  },
   { key: 'scrape.maxBytes', kind: 'integer', env: 'WQD_SCRAPE_MAX_BYTES' },
   { key: 'scrape.concurrency', kind: 'integer', env: 'WQD_SCRAPE_CONCURRENCY' },
-  { key: 'scrape.retention', kind: 'duration', flag: 'retention', env: 'WQD_RETENTION' },
+  {
+    key: 'scrape.retention',
+    kind: 'duration',
+    flag: 'retention',
+    env: 'WQD_RETENTION',
+    range: { min: '1m', max: '1d' },
+  },
   { key: 'scrape.bearerTokenFile', kind: 'string', flag: 'bearerTokenFile', env: 'WQD_BEARER_TOKEN_FILE' },
   { key: 'scrape.caFile', kind: 'string', flag: 'caFile', env: 'WQD_CA_FILE' },
   { key: 'scrape.insecureSkipVerify', kind: 'boolean', flag: 'insecureSkipVerify', env: 'WQD_INSECURE_SKIP_VERIFY' },
-  { key: 'evaluation.interval', kind: 'duration', flag: 'evaluationInterval', env: 'WQD_EVALUATION_INTERVAL' },
+  {
+    key: 'evaluation.interval',
+    kind: 'duration',
+    flag: 'evaluationInterval',
+    env: 'WQD_EVALUATION_INTERVAL',
+    range: { min: '1s', max: '1h' },
+  },
   { key: 'demo', kind: 'boolean', flag: 'demo', flagOnly: true },
 ];
 
@@ -67,4 +101,23 @@ export const SOURCE_KEYS = ['demo', 'targets', 'kubernetes.enabled', 'prometheus
 /** The flag of a setting as typed: `scrapeInterval` → `--scrape-interval`. */
 export function flagName(attribute: string): string {
   return `--${attribute.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/**
+ * A setting's value from one layer, in its final form: `parseSettingValue`, then the setting's range. A
+ * duration beyond its range is a usage error naming where it came from and the range (timers beyond about 24
+ * days would not even fire when asked).
+ */
+export function parseSetting(setting: Setting, raw: unknown, where: string): unknown {
+  const value = parseSettingValue(setting.kind, raw, where);
+  if (setting.range !== undefined && typeof value === 'number') {
+    const min = parseDuration(setting.range.min);
+    const max = parseDuration(setting.range.max);
+    if (value < min || value > max) {
+      throw new ConfigError(
+        `${where}: ${typeof raw === 'string' ? raw.trim() : formatDuration(value)} is outside the accepted range, ${setting.range.min} to ${setting.range.max}`,
+      );
+    }
+  }
+  return value;
 }

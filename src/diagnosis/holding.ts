@@ -214,15 +214,24 @@ export async function checkConditions(
   });
   const atVectors = atExprs.map((_, i) => atBatch[i]?.[0] ?? []);
 
-  // The grid steps of every `for`, as one evenly spaced run from the earliest.
-  const earliest = Math.min(...timesOf.map((times) => times[0] ?? at));
+  // The grid steps of every `for`: in one batch over one evenly spaced run from the earliest where the backend
+  // shares work between expressions, each condition over its own steps otherwise (a remote backend's range
+  // queries then cover no more than each `for`).
   const grid = Math.floor(at / step) * step;
-  const gridTimes = earliest <= grid ? stepTimes(grid, step, Math.round((grid - earliest) / step)) : [];
-  await fill(
-    backend,
-    plans.filter((_, i) => (timesOf[i]?.length ?? 0) > 1),
-    gridTimes.filter((t) => t !== at),
-  );
+  const gridSteps = plans
+    .map((plan, i) => ({ plan, times: (timesOf[i] ?? []).filter((t) => t !== at) }))
+    .filter((x) => x.times.length > 0);
+  if (backend.evaluateBatch !== undefined) {
+    const earliest = Math.min(...gridSteps.map((x) => x.times[0] ?? grid));
+    const run = earliest <= grid ? stepTimes(grid, step, Math.round((grid - earliest) / step)) : [];
+    await fill(
+      backend,
+      gridSteps.map((x) => x.plan),
+      run,
+    );
+  } else {
+    await Promise.all(gridSteps.map((x) => fill(backend, [x.plan], x.times)));
+  }
 
   const results: CheckResult[] = [];
   const tracing: Array<{ plan: Plan; alive: Set<string>; since: Map<string, number>; earliest: number }> = [];

@@ -13,6 +13,7 @@ import { type ConfigInputs, loadServiceConfig, resolveServiceConfig } from '../.
 import { DEFAULT_TARGET } from '../../src/config/service-defaults.js';
 import { flagName, SETTINGS } from '../../src/config/service-settings.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../../src/diagnosis/runbook.js';
+import { parseDuration } from '../../src/util/duration.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wqd-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -211,9 +212,9 @@ describe('bad values are named with their key', () => {
       /^--scrape-timeout: the scrape timeout must be below the scrape interval \(--scrape-interval\)/,
     );
     expect(failure({ file: 'evaluation:\n  interval: "0"\n' })).toBe(
-      'config.yaml: evaluation.interval: must be longer than 0',
+      'config.yaml: evaluation.interval: 0 is outside the accepted range, 1s to 1h',
     );
-    expect(failure({ env: { WQD_RETENTION: '20s' } })).toMatch(
+    expect(failure({ flags: { scrapeInterval: '1m' }, env: { WQD_RETENTION: '1m' } })).toMatch(
       /^WQD_RETENTION: the history must hold at least two scrape intervals/,
     );
     expect(failure({ flags: { prometheusUrl: 'http://p:9090', basicAuthUser: 'u' } })).toMatch(
@@ -229,6 +230,33 @@ describe('bad values are named with their key', () => {
       /^--demo and --kubernetes: give only one source/,
     );
     expect(failure({ file: 'targets: []\n' })).toBe('config.yaml: targets: give at least one target URL');
+  });
+
+  it('bounds every duration: timers beyond about 24 days would fire at once, again and again', () => {
+    expect(failure({ flags: { evaluationInterval: '4w' } })).toBe(
+      '--evaluation-interval: 4w is outside the accepted range, 1s to 1h',
+    );
+    expect(failure({ env: { WQD_SCRAPE_INTERVAL: '500ms' } })).toBe(
+      'WQD_SCRAPE_INTERVAL: 500ms is outside the accepted range, 1s to 1h',
+    );
+    expect(failure({ file: 'scrape:\n  retention: 30d\n' })).toBe(
+      'config.yaml: scrape.retention: 30d is outside the accepted range, 1m to 1d',
+    );
+    expect(failure({ flags: { prometheusUrl: 'http://p:9090', prometheusTimeout: '1h' } })).toBe(
+      '--prometheus-timeout: 1h is outside the accepted range, 1s to 10m',
+    );
+    expect(failure({ flags: { scrapeTimeout: '10ms' } })).toBe(
+      '--scrape-timeout: 10ms is outside the accepted range, 100ms to 1h',
+    );
+    // The defaults and the edges are accepted.
+    for (const setting of SETTINGS) {
+      if (setting.range === undefined) continue;
+      expect(parseDuration(setting.range.min)).toBeGreaterThan(0);
+      expect(parseDuration(setting.range.max)).toBeLessThan(2 ** 31 - 1);
+    }
+    expect(() =>
+      resolveServiceConfig({ flags: { evaluationInterval: '1h', scrapeInterval: '1s', retention: '1d' }, env: {} }),
+    ).not.toThrow();
   });
 
   it('rejects unknown keys, non-mapping sections and invalid YAML', () => {
