@@ -48,6 +48,9 @@ const TAB = 9;
 const HASH = 35;
 const LBRACE = 123;
 
+/** The latest (and, negated, earliest) sample time Prometheus can store: int64 nanoseconds, in milliseconds. */
+const MAX_TIMESTAMP_MS = 9_223_372_036_854;
+
 export interface ParseOptions {
   /** Default `prometheus-text`. */
   readonly format?: ExpositionFormat;
@@ -283,6 +286,12 @@ class ExpositionParser extends MetadataLineScanner {
         if (floatError !== undefined) {
           throw this.error(`expected timestamp or new record, got ${this.describe(tsStart)}`, tsStart);
         }
+      }
+      if (!(Math.abs(ts) <= MAX_TIMESTAMP_MS)) {
+        throw this.error(
+          `timestamp ${JSON.stringify(text.slice(tsStart, p))} is outside the times Prometheus stores (years 1678 to 2262)`,
+          tsStart,
+        );
       }
       while (p < n && isBlank(text.charCodeAt(p))) p++;
       c = text.charCodeAt(p);

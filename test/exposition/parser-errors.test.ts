@@ -168,6 +168,21 @@ const CASES: readonly Case[] = [
     reason: 'invalid timestamp "NaN"',
   },
   {
+    what: 'an OpenMetrics timestamp beyond the times Prometheus stores',
+    input: 'm 1 1e49\n# EOF\n',
+    format: OM,
+    line: 1,
+    column: 5,
+    reason: 'timestamp "1e49" is outside the times Prometheus stores (years 1678 to 2262)',
+  },
+  {
+    what: 'a text-format timestamp beyond the times Prometheus stores',
+    input: 'm 1 99999999999999\n',
+    line: 1,
+    column: 5,
+    reason: 'timestamp "99999999999999" is outside the times Prometheus stores (years 1678 to 2262)',
+  },
+  {
     what: 'extra token after the timestamp',
     input: 'm 1 2 3\n',
     line: 1,
