@@ -3,7 +3,9 @@
  *
  * Reads the configuration (flags > `WQD_` environment > `--config` file), starts the runtime (scraping or
  * Prometheus, evaluation), builds the HTTP app and listens; on SIGTERM or SIGINT stops scraping and
- * evaluating, closes the server and exits 0. A bad configuration exits 2 with the key named.
+ * evaluating, closes the server and exits 0. SIGHUP does the same, logged as such: the configuration is read
+ * once, at start, so a new one takes effect when the supervisor (Kubernetes, systemd) starts the service again.
+ * A bad configuration exits 2 with the key named.
  *
  * `serve --demo` runs built-in reference controllers (the `mixed` scenario) on loopback with half an hour
  * of history already simulated, and prints the URL of the page to open; every mode logs it (`page`).
@@ -128,7 +130,7 @@ async function runServe(flags: Record<string, unknown>): Promise<number> {
   // discovery's first list) still shuts down cleanly once the start has finished.
   const handlers: Array<[NodeJS.Signals, () => void]> = [];
   const signal = new Promise<NodeJS.Signals>((resolve) => {
-    for (const name of ['SIGTERM', 'SIGINT'] as const) {
+    for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
       const handler = (): void => resolve(name);
       handlers.push([name, handler]);
       process.once(name, handler);
@@ -147,7 +149,12 @@ async function runServe(flags: Record<string, unknown>): Promise<number> {
   }
   const received = await signal;
   forget();
-  logger.info({ signal: received }, 'shutting down');
+  logger.info(
+    received === 'SIGHUP'
+      ? { signal: received, note: 'the configuration is read at start: start the service again to apply a new one' }
+      : { signal: received },
+    'shutting down',
+  );
   const deadline = setTimeout(() => {
     logger.error({ ms: SHUTDOWN_DEADLINE_MS }, 'shutdown took too long; exiting');
     process.exit(1);

@@ -1,7 +1,8 @@
 /**
  * `serve` end to end on 127.0.0.1: the demo (simulated controllers warmed up on virtual time, then live)
  * shows the expected diagnoses in `/api/v1/diagnosis` and `/metrics` right after start, its warm-up and
- * live scrapes form one history; static targets are scraped live; the built CLI stops on SIGTERM with exit 0.
+ * live scrapes form one history; static targets are scraped live; the built CLI stops on SIGTERM (and on SIGHUP,
+ * logged as such) with exit 0.
  */
 import { spawn } from 'node:child_process';
 import net from 'node:net';
@@ -210,7 +211,7 @@ describe('serve --target', () => {
 });
 
 describe('the built CLI', () => {
-  it('serve --demo stops on SIGTERM with exit code 0', async () => {
+  it.each(['SIGTERM', 'SIGHUP'] as const)('serve --demo stops on %s with exit code 0', async (signal) => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', 'src/cli/bin.ts', 'serve', '--demo', '--listen', '127.0.0.1:0'],
@@ -237,16 +238,17 @@ describe('the built CLI', () => {
       const page = await fetch(`${origin}/`);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<figure class="chart"');
-      child.kill('SIGTERM');
+      child.kill(signal);
       expect(await exited).toBe(0);
       await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
       const log = stdout
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line) as { msg: string; level: number });
+        .map((line) => JSON.parse(line) as { msg: string; level: number; signal?: string });
       expect(log.map((l) => l.msg)).toEqual(
         expect.arrayContaining(['first evaluation finished; ready', 'shutting down', 'stopped']),
       );
+      expect(log.find((l) => l.msg === 'shutting down')?.signal).toBe(signal);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await exited;
