@@ -10,13 +10,14 @@
  *     disabled: true
  * ```
  *
- * Validated once here, at the edge: an unknown rule or threshold, a value that is not a number, a `for`
+ * Validated once here, at the edge: an unknown rule or threshold, a value that is not a number or is outside its
+ * threshold's range (none below 0; shares at most 1), a `for`
  * that is not a Prometheus duration, each fails with the dotted path of the bad key. The result is the
  * catalog's `RuleOverrides`, trusted from then on.
  */
 import { parseDocument } from 'yaml';
 import { RULE_BY_ID, type RuleOverride, type RuleOverrides } from '../diagnosis/catalog.js';
-import { RULE_IDS, type RuleId } from '../diagnosis/rule.js';
+import { NON_NEGATIVE, RULE_IDS, type RuleId } from '../diagnosis/rule.js';
 import { ParseError, parseDuration } from '../util/duration.js';
 import { ConfigError, describeValue } from './config-error.js';
 
@@ -89,6 +90,12 @@ function parseThresholds(id: RuleId, value: unknown, path: string): Record<strin
     }
     if (typeof raw !== 'number' || !Number.isFinite(raw)) {
       throw new ConfigError(`${at}: expected a finite number, got ${describeValue(raw)}`);
+    }
+    const spec = RULE_BY_ID.get(id)?.thresholds[name];
+    const range = spec?.range ?? NON_NEGATIVE;
+    if (raw < range.min || raw > range.max) {
+      const bounds = range.max === Number.POSITIVE_INFINITY ? `${range.min} or more` : `${range.min} to ${range.max}`;
+      throw new ConfigError(`${at}: ${raw} is outside the values that make sense for it, ${bounds} (${spec?.unit})`);
     }
     out[name] = raw;
   }

@@ -6,13 +6,15 @@
 import { binary, type Expr } from '../promql/expr.js';
 import { negated, scale, sig } from './conditions.js';
 import { numberOf } from './format.js';
-import type { SignalSnapshot, ThresholdSpec } from './rule.js';
+import { SHARE, type SignalSnapshot, type ThresholdSpec } from './rule.js';
 import type { SignalValue } from './units.js';
 
 /** The sizing target: one spec, listed by each rule that recommends workers. */
 export const TARGET_UTILIZATION: ThresholdSpec = {
   default: 0.7,
   unit: 'ratio',
+  // The recommended worker count divides by it.
+  range: { min: 0.05, max: 1 },
   description:
     'Worker utilization the recommended worker count aims for: at 70% busy, queue waits stay short and a burst of 40% more load is absorbed.',
 };
@@ -26,6 +28,7 @@ export const TARGET_UTILIZATION: ThresholdSpec = {
 export const DRAIN_SHARE: ThresholdSpec = {
   default: 0.2,
   unit: 'ratio',
+  range: SHARE,
   description:
     'Fall of the depth, as a share of the completion rate, at or above which the queue is draining a list that empties on its own (start-up list, resync, batch) rather than standing: while a list is worked off, arrivals are a small part of the completions and the depth falls at most of the throughput; the depth of a saturated queue wanders up and down by several percent of it over ten minutes (more at one worker, where each sync is a large step).',
 };

@@ -35,7 +35,17 @@ export type ThresholdSpec = {
   /** The unit of the threshold; `count` for plain numbers, `duration` for seconds that render as `5m`. */
   readonly unit: Unit | 'count';
   readonly description: string;
+  /**
+   * The values that make sense, both ends included; an override outside is a configuration error. Default
+   * `NON_NEGATIVE`: every threshold compares a rate, a count, a ratio or a duration, none below 0.
+   */
+  readonly range?: ThresholdRange;
 };
+
+export type ThresholdRange = { readonly min: number; readonly max: number };
+export const NON_NEGATIVE: ThresholdRange = { min: 0, max: Number.POSITIVE_INFINITY };
+/** A share of a whole: a fraction of syncs, of workers' time, of the completion rate. */
+export const SHARE: ThresholdRange = { min: 0, max: 1 };
 
 /** Threshold values in force, by threshold name (defaults merged with overrides). */
 export type ThresholdValues<K extends string = string> = Readonly<Record<K, number>>;

@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
 import { parseRuleOverrides, parseRuleOverridesFile } from '../../src/config/rule-overrides.js';
-import { ruleSettings } from '../../src/diagnosis/catalog.js';
-import { RULE_IDS } from '../../src/diagnosis/rule.js';
+import { RULES, ruleSettings } from '../../src/diagnosis/catalog.js';
+import { OBSERVATIONS } from '../../src/diagnosis/observations/index.js';
+import { NON_NEGATIVE, RULE_IDS, type ThresholdSpec } from '../../src/diagnosis/rule.js';
 
 describe('parseRuleOverrides', () => {
   it('reads thresholds, for and disabled into the catalog overrides', () => {
@@ -30,6 +31,19 @@ describe('parseRuleOverrides', () => {
     expect(settings.find((s) => s.rule.id === 'WorkqueueSaturated')?.enabled).toBe(false);
   });
 
+  it('has every default inside its threshold range, and accepts the ends of it', () => {
+    for (const definition of [...RULES, ...OBSERVATIONS]) {
+      for (const [name, spec] of Object.entries(definition.thresholds) as Array<[string, ThresholdSpec]>) {
+        const range = spec.range ?? NON_NEGATIVE;
+        expect(spec.default, `${definition.id}.${name}`).toBeGreaterThanOrEqual(range.min);
+        expect(spec.default, `${definition.id}.${name}`).toBeLessThanOrEqual(range.max);
+      }
+    }
+    expect(
+      parseRuleOverrides({ WorkqueueSaturated: { thresholds: { minUtilization: 1, minDepth: 0 } } }, 'rules'),
+    ).toEqual({ rules: { WorkqueueSaturated: { thresholds: { minUtilization: 1, minDepth: 0 } } } });
+  });
+
   it('treats an absent section as no overrides', () => {
     expect(parseRuleOverrides(undefined, 'rules')).toEqual({});
     expect(parseRuleOverrides(null, 'rules')).toEqual({});
@@ -49,6 +63,18 @@ describe('parseRuleOverrides', () => {
     [
       { WorkqueueNotObservable: { thresholds: { x: 1 } } },
       'cfg: rules.WorkqueueNotObservable.thresholds.x: unknown threshold; WorkqueueNotObservable has no thresholds',
+    ],
+    [
+      { WorkqueueBacklog: { thresholds: { minDepth: -5 } } },
+      'cfg: rules.WorkqueueBacklog.thresholds.minDepth: -5 is outside the values that make sense for it, 0 or more (items)',
+    ],
+    [
+      { WorkqueueSaturated: { thresholds: { minUtilization: 1.5 } } },
+      'cfg: rules.WorkqueueSaturated.thresholds.minUtilization: 1.5 is outside the values that make sense for it, 0 to 1 (ratio)',
+    ],
+    [
+      { WorkqueueBacklog: { thresholds: { targetUtilization: 0 } } },
+      'cfg: rules.WorkqueueBacklog.thresholds.targetUtilization: 0 is outside the values that make sense for it, 0.05 to 1 (ratio)',
     ],
     [{ WorkqueueBacklog: { for: '10 minutes' } }, 'cfg: rules.WorkqueueBacklog.for: invalid duration "10 minutes"'],
     [{ WorkqueueBacklog: { for: 600 } }, 'cfg: rules.WorkqueueBacklog.for: expected a Prometheus duration'],

@@ -2,6 +2,7 @@ import { allOf, binary } from '../../promql/expr.js';
 import { compare, scale, sig, unlessAny } from '../conditions.js';
 import { formatValue } from '../format.js';
 import { defineObservation } from '../observation.js';
+import { SHARE } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
@@ -22,6 +23,7 @@ export const retriesWithoutErrorMetrics = defineObservation({
     minRetryShare: {
       default: 0.02,
       unit: 'ratio',
+      range: SHARE,
       description:
         'Retries per add at or above which delayed requeues are a steady part of the work, not noise next to the events.',
     },

@@ -1,7 +1,7 @@
 import { allOf } from '../../promql/expr.js';
 import { compare, relate, sig, where } from '../conditions.js';
 import { formatValue, numberOf } from '../format.js';
-import { defineRule, type RuleCase, type SignalSnapshot } from '../rule.js';
+import { defineRule, type RuleCase, SHARE, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
@@ -44,12 +44,14 @@ export const persistentFailures = defineRule({
     minErrorRatio: {
       default: 0.05,
       unit: 'ratio',
+      range: SHARE,
       description:
         "Share of reconciles over the long window failing for reasons 409 conflicts do not explain, at or above which failures stand out of the noise. Once conflicts are charged, what busy healthy controllers still fail transiently (a throttled API, a dependency created a moment later) stays at a few percent of syncs: at 3% and four syncs a second, 15 minutes reach 5% only 7 standard deviations out, and must stay there for the whole `for`. An object that always fails is synced about as often as the others under controller-runtime's priority queue (each event ends its backoff wait at once) and somewhat more under the classic queue (the delayed add left from its backoff fires as well), so its share of syncs is about its share of objects, less what keys deep in backoff miss: 5% catches about 6% of objects failing with either queue.",
     },
     minRecentErrorRatio: {
       default: 0.025,
       unit: 'ratio',
+      range: SHARE,
       description:
         'The same share over the short window, below which the failures have stopped (a dependency that recovered): the finding ends within minutes of the recovery instead of lingering for the long window. Far below the long-window threshold because keys that entered backoff together (after a restart) fail in waves, and five minutes between two waves can hold few of their errors.',
     },

@@ -2,7 +2,7 @@ import { allOf, binary } from '../../promql/expr.js';
 import { DRAIN_SHARE, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
 import { compare, relate, scale, sig } from '../conditions.js';
 import { formatNumber, formatValue, numberOf } from '../format.js';
-import { defineRule } from '../rule.js';
+import { defineRule, SHARE } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
@@ -24,12 +24,14 @@ export const saturated = defineRule({
     minUtilization: {
       default: 0.88,
       unit: 'ratio',
+      range: SHARE,
       description:
         'Busy workers per configured worker over the long window at or above which the controller is saturated: in an M/G/1 queue at 88% busy the mean wait is already several syncs long.',
     },
     minRecentUtilization: {
       default: 0.75,
       unit: 'ratio',
+      range: SHARE,
       description:
         'Busy workers per configured worker over the short window below which the load has fallen and saturation has ended; below the long-window threshold by more than the short window swings at one worker.',
     },

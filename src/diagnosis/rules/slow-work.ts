@@ -1,7 +1,7 @@
 import { anyOf } from '../../promql/expr.js';
 import { compare } from '../conditions.js';
 import { formatValue } from '../format.js';
-import { defineRule } from '../rule.js';
+import { defineRule, SHARE } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
@@ -24,6 +24,7 @@ export const slowWork = defineRule({
     minSlowShare: {
       default: 0.001,
       unit: 'ratio',
+      range: SHARE,
       description: 'Share of finished syncs longer than 10 s at or above which syncs block.',
     },
   },

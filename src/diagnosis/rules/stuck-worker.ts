@@ -1,7 +1,7 @@
 import { allOf } from '../../promql/expr.js';
 import { compare } from '../conditions.js';
 import { formatValue, numberOf } from '../format.js';
-import { defineRule } from '../rule.js';
+import { defineRule, SHARE } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
@@ -23,6 +23,7 @@ export const stuckWorker = defineRule({
     minAgeGrowth: {
       default: 0.9,
       unit: 'ratio',
+      range: SHARE,
       description: 'Growth of the longest-running sync age (seconds per second) at or above which it never finished.',
     },
     minUnfinishedGrowth: {
