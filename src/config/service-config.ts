@@ -35,7 +35,7 @@ import {
   DEFAULT_TARGET,
   DEMO_SCENARIO,
 } from './service-defaults.js';
-import { ENV_PREFIX, parseSetting, SETTINGS, type Setting, SOURCE_KEYS } from './service-settings.js';
+import { ENV_PREFIX, parseSetting, SETTINGS, type Setting, SOURCE_KEYS, type SourceKind } from './service-settings.js';
 import { type ListenAddress, type LogLevel, parseListenAddress } from './setting-values.js';
 
 export type { ListenAddress, LogLevel };
@@ -156,6 +156,7 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
 
   const listenGivenAddress = get<ListenAddress>('listen');
   const source = resolveSource(layers, get, origins);
+  rejectIdleSettings(layers, source.kind);
   const scrapeIntervalMs = positive(
     get<number>('scrape.interval') ?? parseDuration(DEFAULT_SCRAPE_INTERVAL),
     'scrape.interval',
@@ -289,6 +290,30 @@ function resolveSource(
     }
     default:
       return { kind: 'targets', urls: [DEFAULT_TARGET] };
+  }
+}
+
+const SOURCE_NAMES: Readonly<Record<SourceKind, string>> = {
+  targets: 'static targets (--target)',
+  kubernetes: 'Kubernetes discovery (--kubernetes)',
+  prometheus: 'Prometheus mode (--prometheus-url)',
+  demo: 'the demo (--demo)',
+};
+
+/**
+ * A flag or variable that does nothing with the chosen source is a usage error: the user meant something it
+ * will not do. The file may hold sections for every source (one file for several deployments, as the example).
+ */
+function rejectIdleSettings(layers: readonly Layer[], kind: SourceKind): void {
+  for (const layer of layers) {
+    if (layer.name === 'file') continue;
+    for (const [key, found] of layer.values) {
+      const sources = SETTINGS.find((s) => s.key === key)?.sources;
+      if (sources === undefined || sources.includes(kind)) continue;
+      throw new ConfigError(
+        `${found.where}: applies only with ${sources.map((k) => SOURCE_NAMES[k]).join(', ')}; the source here is ${SOURCE_NAMES[kind]}`,
+      );
+    }
   }
 }
 

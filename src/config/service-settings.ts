@@ -24,7 +24,16 @@ export type Setting = {
   readonly flagOnly?: boolean;
   /** For a duration: the shortest and longest accepted, as Prometheus durations. */
   readonly range?: { readonly min: string; readonly max: string };
+  /** The sources it applies to; unset: every source. Given with another source it is a usage error. */
+  readonly sources?: readonly SourceKind[];
 };
+
+/** What the service reads its metrics from: static targets, Kubernetes pods, a Prometheus, the demo. */
+export type SourceKind = 'targets' | 'kubernetes' | 'prometheus' | 'demo';
+
+const SCRAPING: readonly SourceKind[] = ['targets', 'kubernetes', 'demo'];
+const DISCOVERY: readonly SourceKind[] = ['kubernetes'];
+const PROMETHEUS: readonly SourceKind[] = ['prometheus'];
 
 /** Every setting. The order is the order of `deploy/config-example.yaml`. */
 export const SETTINGS: readonly Setting[] = [
@@ -34,13 +43,13 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'runbookBaseUrl', kind: 'url', flag: 'runbookBaseUrl', env: 'WQD_RUNBOOK_BASE_URL' },
   { key: 'targets', kind: 'urls', flag: 'target', env: 'WQD_TARGETS' },
   { key: 'kubernetes.enabled', kind: 'boolean', flag: 'kubernetes', env: 'WQD_KUBERNETES' },
-  { key: 'kubernetes.namespaces', kind: 'list', flag: 'namespace', env: 'WQD_NAMESPACES' },
-  { key: 'kubernetes.selector', kind: 'string', flag: 'selector', env: 'WQD_SELECTOR' },
-  { key: 'kubernetes.kubeconfig', kind: 'string', flag: 'kubeconfig', env: 'WQD_KUBECONFIG' },
-  { key: 'kubernetes.port', kind: 'port', flag: 'podPort', env: 'WQD_POD_PORT' },
-  { key: 'kubernetes.path', kind: 'string' },
-  { key: 'kubernetes.scheme', kind: 'scheme' },
-  { key: 'kubernetes.job', kind: 'string' },
+  { key: 'kubernetes.namespaces', kind: 'list', flag: 'namespace', env: 'WQD_NAMESPACES', sources: DISCOVERY },
+  { key: 'kubernetes.selector', kind: 'string', flag: 'selector', env: 'WQD_SELECTOR', sources: DISCOVERY },
+  { key: 'kubernetes.kubeconfig', kind: 'string', flag: 'kubeconfig', env: 'WQD_KUBECONFIG', sources: DISCOVERY },
+  { key: 'kubernetes.port', kind: 'port', flag: 'podPort', env: 'WQD_POD_PORT', sources: DISCOVERY },
+  { key: 'kubernetes.path', kind: 'string', sources: DISCOVERY },
+  { key: 'kubernetes.scheme', kind: 'scheme', sources: DISCOVERY },
+  { key: 'kubernetes.job', kind: 'string', sources: DISCOVERY },
   { key: 'prometheus.url', kind: 'url', flag: 'prometheusUrl', env: 'WQD_PROMETHEUS_URL' },
   {
     key: 'prometheus.timeout',
@@ -48,14 +57,22 @@ export const SETTINGS: readonly Setting[] = [
     flag: 'prometheusTimeout',
     env: 'WQD_PROMETHEUS_TIMEOUT',
     range: { min: '1s', max: '10m' },
+    sources: PROMETHEUS,
   },
-  { key: 'prometheus.headers', kind: 'headers', flag: 'header' },
-  { key: 'prometheus.basicAuth.username', kind: 'string', flag: 'basicAuthUser', env: 'WQD_BASIC_AUTH_USER' },
+  { key: 'prometheus.headers', kind: 'headers', flag: 'header', sources: PROMETHEUS },
+  {
+    key: 'prometheus.basicAuth.username',
+    kind: 'string',
+    flag: 'basicAuthUser',
+    env: 'WQD_BASIC_AUTH_USER',
+    sources: PROMETHEUS,
+  },
   {
     key: 'prometheus.basicAuth.passwordFile',
     kind: 'string',
     flag: 'basicAuthPasswordFile',
     env: 'WQD_BASIC_AUTH_PASSWORD_FILE',
+    sources: PROMETHEUS,
   },
   {
     key: 'scrape.interval',
@@ -63,6 +80,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: 'scrapeInterval',
     env: 'WQD_SCRAPE_INTERVAL',
     range: { min: '1s', max: '1h' },
+    sources: SCRAPING,
   },
   {
     key: 'scrape.timeout',
@@ -70,15 +88,17 @@ export const SETTINGS: readonly Setting[] = [
     flag: 'scrapeTimeout',
     env: 'WQD_SCRAPE_TIMEOUT',
     range: { min: '100ms', max: '1h' },
+    sources: SCRAPING,
   },
-  { key: 'scrape.maxBytes', kind: 'integer', env: 'WQD_SCRAPE_MAX_BYTES' },
-  { key: 'scrape.concurrency', kind: 'integer', env: 'WQD_SCRAPE_CONCURRENCY' },
+  { key: 'scrape.maxBytes', kind: 'integer', env: 'WQD_SCRAPE_MAX_BYTES', sources: SCRAPING },
+  { key: 'scrape.concurrency', kind: 'integer', env: 'WQD_SCRAPE_CONCURRENCY', sources: SCRAPING },
   {
     key: 'scrape.retention',
     kind: 'duration',
     flag: 'retention',
     env: 'WQD_RETENTION',
     range: { min: '1m', max: '1d' },
+    sources: SCRAPING,
   },
   { key: 'scrape.bearerTokenFile', kind: 'string', flag: 'bearerTokenFile', env: 'WQD_BEARER_TOKEN_FILE' },
   { key: 'scrape.caFile', kind: 'string', flag: 'caFile', env: 'WQD_CA_FILE' },

@@ -232,6 +232,24 @@ describe('bad values are named with their key', () => {
     expect(failure({ file: 'targets: []\n' })).toBe('config.yaml: targets: give at least one target URL');
   });
 
+  it('rejects a flag or variable that does nothing with the chosen source; the file may hold every section', () => {
+    expect(failure({ flags: { target: ['http://a/metrics'], basicAuthUser: 'u', basicAuthPasswordFile: '/p' } })).toBe(
+      '--basic-auth-user: applies only with Prometheus mode (--prometheus-url); the source here is static targets (--target)',
+    );
+    expect(failure({ flags: { namespace: ['ns'] } })).toBe(
+      '--namespace: applies only with Kubernetes discovery (--kubernetes); the source here is static targets (--target)',
+    );
+    expect(failure({ flags: { prometheusUrl: 'http://p:9090' }, env: { WQD_SCRAPE_INTERVAL: '30s' } })).toBe(
+      'WQD_SCRAPE_INTERVAL: applies only with static targets (--target), Kubernetes discovery (--kubernetes), the demo (--demo); the source here is Prometheus mode (--prometheus-url)',
+    );
+    const config = resolveServiceConfig({
+      flags: { prometheusUrl: 'http://p:9090' },
+      env: {},
+      file: { path: 'config.yaml', text: 'scrape:\n  interval: 30s\nkubernetes:\n  namespaces: [ns]\n' },
+    });
+    expect(config.source.kind).toBe('prometheus');
+  });
+
   it('bounds every duration: timers beyond about 24 days would fire at once, again and again', () => {
     expect(failure({ flags: { evaluationInterval: '4w' } })).toBe(
       '--evaluation-interval: 4w is outside the accepted range, 1s to 1h',

@@ -94,7 +94,12 @@ describe('observations over the API', () => {
       expect(view.meaning).toBe(definition?.text.meaning);
       expect(view.title).toBe(definition?.title);
       for (const [name, spec] of Object.entries(definition?.thresholds ?? {})) {
-        expect(view.thresholds[name]).toEqual({ value: spec.default, ...spec });
+        expect(view.thresholds[name]).toEqual({
+          value: spec.default,
+          default: spec.default,
+          unit: spec.unit,
+          description: spec.description,
+        });
       }
     }
     const drain = body.observations.find((o) => o.id === 'ListDraining');
