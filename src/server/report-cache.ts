@@ -24,8 +24,11 @@ export interface ReportCache {
   queue(id: string): CachedBody | null | undefined;
 }
 
-/** Distinct filters kept per report; beyond that the cache starts over (each is one small string). */
-const MAX_FILTERS = 64;
+/**
+ * Distinct filters kept per report; beyond that the cache starts over. Each holds the filtered JSON and up to two
+ * compressed forms: at 16, a few megabytes for a 300 KB report.
+ */
+const MAX_FILTERS = 16;
 
 export function createReportCache(current: () => Report | undefined): ReportCache {
   let cached: Report | undefined;
