@@ -195,6 +195,9 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     };
     const auth = await authHeader(request);
     if (auth !== undefined) headers['Authorization'] = auth;
+    // What an upstream may echo back (a proxy's error page, a debugging endpoint) and must not be repeated.
+    const secrets = secretsOf(auth, options);
+    const clean = (text: string): string => withoutSecrets(text, secrets);
     let body: string | undefined;
     if (method === 'POST') {
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
@@ -230,16 +233,20 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     const envelope = isRecord(json) ? json : undefined;
     if (envelope?.['status'] === 'error' || !ok) {
       if (envelope && typeof envelope['errorType'] === 'string') {
-        const detail = typeof envelope['error'] === 'string' ? envelope['error'] : 'error';
-        throw new PrometheusApiError('api', envelope['errorType'], detail, { request, status: res.status, expr });
+        const detail = typeof envelope['error'] === 'string' ? clean(envelope['error']) : 'error';
+        throw new PrometheusApiError('api', clean(envelope['errorType']), detail, {
+          request,
+          status: res.status,
+          expr,
+        });
       }
-      const snippet = bodyExcerpt(res.body);
+      const snippet = bodyExcerpt(res.body, clean);
       const detail = `HTTP ${res.status} ${res.statusText}${snippet ? `: ${snippet}` : ''}`;
       throw new PrometheusApiError('http', 'http_status', detail, { request, status: res.status, expr });
     }
     if (envelope?.['status'] !== 'success' || !('data' in envelope)) {
       const what = /^\s*</.test(res.body.subarray(0, 512).toString('utf8'))
-        ? `the answer is HTML, not the Prometheus API (is the URL the server's root?): ${bodyExcerpt(res.body)}`
+        ? `the answer is HTML, not the Prometheus API (is the URL the server's root?): ${bodyExcerpt(res.body, clean)}`
         : 'the answer is not a Prometheus API success response';
       throw new PrometheusApiError('decode', 'bad_response', what, {
         request,
@@ -424,7 +431,35 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** The start of a response body on one line, at most 80 characters (an HTML page is never echoed whole). */
-function bodyExcerpt(body: Buffer): string {
-  const flat = body.subarray(0, 1024).toString('utf8').replace(/\s+/g, ' ').trim();
+/** Headers whose values name a tenant or a route, not a credential: kept in what is repeated. */
+const PLAIN_HEADERS = new Set(['x-scope-orgid']);
+
+/**
+ * The credentials of a request as an upstream could echo them: the Authorization value, its token part, the
+ * basic-auth password, and the values of the extra headers other than plain ones.
+ */
+function secretsOf(auth: string | undefined, options: PrometheusClientOptions): string[] {
+  const secrets: string[] = [];
+  if (auth !== undefined) secrets.push(auth, auth.slice(auth.indexOf(' ') + 1));
+  if (options.basicAuth !== undefined) secrets.push(options.basicAuth.password);
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (!PLAIN_HEADERS.has(name.toLowerCase())) secrets.push(value);
+  }
+  // Longest first, so a token inside a longer value is not left half-replaced; very short values are not matched.
+  return secrets.filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
+}
+
+/** `text` with every secret replaced by `<secret>`, as Prometheus writes them. */
+function withoutSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join('<secret>');
+  return out;
+}
+
+/** The start of an answer's body on one line, without the secrets `clean` removes (before it is cut short). */
+function bodyExcerpt(body: Buffer, clean: (text: string) => string): string {
+  const flat = clean(body.subarray(0, 64 * 1024).toString('utf8'))
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length <= 80 ? flat : `${flat.slice(0, 79)}…`;
 }

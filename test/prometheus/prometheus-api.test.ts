@@ -327,4 +327,49 @@ describe('Prometheus API client against a fake server', () => {
     const timeout = await apiError(slow.buildInfo());
     expect([timeout.kind, timeout.errorType]).toEqual(['transport', 'timeout']);
   });
+
+  it('never repeats the credentials an upstream echoes back, in any error', async () => {
+    const token = 'planted-bearer-T0ken-for-echo';
+    const apiKey = 'planted-api-key-value';
+    const client = createPrometheusClient({
+      url: fake.origin,
+      timeoutMs: 5_000,
+      bearerToken: token,
+      headers: { 'X-Scope-OrgID': 'team-a', 'X-Api-Key': apiKey },
+    });
+    const echo = (s: Seen): string =>
+      `you sent: authorization=${s.headers.authorization} x-api-key=${s.headers['x-api-key']} tenant=${s.headers['x-scope-orgid']}`;
+    const errors: string[] = [];
+    reply = (s, res) => json(res, 400, { status: 'error', errorType: 'bad_data', error: echo(s) });
+    errors.push((await apiError(client.query('up'))).message);
+    reply = (s, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(echo(s));
+    };
+    errors.push((await apiError(client.query('up'))).message);
+    reply = (s, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<html>${echo(s)}</html>`);
+    };
+    errors.push((await apiError(client.query('up'))).message);
+    const basic = createPrometheusClient({
+      url: fake.origin,
+      timeoutMs: 5_000,
+      basicAuth: { username: 'reader', password: 'planted-passw0rd' },
+    });
+    reply = (s, res) => json(res, 401, { status: 'error', errorType: 'unauthorized', error: echo(s) });
+    errors.push((await apiError(basic.query('up'))).message);
+    for (const message of errors) {
+      expect(message).toContain('<secret>');
+      for (const secret of [
+        token,
+        apiKey,
+        'planted-passw0rd',
+        Buffer.from('reader:planted-passw0rd').toString('base64'),
+      ]) {
+        expect(message).not.toContain(secret);
+      }
+    }
+    expect(errors[0]).toContain('tenant=team-a');
+  });
 });
