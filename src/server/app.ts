@@ -18,7 +18,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequ
 import type { Report } from '../diagnosis/report.js';
 import type { QueueSeries } from '../service/queue-series.js';
 import type { TargetsView } from '../service/target-status.js';
-import { ApiError, ERROR_BODY_SCHEMA, errorBody, toApiError } from './errors.js';
+import { ApiError, clientErrorResponse, ERROR_BODY_SCHEMA, errorBody, toApiError } from './errors.js';
 import { createReportCache } from './report-cache.js';
 import { apiRoutes } from './routes/api.js';
 import { opsRoutes } from './routes/ops.js';
@@ -85,6 +85,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Requests that arrive while closing are answered as usual (fastify's own 503 has another body shape);
     // close() still waits for them.
     return503OnClosing: false,
+    clientErrorHandler(error, socket) {
+      if (socket.writable) socket.end(clientErrorResponse(error));
+      else socket.destroy();
+    },
   });
   // Response schemas document the answers (OpenAPI); bodies are plain JSON. The report is sent as bytes
   // serialized once per evaluation, and nothing may drop fields the schema does not list (fields may be

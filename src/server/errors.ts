@@ -12,6 +12,11 @@ export const API_ERRORS = {
     message: 'A valid bearer token is required: send "Authorization: Bearer <token>".',
   },
   not_found: { statusCode: 404, message: 'No such route.' },
+  request_timeout: { statusCode: 408, message: 'The request did not arrive in time.' },
+  headers_too_large: {
+    statusCode: 431,
+    message: 'The request line and headers are too large (at most 16 KiB together).',
+  },
   queue_not_found: { statusCode: 404, message: 'No queue with this id in the latest report.' },
   payload_too_large: { statusCode: 413, message: 'The request body is too large.' },
   unsupported_media_type: { statusCode: 415, message: 'The request body has an unsupported content type.' },
@@ -120,4 +125,34 @@ function valueAt(root: unknown, path: readonly string[]): unknown {
     at = (at as Record<string, unknown>)[part];
   }
   return at;
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+/**
+ * The raw HTTP answer to a request Node's parser refused before any route saw it (a malformed request line,
+ * headers over Node's limit, which holds a long URL too, a request that did not arrive in time), in the error
+ * shape of every other answer; the connection is closed after it.
+ */
+export function clientErrorResponse(error: Error & { code?: string }): string {
+  const code: ApiErrorCode =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'headers_too_large'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'request_timeout'
+        : 'bad_request';
+  const { statusCode, message } = API_ERRORS[code];
+  const body = JSON.stringify({ error: { code, message } } satisfies ErrorBody);
+  return [
+    `HTTP/1.1 ${statusCode} ${STATUS_TEXT[statusCode]}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
 }

@@ -3,6 +3,8 @@
  * bearer token, the service's own metrics and the OpenAPI document. The report is a real one: the `mixed`
  * scenario simulated for 30 minutes and diagnosed.
  */
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -289,6 +291,44 @@ describe('errors', () => {
       404,
       'not_found',
     );
+  });
+});
+
+describe('requests Node refuses before any route', () => {
+  /** Sends raw bytes to a listening app and reads the whole answer (the server closes the connection). */
+  async function raw(request: string): Promise<{ status: number; body: unknown }> {
+    const app = (await testApp({ report })).app;
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = app.server.address() as AddressInfo;
+      const answer = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        const socket = net.connect(port, '127.0.0.1', () => socket.end(request));
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      return { status: Number(head.split(' ')[1]), body: JSON.parse(body) };
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('answer in the error shape: headers or a URL too large, a malformed request line', async () => {
+    const longUrl = await raw(`GET /api/v1/queues/${'q'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(longUrl.status).toBe(431);
+    expect(longUrl.body).toEqual({
+      error: { code: 'headers_too_large', message: expect.stringContaining('too large') },
+    });
+    const header = await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'h'.repeat(20_000)}\r\n\r\n`);
+    expect(header.status).toBe(431);
+    const garbage = await raw('NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage.status).toBe(400);
+    expect(garbage.body).toEqual({ error: { code: 'bad_request', message: expect.any(String) } });
   });
 });
 
