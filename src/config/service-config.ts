@@ -79,6 +79,8 @@ export type ServiceConfig = {
     readonly timeoutMs?: number;
     readonly maxBytes?: number;
     readonly concurrency?: number;
+    /** Distinct kept series per target's page; unset: the scrape source's default. */
+    readonly seriesLimit?: number;
     readonly retentionMs: number;
     readonly bearerTokenFile?: string;
     readonly caFile?: string;
@@ -184,6 +186,7 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
   );
   const maxBytes = get<number>('scrape.maxBytes');
   const concurrency = get<number>('scrape.concurrency');
+  const seriesLimit = get<number>('scrape.seriesLimit');
   const apiTokenFile = get<string>('api.tokenFile');
   const bearerTokenFile = get<string>('scrape.bearerTokenFile');
   const caFile = get<string>('scrape.caFile');
@@ -208,6 +211,7 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
       ...(scrapeTimeoutMs !== undefined ? { timeoutMs: scrapeTimeoutMs } : {}),
       ...(maxBytes !== undefined ? { maxBytes } : {}),
       ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(seriesLimit !== undefined ? { seriesLimit } : {}),
       retentionMs,
       ...(bearerTokenFile !== undefined ? { bearerTokenFile } : {}),
       ...(caFile !== undefined ? { caFile } : {}),

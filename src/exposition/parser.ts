@@ -69,6 +69,14 @@ export interface ParseOptions {
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_SERIES = 1_000_000;
 
+/** How an error over `maxSeries` begins (it crosses the parse worker as text). */
+const SERIES_LIMIT_REASON = 'too many series: the limit is';
+
+/** Whether a parse failed on `maxSeries` (a page with more distinct kept series than allowed). */
+export function isSeriesLimitError(error: ExpositionError): boolean {
+  return error.reason.startsWith(SERIES_LIMIT_REASON);
+}
+
 /**
  * A `keep` predicate for the given family names that works for both formats: a counter named
  * `foo_total` in the list is also kept when OpenMetrics calls its family `foo`.
@@ -344,7 +352,7 @@ class ExpositionParser extends MetadataLineScanner {
   }
 
   private checkSeriesLimit(at: number): void {
-    if (this.index.count >= this.maxSeries) throw this.error(`too many series: the limit is ${this.maxSeries}`, at);
+    if (this.index.count >= this.maxSeries) throw this.error(`${SERIES_LIMIT_REASON} ${this.maxSeries}`, at);
   }
 
   private setFamily(id: number, family: FamilyState): void {

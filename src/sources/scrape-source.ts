@@ -12,7 +12,8 @@
  *   once and never twice at once for one target; a tick that finds a target still busy skips it and
  *   counts it in `skippedScrapes`.
  * - A failed scrape (fetch error, malformed page: `parse_error` naming the line and column, or saying that
- *   the page is HTML, with a one-line excerpt, instead of a metrics page) records
+ *   the page is HTML, with a one-line excerpt, instead of a metrics page; a page over the target's series limit:
+ *   `series_limit`) records
  *   the error in the target's health and puts stale markers on the target's series at the scrape
  *   time, as Prometheus does; samples already held are kept, so a malformed page loses nothing.
  *   Scraping never throws.
@@ -35,6 +36,7 @@ import { isExpositionError } from '../exposition/exposition-error.js';
 import { labelsOf } from '../exposition/labels.js';
 import { parsePage } from '../exposition/parse-off-thread.js';
 import type { ExpositionFormat, ParsedPage } from '../exposition/parsed-page.js';
+import { isSeriesLimitError } from '../exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
 import { createStoreBackend, historyStore } from '../promql/history-backend.js';
 import { fetchMetricsPage, isScrapeError } from '../scrape/http-fetch.js';
@@ -60,6 +62,11 @@ export { DEFAULT_SCRAPE_INTERVAL_MS };
 export const MAX_DEFAULT_SCRAPE_TIMEOUT_MS = 10_000;
 export const DEFAULT_SCRAPE_MAX_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_SCRAPE_CONCURRENCY = 8;
+/**
+ * Distinct series of the diagnostic families one target's page may hold, like Prometheus's `sample_limit`: a
+ * manager with 500 controllers exposes about 47,000; each series held for 30 minutes costs a few kilobytes.
+ */
+export const DEFAULT_SCRAPE_SERIES_LIMIT = 50_000;
 /** A target's last success must be this many intervals older than its last failure to count as down. */
 const ERROR_AFTER_INTERVALS = 1.5;
 /** `History.prune` runs at most this often. */
@@ -70,6 +77,8 @@ export type ScrapeSourceErrorCode =
   | ScrapeErrorCode
   /** The page is not valid exposition text; the message names the line and column. */
   | 'parse_error'
+  /** The page holds more distinct series of the diagnostic families than the target's limit. */
+  | 'series_limit'
   /** The clock went backwards: the scrape time is not after the target's previous one. */
   | 'out_of_order'
   /** Anything else (e.g. the parse worker died, or a history shared with other writers refused the page). */
@@ -98,6 +107,8 @@ export interface ScrapeSourceOptions {
   readonly maxBytes?: number;
   /** Scrapes running at once. Default 8. */
   readonly concurrency?: number;
+  /** Distinct series of the diagnostic families per page; a page over it fails. Default `DEFAULT_SCRAPE_SERIES_LIMIT`. */
+  readonly seriesLimit?: number;
   readonly bearerTokenFile?: string;
   readonly caFile?: string;
   readonly insecureSkipVerify?: boolean;
@@ -162,6 +173,10 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
   }
   if (timeoutMs >= intervalMs) {
     throw new RangeError(`scrape timeout (${timeoutMs} ms) must be below the scrape interval (${intervalMs} ms)`);
+  }
+  const seriesLimit = options.seriesLimit ?? DEFAULT_SCRAPE_SERIES_LIMIT;
+  if (!(Number.isInteger(seriesLimit) && seriesLimit > 0)) {
+    throw new RangeError(`scrape series limit must be a positive integer, got ${seriesLimit}`);
   }
   const maxBytes = options.maxBytes ?? DEFAULT_SCRAPE_MAX_BYTES;
   if (!(Number.isInteger(maxBytes) && maxBytes > 0)) {
@@ -317,7 +332,7 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       );
       bytes = fetched.bytes;
       if (signal.aborted) return;
-      const page = await parse(fetched.body, fetched.format, url, maxBytes);
+      const page = await parse(fetched.body, fetched.format, url, { maxBytes, seriesLimit });
       if (signal.aborted) return;
       try {
         await history.appendInChunks({ id: historyId, labels }, page, atMs);
@@ -459,10 +474,29 @@ function hasNoFreshData(entry: Entry, intervalMs: number): boolean {
   return entry.lastFailureAt - entry.lastSuccessAt >= ERROR_AFTER_INTERVALS * intervalMs;
 }
 
-async function parse(body: string, format: ExpositionFormat, url: string, maxBytes: number): Promise<ParsedPage> {
+async function parse(
+  body: string,
+  format: ExpositionFormat,
+  url: string,
+  limits: { readonly maxBytes: number; readonly seriesLimit: number },
+): Promise<ParsedPage> {
+  const { maxBytes, seriesLimit } = limits;
   try {
-    return await parsePage(body, { format, keepFamilies: DIAGNOSTIC_FAMILIES, maxBytes, source: redactUrl(url) });
+    return await parsePage(body, {
+      format,
+      keepFamilies: DIAGNOSTIC_FAMILIES,
+      maxBytes,
+      maxSeries: seriesLimit,
+      source: redactUrl(url),
+    });
   } catch (err) {
+    if (isExpositionError(err) && isSeriesLimitError(err)) {
+      throw new ScrapeFailure(
+        'series_limit',
+        `${redactUrl(url)}: more than ${seriesLimit} series of the work-queue, controller and REST client families (the target's series limit, scrape.seriesLimit or WQD_SCRAPE_SERIES_LIMIT); the page was not stored`,
+        { cause: err },
+      );
+    }
     if (isExpositionError(err) && looksLikeHtml(body)) {
       throw new ScrapeFailure('parse_error', `${redactUrl(url)}: not a metrics page (HTML): ${excerpt(body)}`, {
         cause: err,

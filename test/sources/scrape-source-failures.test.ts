@@ -76,6 +76,46 @@ describe('scrape source: failing targets', () => {
     expect(src.history.instant(WORKQUEUE.depth, [], clock.t - 1).map((x) => x.value)).toEqual([7]);
   });
 
+  it('fails a page over the series limit with series_limit, keeps its data, and scrapes the other target', async () => {
+    let bomb = false;
+    const lines = [`# TYPE ${WORKQUEUE.depth} gauge`];
+    for (let i = 0; i < 500; i++) lines.push(`${WORKQUEUE.depth}{controller="c",name="queue-${i}"} ${i}`);
+    // Families the diagnoses do not read are not counted.
+    for (let i = 0; i < 500; i++) lines.push(`go_unrelated_series{i="${i}"} ${i}`);
+    const bombPage = `${lines.join('\n')}\n`;
+    const hostile = await servePage(() => (bomb ? bombPage : queuePage({ depth: 7, adds: 1 })));
+    const healthy = await servePage(() => queuePage({ depth: 4, adds: 9 }));
+    const clock = new ManualClock();
+    const src = scrapeSource({
+      targets: staticTargets([`${hostile.origin}/metrics`, `${healthy.origin}/metrics`]),
+      clock,
+      seriesLimit: 100,
+    });
+    await src.scrapeOnce();
+    const first = clock.t;
+    bomb = true;
+    for (let round = 0; round < 2; round++) {
+      clock.advance(INTERVAL);
+      await src.scrapeOnce();
+    }
+    const health = new Map(src.health().map((h) => [h.key, h]));
+    expect(health.get(`${hostile.origin}/metrics`)).toMatchObject({ up: false, lastError: { code: 'series_limit' } });
+    expect(health.get(`${hostile.origin}/metrics`)?.lastError?.message).toContain('more than 100 series');
+    expect(health.get(`${healthy.origin}/metrics`)).toMatchObject({ up: true, lastError: null });
+    const hostileState = src.targets().find((t) => t.name === `static/127.0.0.1:${hostile.port}`);
+    expect(hostileState?.error?.code).toBe('series_limit');
+    // The hostile target's history is what it was; the healthy one's goes on.
+    const depth = src.history.select({ metric: WORKQUEUE.depth });
+    expect(depth.map((v) => [[...v.t], [...v.v]])).toEqual([
+      [[first], [7]],
+      [
+        [first, first + INTERVAL, first + 2 * INTERVAL],
+        [4, 4, 4],
+      ],
+    ]);
+    expect(() => scrapeSource({ targets: [], seriesLimit: 0 })).toThrow(RangeError);
+  });
+
   it('stops reading a gzip bomb at the size limit with too_large', async () => {
     const gzip = gzipBomb(64 * 1024, TEXT_CT); // 64 GiB uncompressed, about 68 MB compressed
     const bomb = await serve(gzip.handler);
