@@ -156,14 +156,18 @@ export function identityOf(seriesLabels: Labels): QueueIdentity {
   return { id: queueId(target, name, controller), target, name, controller, labels };
 }
 
+/** The longest readable part of a queue id: ids stay short enough for a URL path whatever the labels hold. */
+const MAX_ID_PART = 100;
+
 /**
- * A readable, URL-safe id: `<target>.<name>[.<controller>]` with unsafe characters replaced, plus a short
- * hash of the exact identity so two targets that differ only in replaced characters never collide.
+ * A readable, URL-safe id: `<target>.<name>[.<controller>]` with unsafe characters replaced and each part cut
+ * at `MAX_ID_PART` characters, plus a short hash of the exact identity so two queues that differ only in
+ * replaced or cut characters never collide.
  */
 export function queueId(target: string, name: string | null, controller: string | null): string {
   const parts = [target, name ?? '-'];
   if (controller !== null && controller !== name) parts.push(controller);
-  const readable = parts.map((p) => p.replace(/[^A-Za-z0-9_-]+/g, '_')).join('.');
+  const readable = parts.map((p) => p.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, MAX_ID_PART)).join('.');
   return `${readable}~${fnv1a(JSON.stringify([target, name, controller]))}`;
 }
 
