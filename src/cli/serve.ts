@@ -3,7 +3,8 @@
  *
  * Reads the configuration (flags > `WQD_` environment > `--config` file), starts the runtime (scraping or
  * Prometheus, evaluation), builds the HTTP app and listens; on SIGTERM or SIGINT stops scraping and
- * evaluating, closes the server and exits 0. SIGHUP does the same, logged as such: the configuration is read
+ * evaluating, closes the server and exits 0 (at once when the start has not finished: nothing is held yet).
+ * SIGHUP does the same, logged as such: the configuration is read
  * once, at start, so a new one takes effect when the supervisor (Kubernetes, systemd) starts the service again.
  * A bad configuration exits 2 with the key named.
  *
@@ -141,7 +142,19 @@ async function runServe(flags: Record<string, unknown>): Promise<number> {
   };
   let server: RunningServer;
   try {
-    server = await startServer(config, { logger });
+    const started = await Promise.race([
+      startServer(config, { logger }).then((running) => ({ running })),
+      signal.then((name) => ({ name })),
+    ]);
+    if ('name' in started) {
+      // A signal during the start (the first scrape round, the demo's warm-up, discovery's first list): nothing
+      // is held yet that a stop would keep, and the start may wait on a slow target for its whole timeout, so
+      // the process ends at once instead of after it.
+      forget();
+      logger.info({ signal: started.name }, 'shutting down before the start finished');
+      process.exit(EXIT.ok);
+    }
+    server = started.running;
   } catch (error) {
     forget();
     if (error instanceof ConfigError) throw new UsageError(error.message);

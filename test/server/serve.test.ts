@@ -211,6 +211,66 @@ describe('serve --target', () => {
 });
 
 describe('the built CLI', () => {
+  it('stops at once, exit code 0, on SIGTERM during the first scrape round of a target that never answers', async () => {
+    const held: net.Socket[] = [];
+    let asked: () => void = () => undefined;
+    const scraped = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const silentTarget = net.createServer((socket) => {
+      held.push(socket);
+      socket.once('data', () => asked());
+    });
+    await new Promise<void>((done) => silentTarget.listen(0, '127.0.0.1', done));
+    const { port } = silentTarget.address() as net.AddressInfo;
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/bin.ts',
+        'serve',
+        '--target',
+        `http://127.0.0.1:${port}/metrics`,
+        // The first round would wait on the target for 50 minutes.
+        '--scrape-interval',
+        '1h',
+        '--scrape-timeout',
+        '50m',
+        '--retention',
+        '1d',
+        '--listen',
+        '127.0.0.1:0',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    try {
+      await Promise.race([
+        scraped,
+        exited.then((code) => {
+          throw new Error(`exited with ${code} before scraping: ${stderr}`);
+        }),
+      ]);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(stdout).toContain('shutting down before the start finished');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((done) => silentTarget.close(() => done()));
+    }
+  }, 60_000);
+
   it.each(['SIGTERM', 'SIGHUP'] as const)('serve --demo stops on %s with exit code 0', async (signal) => {
     const child = spawn(
       process.execPath,
