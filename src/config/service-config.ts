@@ -81,6 +81,8 @@ export type ServiceConfig = {
     readonly concurrency?: number;
     /** Distinct kept series per target's page; unset: the scrape source's default. */
     readonly seriesLimit?: number;
+    /** Longest label value of a kept series, in characters; unset: the scrape source's default. */
+    readonly labelValueLimit?: number;
     readonly retentionMs: number;
     readonly bearerTokenFile?: string;
     readonly caFile?: string;
@@ -187,6 +189,7 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
   const maxBytes = get<number>('scrape.maxBytes');
   const concurrency = get<number>('scrape.concurrency');
   const seriesLimit = get<number>('scrape.seriesLimit');
+  const labelValueLimit = get<number>('scrape.labelValueLimit');
   const apiTokenFile = get<string>('api.tokenFile');
   const bearerTokenFile = get<string>('scrape.bearerTokenFile');
   const caFile = get<string>('scrape.caFile');
@@ -212,6 +215,7 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
       ...(maxBytes !== undefined ? { maxBytes } : {}),
       ...(concurrency !== undefined ? { concurrency } : {}),
       ...(seriesLimit !== undefined ? { seriesLimit } : {}),
+      ...(labelValueLimit !== undefined ? { labelValueLimit } : {}),
       retentionMs,
       ...(bearerTokenFile !== undefined ? { bearerTokenFile } : {}),
       ...(caFile !== undefined ? { caFile } : {}),

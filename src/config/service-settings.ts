@@ -93,6 +93,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'scrape.maxBytes', kind: 'integer', env: 'WQD_SCRAPE_MAX_BYTES', sources: SCRAPING },
   { key: 'scrape.concurrency', kind: 'integer', env: 'WQD_SCRAPE_CONCURRENCY', sources: SCRAPING },
   { key: 'scrape.seriesLimit', kind: 'integer', env: 'WQD_SCRAPE_SERIES_LIMIT', sources: SCRAPING },
+  { key: 'scrape.labelValueLimit', kind: 'integer', env: 'WQD_SCRAPE_LABEL_VALUE_LIMIT', sources: SCRAPING },
   {
     key: 'scrape.retention',
     kind: 'duration',

@@ -208,6 +208,7 @@ export async function createServiceRuntime(
           ...(config.scrape.maxBytes !== undefined ? { maxBytes: config.scrape.maxBytes } : {}),
           ...(config.scrape.concurrency !== undefined ? { concurrency: config.scrape.concurrency } : {}),
           ...(config.scrape.seriesLimit !== undefined ? { seriesLimit: config.scrape.seriesLimit } : {}),
+          ...(config.scrape.labelValueLimit !== undefined ? { labelValueLimit: config.scrape.labelValueLimit } : {}),
           ...(config.scrape.bearerTokenFile !== undefined ? { bearerTokenFile: config.scrape.bearerTokenFile } : {}),
           ...(config.scrape.caFile !== undefined ? { caFile: config.scrape.caFile } : {}),
           ...(config.scrape.insecureSkipVerify ? { insecureSkipVerify: true } : {}),

@@ -33,7 +33,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Target } from '../discovery/target.js';
 import { isExpositionError } from '../exposition/exposition-error.js';
-import { labelsOf } from '../exposition/labels.js';
+import { keyLabels, keyMetricName, labelsOf } from '../exposition/labels.js';
 import { parsePage } from '../exposition/parse-off-thread.js';
 import type { ExpositionFormat, ParsedPage } from '../exposition/parsed-page.js';
 import { isSeriesLimitError } from '../exposition/parser.js';
@@ -67,6 +67,12 @@ export const DEFAULT_SCRAPE_CONCURRENCY = 8;
  * manager with 500 controllers exposes about 47,000; each series held for 30 minutes costs a few kilobytes.
  */
 export const DEFAULT_SCRAPE_SERIES_LIMIT = 50_000;
+/**
+ * Longest label value accepted in a kept series, in characters, like Prometheus's `label_value_length_limit`:
+ * queue, controller and target names are short; a huge value would be stored in every sample's series and
+ * carried into ids and reports.
+ */
+export const DEFAULT_SCRAPE_LABEL_VALUE_LIMIT = 1024;
 /** A target's last success must be this many intervals older than its last failure to count as down. */
 const ERROR_AFTER_INTERVALS = 1.5;
 /** `History.prune` runs at most this often. */
@@ -79,6 +85,8 @@ export type ScrapeSourceErrorCode =
   | 'parse_error'
   /** The page holds more distinct series of the diagnostic families than the target's limit. */
   | 'series_limit'
+  /** A kept series has a label value longer than the limit. */
+  | 'label_limit'
   /** The clock went backwards: the scrape time is not after the target's previous one. */
   | 'out_of_order'
   /** Anything else (e.g. the parse worker died, or a history shared with other writers refused the page). */
@@ -109,6 +117,8 @@ export interface ScrapeSourceOptions {
   readonly concurrency?: number;
   /** Distinct series of the diagnostic families per page; a page over it fails. Default `DEFAULT_SCRAPE_SERIES_LIMIT`. */
   readonly seriesLimit?: number;
+  /** Longest label value of a kept series, in characters; a page over it fails. Default `DEFAULT_SCRAPE_LABEL_VALUE_LIMIT`. */
+  readonly labelValueLimit?: number;
   readonly bearerTokenFile?: string;
   readonly caFile?: string;
   readonly insecureSkipVerify?: boolean;
@@ -177,6 +187,10 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
   const seriesLimit = options.seriesLimit ?? DEFAULT_SCRAPE_SERIES_LIMIT;
   if (!(Number.isInteger(seriesLimit) && seriesLimit > 0)) {
     throw new RangeError(`scrape series limit must be a positive integer, got ${seriesLimit}`);
+  }
+  const labelValueLimit = options.labelValueLimit ?? DEFAULT_SCRAPE_LABEL_VALUE_LIMIT;
+  if (!(Number.isInteger(labelValueLimit) && labelValueLimit > 0)) {
+    throw new RangeError(`scrape label value limit must be a positive integer, got ${labelValueLimit}`);
   }
   const maxBytes = options.maxBytes ?? DEFAULT_SCRAPE_MAX_BYTES;
   if (!(Number.isInteger(maxBytes) && maxBytes > 0)) {
@@ -333,6 +347,7 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       bytes = fetched.bytes;
       if (signal.aborted) return;
       const page = await parse(fetched.body, fetched.format, url, { maxBytes, seriesLimit });
+      checkLabelValues(page, url, labelValueLimit);
       if (signal.aborted) return;
       try {
         await history.appendInChunks({ id: historyId, labels }, page, atMs);
@@ -506,6 +521,24 @@ async function parse(
     throw new ScrapeFailure('internal', `${redactUrl(url)}: cannot parse the page: ${errorMessage(err)}`, {
       cause: err,
     });
+  }
+}
+
+/**
+ * Fails a page with a kept series whose label value is longer than `limit` characters. Only keys longer than the
+ * limit can hold one, so a page of ordinary series costs one length comparison per series.
+ */
+function checkLabelValues(page: ParsedPage, url: string, limit: number): void {
+  for (let id = 0; id < page.series.count; id++) {
+    if (page.series.keyLength(id) <= limit) continue;
+    const key = page.series.key(id);
+    for (const [label, value] of Object.entries(keyLabels(key))) {
+      if (value.length <= limit) continue;
+      throw new ScrapeFailure(
+        'label_limit',
+        `${redactUrl(url)}: series ${keyMetricName(key)} has a ${label} label of ${value.length} characters, over the limit of ${limit} (scrape.labelValueLimit or WQD_SCRAPE_LABEL_VALUE_LIMIT); the page was not stored`,
+      );
+    }
   }
 }
 

@@ -105,15 +105,43 @@ describe('scrape source: failing targets', () => {
     const hostileState = src.targets().find((t) => t.name === `static/127.0.0.1:${hostile.port}`);
     expect(hostileState?.error?.code).toBe('series_limit');
     // The hostile target's history is what it was; the healthy one's goes on.
-    const depth = src.history.select({ metric: WORKQUEUE.depth });
-    expect(depth.map((v) => [[...v.t], [...v.v]])).toEqual([
-      [[first], [7]],
-      [
-        [first, first + INTERVAL, first + 2 * INTERVAL],
-        [4, 4, 4],
-      ],
+    const depth = new Map(
+      src.history.select({ metric: WORKQUEUE.depth }).map((v) => [v.labels.instance, [[...v.t], [...v.v]]]),
+    );
+    expect(depth.get(`127.0.0.1:${hostile.port}`)).toEqual([[first], [7]]);
+    expect(depth.get(`127.0.0.1:${healthy.port}`)).toEqual([
+      [first, first + INTERVAL, first + 2 * INTERVAL],
+      [4, 4, 4],
     ]);
     expect(() => scrapeSource({ targets: [], seriesLimit: 0 })).toThrow(RangeError);
+  });
+
+  it('fails a page with a label value over the limit with label_limit; the other target goes on', async () => {
+    const huge = 'v'.repeat(100_000);
+    let hostilePage = queuePage({ depth: 7, adds: 1 });
+    const hostile = await servePage(() => hostilePage);
+    const healthy = await servePage(() => queuePage({ depth: 4, adds: 9 }));
+    const clock = new ManualClock();
+    const src = scrapeSource({
+      targets: staticTargets([`${hostile.origin}/metrics`, `${healthy.origin}/metrics`]),
+      clock,
+    });
+    await src.scrapeOnce();
+    // Long values elsewhere on the page (families the diagnoses do not read) are not looked at.
+    hostilePage = `${queuePage({ depth: 8, adds: 2 })}# TYPE go_info gauge\ngo_info{version="${huge}"} 1\n`;
+    clock.advance(INTERVAL);
+    await src.scrapeOnce();
+    expect(src.health().every((h) => h.up)).toBe(true);
+    hostilePage = `# TYPE ${WORKQUEUE.depth} gauge\n${WORKQUEUE.depth}{controller="c",name="${huge}"} 1\n`;
+    clock.advance(INTERVAL);
+    await src.scrapeOnce();
+    const health = new Map(src.health().map((h) => [h.key, h]));
+    const error = health.get(`${hostile.origin}/metrics`)?.lastError;
+    expect(error?.code).toBe('label_limit');
+    expect(error?.message).toContain(`series ${WORKQUEUE.depth} has a name label of 100000 characters`);
+    expect(error?.message.length).toBeLessThan(400);
+    expect(health.get(`${healthy.origin}/metrics`)).toMatchObject({ up: true, lastError: null });
+    expect(src.history.select({ metric: WORKQUEUE.depth }).every((v) => (v.labels.name ?? '').length < 100)).toBe(true);
   });
 
   it('stops reading a gzip bomb at the size limit with too_large', async () => {
