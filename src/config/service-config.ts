@@ -161,19 +161,13 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
   const listenGivenAddress = get<ListenAddress>('listen');
   const source = resolveSource(layers, get, origins);
   rejectIdleSettings(layers, source.kind);
-  const scrapeIntervalMs = positive(
-    get<number>('scrape.interval') ?? parseDuration(DEFAULT_SCRAPE_INTERVAL),
-    'scrape.interval',
-    origins,
-  );
+  // Durations are inside their settings' ranges (parseSetting), so all are positive here.
+  const scrapeIntervalMs = get<number>('scrape.interval') ?? parseDuration(DEFAULT_SCRAPE_INTERVAL);
   const scrapeTimeoutMs = get<number>('scrape.timeout');
-  if (scrapeTimeoutMs !== undefined) {
-    positive(scrapeTimeoutMs, 'scrape.timeout', origins);
-    if (scrapeTimeoutMs >= scrapeIntervalMs) {
-      throw new ConfigError(
-        `${origins['scrape.timeout']}: the scrape timeout must be below the scrape interval (${origins['scrape.interval'] ?? `default ${DEFAULT_SCRAPE_INTERVAL}`})`,
-      );
-    }
+  if (scrapeTimeoutMs !== undefined && scrapeTimeoutMs >= scrapeIntervalMs) {
+    throw new ConfigError(
+      `${origins['scrape.timeout']}: the scrape timeout must be below the scrape interval (${origins['scrape.interval'] ?? `default ${DEFAULT_SCRAPE_INTERVAL}`})`,
+    );
   }
   const retentionMs = get<number>('scrape.retention') ?? parseDuration(DEFAULT_RETENTION);
   if (retentionMs < 2 * scrapeIntervalMs) {
@@ -181,11 +175,7 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
       `${origins['scrape.retention'] ?? 'scrape.retention'}: the history must hold at least two scrape intervals`,
     );
   }
-  const evaluationIntervalMs = positive(
-    get<number>('evaluation.interval') ?? parseDuration(DEFAULT_EVALUATION_INTERVAL),
-    'evaluation.interval',
-    origins,
-  );
+  const evaluationIntervalMs = get<number>('evaluation.interval') ?? parseDuration(DEFAULT_EVALUATION_INTERVAL);
   const maxBytes = get<number>('scrape.maxBytes');
   const concurrency = get<number>('scrape.concurrency');
   const seriesLimit = get<number>('scrape.seriesLimit');
@@ -263,7 +253,6 @@ function resolveSource(
         throw new ConfigError(`${given}: basic auth needs both a user and a password file`);
       }
       const timeoutMs = get<number>('prometheus.timeout') ?? parseDuration(DEFAULT_PROMETHEUS_TIMEOUT);
-      positive(timeoutMs, 'prometheus.timeout', origins);
       return {
         kind: 'prometheus',
         url,
@@ -323,9 +312,4 @@ function rejectIdleSettings(layers: readonly Layer[], kind: SourceKind): void {
       );
     }
   }
-}
-
-function positive(ms: number, key: string, origins: Record<string, string>): number {
-  if (!(ms > 0)) throw new ConfigError(`${origins[key] ?? key}: must be longer than 0`);
-  return ms;
 }

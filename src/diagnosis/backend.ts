@@ -11,6 +11,15 @@ import type { InstantVector } from '../promql/vector.js';
 
 export type { DiagnosisBackend };
 
+/**
+ * The shortest run of `times` (ascending, evenly spaced) that holds every time for which `lacking` is true, or
+ * none: a backend's `evaluate` takes evenly spaced times (a remote one asks one range query for them).
+ */
+export function runCovering(times: readonly number[], lacking: (t: number) => boolean): readonly number[] {
+  const first = times.findIndex(lacking);
+  return first < 0 ? [] : times.slice(first, times.findLastIndex(lacking) + 1);
+}
+
 /** `backend.evaluateBatch`, or each expression evaluated on its own where the backend has no batches. */
 export function evaluateBatch(
   backend: DiagnosisBackend,
@@ -45,9 +54,7 @@ export function memoizedBackend(inner: DiagnosisBackend): DiagnosisBackend {
     const due = exprs.filter((_, i) => timesMs.some((t) => !vectors.has(`${t} ${keys[i]}`)));
     if (due.length > 0) {
       const dueKeys = due.map(keyOf);
-      // One evenly spaced run, as `evaluate` takes times.
-      const lacking = (t: number) => dueKeys.some((key) => !vectors.has(`${t} ${key}`));
-      const missing = timesMs.slice(timesMs.findIndex(lacking), timesMs.findLastIndex(lacking) + 1);
+      const missing = runCovering(timesMs, (t) => dueKeys.some((key) => !vectors.has(`${t} ${key}`)));
       const computed = await evaluateBatch(inner, due, missing);
       due.forEach((_, i) => {
         missing.forEach((t, j) => {

@@ -9,16 +9,17 @@
  * new steps only. Every condition due at a time is evaluated in one batch, which computes each signal they
  * share once per time.
  */
+import type { ChangeReader } from '../promql/backend.js';
 import type { Expr } from '../promql/expr.js';
 import type { InstantVector, Labels } from '../promql/vector.js';
-import { type DiagnosisBackend, evaluateBatch } from './backend.js';
+import { type DiagnosisBackend, evaluateBatch, runCovering } from './backend.js';
 import type { RuleSettings } from './catalog.js';
 import type { ObservationSettings } from './observation.js';
 import { conditionWith } from './rule.js';
 import { SIGNAL_WINDOW_MS } from './signals.js';
 
 /** How far back `since` is traced. */
-export const SINCE_LOOKBACK_MS = 60 * 60_000;
+const SINCE_LOOKBACK_MS = 60 * 60_000;
 /** Steps traced back per batch. */
 const TRACE_CHUNK = 20;
 
@@ -59,7 +60,7 @@ export class EvaluationMemory {
   /** By condition (id, thresholds and `for`), then key. */
   readonly #since = new Map<string, Map<string, { readonly sinceMs: number; readonly atMs: number }>>();
   #backend: DiagnosisBackend | undefined;
-  #changes: ReturnType<NonNullable<DiagnosisBackend['changes']>> | undefined;
+  #changes: ChangeReader | undefined;
 
   constructor(options: { readonly carried: boolean } = { carried: true }) {
     this.#carried = options.carried;
@@ -163,9 +164,7 @@ type Plan = {
 async function fill(backend: DiagnosisBackend, plans: readonly Plan[], times: readonly number[]): Promise<void> {
   const due = plans.filter((p) => times.some((t) => !p.steps.has(t)));
   if (due.length === 0) return;
-  // One evenly spaced run: a remote backend evaluates it as one range query per condition.
-  const lacking = (t: number) => due.some((p) => !p.steps.has(t));
-  const missing = times.slice(times.findIndex(lacking), times.findLastIndex(lacking) + 1);
+  const missing = runCovering(times, (t) => due.some((p) => !p.steps.has(t)));
   const vectors = await evaluateBatch(
     backend,
     due.map((p) => p.condition),
@@ -305,7 +304,7 @@ function floorStep(from: number, step: number, floor: number): number {
 }
 
 /** `count + 1` times ending at `end`, `step` apart, ascending. */
-export function stepTimes(end: number, step: number, count: number): number[] {
+function stepTimes(end: number, step: number, count: number): number[] {
   const times: number[] = [];
   for (let i = count; i >= 0; i--) times.push(end - i * step);
   return times;

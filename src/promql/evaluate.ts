@@ -81,10 +81,11 @@ function evaluateValue(expr: Expr, store: SeriesStore, atMs: number, memo: Subtr
       return { kind: 'vector', samples: store.instant(expr.metric, expr.matchers, atMs) };
     case 'range': {
       const key = memo === undefined ? undefined : rangeKey(expr);
-      const remembered = key === undefined ? undefined : memo?.get(key);
-      if (remembered !== undefined) return { kind: 'vector', samples: remembered };
-      const samples = rangeVector(expr.fn, expr.metric, expr.matchers, expr.windowMs, store, atMs);
-      if (key !== undefined) memo?.set(key, samples);
+      let samples = key === undefined ? undefined : memo?.get(key);
+      if (samples === undefined) {
+        samples = rangeVector(expr.fn, expr.metric, expr.matchers, expr.windowMs, store, atMs);
+        if (key !== undefined) memo?.set(key, samples);
+      }
       return { kind: 'vector', samples };
     }
     case 'aggregate':

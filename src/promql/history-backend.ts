@@ -9,8 +9,7 @@ import type { History } from '../store/history.js';
 import type { DiagnosisBackend } from './backend.js';
 import { evaluate, type SeriesStore, type SubtreeMemo } from './evaluate.js';
 import type { Expr } from './expr.js';
-import type { InstantVector } from './vector.js';
-import { type Labels, METRIC_NAME_LABEL } from './vector.js';
+import { type InstantVector, type Labels, METRIC_NAME_LABEL } from './vector.js';
 
 /** A store that can also list series, as the in-process history does. */
 export interface ListableSeriesStore extends SeriesStore {
@@ -29,6 +28,7 @@ export function createStoreBackend(store: ListableSeriesStore): DiagnosisBackend
     });
     return out;
   };
+  const changes = store.changes?.bind(store);
   return {
     async evaluate(expr, timesMs) {
       return (await evaluateBatch([expr], timesMs))[0] ?? [];
@@ -37,7 +37,7 @@ export function createStoreBackend(store: ListableSeriesStore): DiagnosisBackend
     async seriesLabels(metric, fromMs, toMs) {
       return store.seriesLabels(metric, fromMs, toMs);
     },
-    ...(store.changes === undefined ? {} : { changes: () => (store.changes as () => ChangeReader)() }),
+    ...(changes === undefined ? {} : { changes }),
   };
 }
 

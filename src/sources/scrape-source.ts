@@ -12,8 +12,8 @@
  *   once and never twice at once for one target; a tick that finds a target still busy skips it and
  *   counts it in `skippedScrapes`.
  * - A failed scrape (fetch error, malformed page: `parse_error` naming the line and column, or saying that
- *   the page is HTML, with a one-line excerpt, instead of a metrics page; a page over the target's series limit:
- *   `series_limit`) records
+ *   the page is HTML, with a one-line excerpt, instead of a metrics page; a page over the target's series limit
+ *   or label value limit: `series_limit`, `label_limit`) records
  *   the error in the target's health and puts stale markers on the target's series at the scrape
  *   time, as Prometheus does; samples already held are kept, so a malformed page loses nothing.
  *   Scraping never throws.
@@ -184,18 +184,16 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
   if (timeoutMs >= intervalMs) {
     throw new RangeError(`scrape timeout (${timeoutMs} ms) must be below the scrape interval (${intervalMs} ms)`);
   }
-  const seriesLimit = options.seriesLimit ?? DEFAULT_SCRAPE_SERIES_LIMIT;
-  if (!(Number.isInteger(seriesLimit) && seriesLimit > 0)) {
-    throw new RangeError(`scrape series limit must be a positive integer, got ${seriesLimit}`);
-  }
-  const labelValueLimit = options.labelValueLimit ?? DEFAULT_SCRAPE_LABEL_VALUE_LIMIT;
-  if (!(Number.isInteger(labelValueLimit) && labelValueLimit > 0)) {
-    throw new RangeError(`scrape label value limit must be a positive integer, got ${labelValueLimit}`);
-  }
-  const maxBytes = options.maxBytes ?? DEFAULT_SCRAPE_MAX_BYTES;
-  if (!(Number.isInteger(maxBytes) && maxBytes > 0)) {
-    throw new RangeError(`scrape size limit must be a positive integer number of bytes, got ${maxBytes}`);
-  }
+  const seriesLimit = positiveInteger(options.seriesLimit ?? DEFAULT_SCRAPE_SERIES_LIMIT, 'scrape series limit');
+  const labelValueLimit = positiveInteger(
+    options.labelValueLimit ?? DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
+    'scrape label value limit',
+  );
+  const maxBytes = positiveInteger(
+    options.maxBytes ?? DEFAULT_SCRAPE_MAX_BYTES,
+    'scrape size limit',
+    'a positive integer number of bytes',
+  );
   const concurrency = options.concurrency ?? DEFAULT_SCRAPE_CONCURRENCY;
   const scheduler = createScrapeScheduler({ concurrency });
   const history = options.history ?? new History();
@@ -480,6 +478,12 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       agents.https.destroy();
     },
   };
+}
+
+/** `value`, or a RangeError naming `what` when it is not a positive integer. */
+function positiveInteger(value: number, what: string, expected = 'a positive integer'): number {
+  if (!(Number.isInteger(value) && value > 0)) throw new RangeError(`${what} must be ${expected}, got ${value}`);
+  return value;
 }
 
 /** The rule for reporting a target error (see the module comment). */
