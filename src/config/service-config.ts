@@ -83,6 +83,10 @@ export type ServiceConfig = {
     readonly seriesLimit?: number;
     /** Longest label value of a kept series, in characters; unset: the scrape source's default. */
     readonly labelValueLimit?: number;
+    /** Most labels on a kept series; unset: the scrape source's default. */
+    readonly labelLimit?: number;
+    /** Most work queues per target's page; unset: the scrape source's default. */
+    readonly queueLimit?: number;
     readonly retentionMs: number;
     readonly bearerTokenFile?: string;
     readonly caFile?: string;
@@ -180,6 +184,8 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
   const concurrency = get<number>('scrape.concurrency');
   const seriesLimit = get<number>('scrape.seriesLimit');
   const labelValueLimit = get<number>('scrape.labelValueLimit');
+  const labelLimit = get<number>('scrape.labelLimit');
+  const queueLimit = get<number>('scrape.queueLimit');
   const apiTokenFile = get<string>('api.tokenFile');
   const bearerTokenFile = get<string>('scrape.bearerTokenFile');
   const caFile = get<string>('scrape.caFile');
@@ -206,6 +212,8 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
       ...(concurrency !== undefined ? { concurrency } : {}),
       ...(seriesLimit !== undefined ? { seriesLimit } : {}),
       ...(labelValueLimit !== undefined ? { labelValueLimit } : {}),
+      ...(labelLimit !== undefined ? { labelLimit } : {}),
+      ...(queueLimit !== undefined ? { queueLimit } : {}),
       retentionMs,
       ...(bearerTokenFile !== undefined ? { bearerTokenFile } : {}),
       ...(caFile !== undefined ? { caFile } : {}),

@@ -94,6 +94,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'scrape.concurrency', kind: 'integer', env: 'WQD_SCRAPE_CONCURRENCY', sources: SCRAPING },
   { key: 'scrape.seriesLimit', kind: 'integer', env: 'WQD_SCRAPE_SERIES_LIMIT', sources: SCRAPING },
   { key: 'scrape.labelValueLimit', kind: 'integer', env: 'WQD_SCRAPE_LABEL_VALUE_LIMIT', sources: SCRAPING },
+  { key: 'scrape.labelLimit', kind: 'integer', env: 'WQD_SCRAPE_LABEL_LIMIT', sources: SCRAPING },
+  { key: 'scrape.queueLimit', kind: 'integer', env: 'WQD_SCRAPE_QUEUE_LIMIT', sources: SCRAPING },
   {
     key: 'scrape.retention',
     kind: 'duration',

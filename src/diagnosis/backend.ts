@@ -25,10 +25,11 @@ export function evaluateBatch(
   backend: DiagnosisBackend,
   exprs: readonly Expr[],
   timesMs: readonly number[],
+  signal?: AbortSignal,
 ): Promise<InstantVector[][]> {
   if (exprs.length === 0 || timesMs.length === 0) return Promise.resolve(exprs.map(() => []));
-  if (backend.evaluateBatch !== undefined) return backend.evaluateBatch(exprs, timesMs);
-  return Promise.all(exprs.map((expr) => backend.evaluate(expr, timesMs)));
+  if (backend.evaluateBatch !== undefined) return backend.evaluateBatch(exprs, timesMs, signal);
+  return Promise.all(exprs.map((expr) => backend.evaluate(expr, timesMs, signal)));
 }
 
 /**
@@ -49,13 +50,17 @@ export function memoizedBackend(inner: DiagnosisBackend): DiagnosisBackend {
     }
     return key;
   };
-  const batch = async (exprs: readonly Expr[], timesMs: readonly number[]): Promise<InstantVector[][]> => {
+  const batch = async (
+    exprs: readonly Expr[],
+    timesMs: readonly number[],
+    signal?: AbortSignal,
+  ): Promise<InstantVector[][]> => {
     const keys = exprs.map(keyOf);
     const due = exprs.filter((_, i) => timesMs.some((t) => !vectors.has(`${t} ${keys[i]}`)));
     if (due.length > 0) {
       const dueKeys = due.map(keyOf);
       const missing = runCovering(timesMs, (t) => dueKeys.some((key) => !vectors.has(`${t} ${key}`)));
-      const computed = await evaluateBatch(inner, due, missing);
+      const computed = await evaluateBatch(inner, due, missing, signal);
       due.forEach((_, i) => {
         missing.forEach((t, j) => {
           vectors.set(`${t} ${dueKeys[i]}`, computed[i]?.[j] ?? []);
@@ -65,8 +70,8 @@ export function memoizedBackend(inner: DiagnosisBackend): DiagnosisBackend {
     return keys.map((key) => timesMs.map((t) => vectors.get(`${t} ${key}`) ?? []));
   };
   return {
-    evaluate: async (expr, timesMs) => (await batch([expr], timesMs))[0] ?? [],
+    evaluate: async (expr, timesMs, signal) => (await batch([expr], timesMs, signal))[0] ?? [],
     evaluateBatch: batch,
-    seriesLabels: (metric, fromMs, toMs) => inner.seriesLabels(metric, fromMs, toMs),
+    seriesLabels: (metric, fromMs, toMs, signal) => inner.seriesLabels(metric, fromMs, toMs, signal),
   };
 }

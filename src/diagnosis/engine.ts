@@ -65,6 +65,11 @@ export type DiagnoseOptions = {
    * not evaluated again, and findings still holding keep their `since` (holding.ts).
    */
   readonly memory?: EvaluationMemory;
+  /**
+   * Once aborted, the diagnosis rejects soon with the signal's reason (the service is stopping); the in-process
+   * backend also yields to the event loop between expressions.
+   */
+  readonly signal?: AbortSignal;
 };
 
 type QueueEntry = { identity: QueueIdentity; key: string; settings?: RuleSettings[] };
@@ -75,7 +80,7 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
   const overrides = options.overrides ?? {};
   const lookbackFrom = at - SIGNAL_WINDOW_MS;
 
-  const presence = await metricPresence(backend, lookbackFrom, at);
+  const presence = await metricPresence(backend, lookbackFrom, at, options.signal);
   const queues = discoverQueues(presence);
 
   const queueReports: QueueReport[] = [];
@@ -121,7 +126,13 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
     backend,
     checks,
     [...REPORTED_SIGNALS.map((s) => s.expr), signal('leaderStatus').expr],
-    { at, step, memory, ...(options.historyStartMs !== undefined ? { historyStartMs: options.historyStartMs } : {}) },
+    {
+      at,
+      step,
+      memory,
+      ...(options.historyStartMs !== undefined ? { historyStartMs: options.historyStartMs } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    },
   );
   const signals = signalSnapshots(atVectors, queues, presence);
   const groupResults = results.slice(0, groups.size);
@@ -172,13 +183,18 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
 type Presence = Map<string, Labels[]>;
 
 /** Label sets of every metric the signals and rules read, seen over the signal window. */
-async function metricPresence(backend: DiagnosisBackend, fromMs: number, toMs: number): Promise<Presence> {
+async function metricPresence(
+  backend: DiagnosisBackend,
+  fromMs: number,
+  toMs: number,
+  signal: AbortSignal | undefined,
+): Promise<Presence> {
   const names = new Set<string>([WORKQUEUE.depth, WORKQUEUE.adds]);
   for (const s of REPORTED_SIGNALS) for (const m of metricsOf(s.expr)) names.add(m);
   const presence: Presence = new Map();
   await Promise.all(
     [...names].map(async (name) => {
-      presence.set(name, await backend.seriesLabels(name, fromMs, toMs));
+      presence.set(name, await backend.seriesLabels(name, fromMs, toMs, signal));
     }),
   );
   return presence;

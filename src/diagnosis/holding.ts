@@ -44,6 +44,8 @@ export type CheckOptions = {
   /** Earliest time with data: a `for` longer than the history there is is shortened to it (one step at least). */
   readonly historyStartMs?: number;
   readonly memory: EvaluationMemory;
+  /** Once aborted, the check rejects at the backend's next unit of work (the service is stopping). */
+  readonly signal?: AbortSignal;
 };
 
 const NOTHING: ReadonlySet<string> = new Set();
@@ -161,7 +163,12 @@ type Plan = {
  * Evaluates the plans at each of `times` (evenly spaced) where their steps lack it, in one batch (the backend
  * computes each signal the conditions share once per time).
  */
-async function fill(backend: DiagnosisBackend, plans: readonly Plan[], times: readonly number[]): Promise<void> {
+async function fill(
+  backend: DiagnosisBackend,
+  plans: readonly Plan[],
+  times: readonly number[],
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const due = plans.filter((p) => times.some((t) => !p.steps.has(t)));
   if (due.length === 0) return;
   const missing = runCovering(times, (t) => due.some((p) => !p.steps.has(t)));
@@ -169,6 +176,7 @@ async function fill(backend: DiagnosisBackend, plans: readonly Plan[], times: re
     backend,
     due.map((p) => p.condition),
     missing,
+    signal,
   );
   due.forEach((plan, i) => {
     missing.forEach((t, j) => {
@@ -197,7 +205,7 @@ export async function checkConditions(
   atExprs: readonly Expr[],
   options: CheckOptions,
 ): Promise<{ results: CheckResult[]; atVectors: InstantVector[] }> {
-  const { at, step, memory } = options;
+  const { at, step, memory, signal } = options;
   const plans: Plan[] = checks.map((check) => ({
     check,
     condition: conditionOf(check.settings),
@@ -207,7 +215,7 @@ export async function checkConditions(
 
   // `at`, with the expressions asked for there.
   const atDue = plans.filter((p) => !p.steps.has(at));
-  const atBatch = await evaluateBatch(backend, [...atExprs, ...atDue.map((p) => p.condition)], [at]);
+  const atBatch = await evaluateBatch(backend, [...atExprs, ...atDue.map((p) => p.condition)], [at], signal);
   atDue.forEach((plan, i) => {
     plan.steps.set(at, keysOf(atBatch[atExprs.length + i]?.[0] ?? [], plan.check.keyOf));
   });
@@ -227,9 +235,10 @@ export async function checkConditions(
       backend,
       gridSteps.map((x) => x.plan),
       run,
+      signal,
     );
   } else {
-    await Promise.all(gridSteps.map((x) => fill(backend, [x.plan], x.times)));
+    await Promise.all(gridSteps.map((x) => fill(backend, [x.plan], x.times, signal)));
   }
 
   const results: CheckResult[] = [];
@@ -272,6 +281,7 @@ export async function checkConditions(
       backend,
       active.map((t) => t.plan),
       older,
+      signal,
     );
     for (const trace of active) {
       for (let i = older.length - 1; i >= 0 && trace.alive.size > 0; i--) {

@@ -71,12 +71,23 @@ export interface BuildInfo {
   goVersion: string;
 }
 
+/** Per request: once `signal` is aborted, the request is abandoned and rejects (transport error `aborted`). */
+export interface RequestOptions {
+  readonly signal?: AbortSignal | undefined;
+}
+
 export interface PrometheusClient {
   /** Instant query at `timeSec` (server time "now" when omitted). */
-  query(expr: string, timeSec?: number): Promise<QueryResult>;
-  queryRange(expr: string, startSec: number, endSec: number, stepSec: number): Promise<MatrixResult>;
+  query(expr: string, timeSec?: number, request?: RequestOptions): Promise<QueryResult>;
+  queryRange(
+    expr: string,
+    startSec: number,
+    endSec: number,
+    stepSec: number,
+    request?: RequestOptions,
+  ): Promise<MatrixResult>;
   /** Label sets of the series matching any of the selectors. */
-  series(matchers: readonly string[], startSec?: number, endSec?: number): Promise<Labels[]>;
+  series(matchers: readonly string[], startSec?: number, endSec?: number, request?: RequestOptions): Promise<Labels[]>;
   labelValues(label: string, matchers?: readonly string[], startSec?: number, endSec?: number): Promise<string[]>;
   buildInfo(): Promise<BuildInfo>;
 }
@@ -185,6 +196,7 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     path: string,
     params: URLSearchParams,
     expr?: string,
+    signal?: AbortSignal,
   ): Promise<{ data: unknown; warnings: string[] }> => {
     const url = method === 'GET' ? endpointUrl(path, params) : endpointUrl(path);
     const request = `${method} ${redactUrl(url)}`;
@@ -215,6 +227,7 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
         ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
         ...(options.insecureSkipVerify !== undefined ? { insecureSkipVerify: options.insecureSkipVerify } : {}),
         ...(options.agents !== undefined ? { agents: options.agents } : {}),
+        ...(signal !== undefined ? { signal } : {}),
       });
     } catch (err) {
       if (err instanceof ScrapeError) {
@@ -273,10 +286,10 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     });
 
   return {
-    async query(expr, timeSec) {
+    async query(expr, timeSec, request) {
       const params = new URLSearchParams({ query: expr });
       if (timeSec !== undefined) params.set('time', formatSeconds(timeSec));
-      const { data, warnings } = await call('POST', '/api/v1/query', params, expr);
+      const { data, warnings } = await call('POST', '/api/v1/query', params, expr, request?.signal);
       try {
         return decodeQueryData(data, warnings);
       } catch (err) {
@@ -284,14 +297,14 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
       }
     },
 
-    async queryRange(expr, startSec, endSec, stepSec) {
+    async queryRange(expr, startSec, endSec, stepSec, request) {
       const params = new URLSearchParams({
         query: expr,
         start: formatSeconds(startSec),
         end: formatSeconds(endSec),
         step: formatSeconds(stepSec),
       });
-      const { data, warnings } = await call('POST', '/api/v1/query_range', params, expr);
+      const { data, warnings } = await call('POST', '/api/v1/query_range', params, expr, request?.signal);
       let decoded: QueryResult;
       try {
         decoded = decodeQueryData(data, warnings);
@@ -309,13 +322,13 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
       return decoded;
     },
 
-    async series(matchers, startSec, endSec) {
+    async series(matchers, startSec, endSec, request) {
       if (matchers.length === 0) throw new TypeError('series() needs at least one matcher');
       const params = new URLSearchParams();
       for (const m of matchers) params.append('match[]', m);
       if (startSec !== undefined) params.set('start', formatSeconds(startSec));
       if (endSec !== undefined) params.set('end', formatSeconds(endSec));
-      const { data } = await call('POST', '/api/v1/series', params);
+      const { data } = await call('POST', '/api/v1/series', params, undefined, request?.signal);
       if (!Array.isArray(data))
         throw decodeFailure('POST', '/api/v1/series', undefined, new TypeError('data is not a list'));
       return data.map((d) => toLabels(d));

@@ -45,20 +45,20 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
       ? makeLabels([...Object.entries(labels), [LABEL.instance, fallback]])
       : labels;
   return {
-    async evaluate(expr: Expr, timesMs: readonly number[]): Promise<InstantVector[]> {
+    async evaluate(expr: Expr, timesMs: readonly number[], signal?: AbortSignal): Promise<InstantVector[]> {
       const query = renderPromQL(expr);
       const first = timesMs[0];
       const last = timesMs[timesMs.length - 1];
       if (first === undefined || last === undefined) return [];
       if (timesMs.length === 1) {
-        const result = await client.query(query, first / 1000);
+        const result = await client.query(query, first / 1000, { signal });
         if (result.resultType === 'vector')
           return [result.result.map((s) => ({ labels: named(s.metric), value: s.value }))];
         if (result.resultType === 'scalar') return [[{ labels: {}, value: result.result.value }]];
         throw new TypeError(`expected a vector from ${query}, got a ${result.resultType}`);
       }
       const stepMs = (timesMs[1] ?? first) - first;
-      const matrix = await client.queryRange(query, first / 1000, last / 1000, stepMs / 1000);
+      const matrix = await client.queryRange(query, first / 1000, last / 1000, stepMs / 1000, { signal });
       const vectors: VectorSample[][] = timesMs.map(() => []);
       for (const series of matrix.result) {
         const labels = named(series.metric);
@@ -69,8 +69,8 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
       }
       return vectors;
     },
-    async seriesLabels(metric, fromMs, toMs) {
-      return (await client.series([metric], fromMs / 1000, toMs / 1000)).map(named);
+    async seriesLabels(metric, fromMs, toMs, signal) {
+      return (await client.series([metric], fromMs / 1000, toMs / 1000, { signal })).map(named);
     },
   };
 }

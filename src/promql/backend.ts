@@ -9,16 +9,21 @@ import type { InstantVector, Labels } from './vector.js';
 
 export type { ChangeReader };
 
+/**
+ * Every call takes an optional `signal`: once it is aborted, the call rejects soon (with the signal's reason, or
+ * the backend's own abort error) instead of finishing its work, so a stopping service does not wait for an
+ * evaluation. An in-process backend also yields to the event loop during long calls.
+ */
 export interface DiagnosisBackend {
   /** The vector of `expr` at each of `timesMs` (ascending, evenly spaced when more than one). */
-  evaluate(expr: Expr, timesMs: readonly number[]): Promise<InstantVector[]>;
+  evaluate(expr: Expr, timesMs: readonly number[], signal?: AbortSignal): Promise<InstantVector[]>;
   /** Label sets (with `__name__`) of the series of `metric` that have samples in `(fromMs, toMs]`. */
-  seriesLabels(metric: string, fromMs: number, toMs: number): Promise<Labels[]>;
+  seriesLabels(metric: string, fromMs: number, toMs: number, signal?: AbortSignal): Promise<Labels[]>;
   /**
    * The vectors of several expressions at the same times, `[expression][time]`, as `evaluate` gives them one by
    * one. Backends that can share work between the expressions (subexpressions computed once per time) offer it.
    */
-  evaluateBatch?(exprs: readonly Expr[], timesMs: readonly number[]): Promise<InstantVector[][]>;
+  evaluateBatch?(exprs: readonly Expr[], timesMs: readonly number[], signal?: AbortSignal): Promise<InstantVector[][]>;
   /**
    * A reader of the earliest sample time written to the backend's data since the reader last asked: what was
    * evaluated at earlier times still holds. Backends whose data changes without telling (a remote Prometheus)

@@ -2,10 +2,16 @@
  * The in-process history as a `DiagnosisBackend`: every expression evaluated over the scraped or replayed
  * history by the PromQL evaluator. A batch is evaluated one time after another, each time's signals computed
  * once for every expression that reads them; the history's change watermarks tell callers what still holds.
+ *
+ * The evaluation shares the event loop: between two expressions it yields once a slice (`sliceMs`) is used up,
+ * so a server on the same loop stays responsive while many queues are evaluated, and it stops at the next
+ * expression once the call's signal is aborted. What is kept across a yield is computed vectors only (the
+ * per-time memo), never views into the history's buffers, which appends may move.
  */
 
 import type { ChangeReader } from '../store/change-watermarks.js';
 import type { History } from '../store/history.js';
+import { EventLoopSlicer } from '../util/event-loop-slicer.js';
 import type { DiagnosisBackend } from './backend.js';
 import { evaluate, type SeriesStore, type SubtreeMemo } from './evaluate.js';
 import type { Expr } from './expr.js';
@@ -17,24 +23,36 @@ export interface ListableSeriesStore extends SeriesStore {
   changes?(): ChangeReader;
 }
 
-export function createStoreBackend(store: ListableSeriesStore): DiagnosisBackend {
-  const evaluateBatch = async (exprs: readonly Expr[], timesMs: readonly number[]): Promise<InstantVector[][]> => {
+export interface StoreBackendOptions {
+  /** Longest run of evaluation between two yields to the event loop; default `DEFAULT_SLICE_MS`. */
+  readonly sliceMs?: number;
+}
+
+export function createStoreBackend(store: ListableSeriesStore, options: StoreBackendOptions = {}): DiagnosisBackend {
+  const evaluateBatch = async (
+    exprs: readonly Expr[],
+    timesMs: readonly number[],
+    signal?: AbortSignal,
+  ): Promise<InstantVector[][]> => {
+    const slicer = new EventLoopSlicer({ ...options, signal });
     const out = exprs.map(() => new Array<InstantVector>(timesMs.length));
-    timesMs.forEach((t, timeIndex) => {
+    for (const [timeIndex, t] of timesMs.entries()) {
       const memo: SubtreeMemo = new Map();
-      exprs.forEach((expr, exprIndex) => {
+      for (const [exprIndex, expr] of exprs.entries()) {
+        await slicer.pause();
         (out[exprIndex] as InstantVector[])[timeIndex] = evaluate(expr, store, t, memo);
-      });
-    });
+      }
+    }
     return out;
   };
   const changes = store.changes?.bind(store);
   return {
-    async evaluate(expr, timesMs) {
-      return (await evaluateBatch([expr], timesMs))[0] ?? [];
+    async evaluate(expr, timesMs, signal) {
+      return (await evaluateBatch([expr], timesMs, signal))[0] ?? [];
     },
     evaluateBatch,
-    async seriesLabels(metric, fromMs, toMs) {
+    async seriesLabels(metric, fromMs, toMs, signal) {
+      signal?.throwIfAborted();
       return store.seriesLabels(metric, fromMs, toMs);
     },
     ...(changes === undefined ? {} : { changes }),

@@ -22,6 +22,8 @@ export type DiagnoseSourceOptions = {
   readonly backend?: DiagnosisBackend;
   /** Kept across evaluations of this source (the service): unchanged steps are not evaluated again, `since` carried. */
   readonly memory?: EvaluationMemory;
+  /** Once aborted, the diagnosis rejects soon with the signal's reason. */
+  readonly signal?: AbortSignal;
 };
 
 export function diagnoseSource(source: MetricsSource, options: DiagnoseSourceOptions): Promise<Report> {
@@ -33,6 +35,7 @@ export function diagnoseSource(source: MetricsSource, options: DiagnoseSourceOpt
     ...(options.overrides !== undefined ? { overrides: options.overrides } : {}),
     targets: source.targets(),
     ...(options.memory !== undefined ? { memory: options.memory } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
     // A live history may be shorter than a rule's `for`; a recording or Prometheus covers it in full.
     ...(source.kind === 'scrape' && range !== undefined ? { historyStartMs: range.startMs } : {}),
   });

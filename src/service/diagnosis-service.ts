@@ -41,6 +41,11 @@ export interface DiagnosisService {
   /** Evaluates now; concurrent calls share one evaluation. */
   evaluate(): Promise<EvaluationOutcome>;
   start(): void;
+  /**
+   * Stops the interval and ends a running evaluation at its next unit of work (the in-process backend checks
+   * between expressions, a remote one aborts its requests); resolves once it has ended. The previous report
+   * stays; the interrupted evaluation is neither reported nor counted.
+   */
   stop(): Promise<void>;
 }
 
@@ -52,6 +57,7 @@ export function createDiagnosisService(options: DiagnosisServiceOptions): Diagno
   let running: Promise<EvaluationOutcome> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  const stopping = new AbortController();
   /** Steps and findings' `since` carried from one evaluation to the next (the source is the same every time). */
   const memory = new EvaluationMemory();
 
@@ -63,6 +69,7 @@ export function createDiagnosisService(options: DiagnosisServiceOptions): Diagno
         runbookBaseUrl: options.runbookBaseUrl,
         overrides,
         memory,
+        signal: stopping.signal,
       });
       latest = report;
       error = undefined;
@@ -70,6 +77,7 @@ export function createDiagnosisService(options: DiagnosisServiceOptions): Diagno
       options.onEvaluation?.(outcome);
       return outcome;
     } catch (e) {
+      if (stopping.signal.aborted) return { ok: false, durationMs: performance.now() - started, error: 'stopped' };
       error = e instanceof Error ? e.message : String(e);
       const outcome = { ok: false, durationMs: performance.now() - started, error };
       options.onEvaluation?.(outcome);
@@ -100,6 +108,7 @@ export function createDiagnosisService(options: DiagnosisServiceOptions): Diagno
     },
     async stop() {
       stopped = true;
+      stopping.abort(new Error('the diagnosis service stopped'));
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       await running;

@@ -209,6 +209,8 @@ export async function createServiceRuntime(
           ...(config.scrape.concurrency !== undefined ? { concurrency: config.scrape.concurrency } : {}),
           ...(config.scrape.seriesLimit !== undefined ? { seriesLimit: config.scrape.seriesLimit } : {}),
           ...(config.scrape.labelValueLimit !== undefined ? { labelValueLimit: config.scrape.labelValueLimit } : {}),
+          ...(config.scrape.labelLimit !== undefined ? { labelLimit: config.scrape.labelLimit } : {}),
+          ...(config.scrape.queueLimit !== undefined ? { queueLimit: config.scrape.queueLimit } : {}),
           ...(config.scrape.bearerTokenFile !== undefined ? { bearerTokenFile: config.scrape.bearerTokenFile } : {}),
           ...(config.scrape.caFile !== undefined ? { caFile: config.scrape.caFile } : {}),
           ...(config.scrape.insecureSkipVerify ? { insecureSkipVerify: true } : {}),

@@ -12,8 +12,8 @@
  *   once and never twice at once for one target; a tick that finds a target still busy skips it and
  *   counts it in `skippedScrapes`.
  * - A failed scrape (fetch error, malformed page: `parse_error` naming the line and column, or saying that
- *   the page is HTML, with a one-line excerpt, instead of a metrics page; a page over the target's series limit
- *   or label value limit: `series_limit`, `label_limit`) records
+ *   the page is HTML, with a one-line excerpt, instead of a metrics page; a page over one of the target's limits
+ *   (page-limits.ts): `series_limit`, `label_limit`, `queue_limit`) records
  *   the error in the target's health and puts stale markers on the target's series at the scrape
  *   time, as Prometheus does; samples already held are kept, so a malformed page loses nothing.
  *   Scraping never throws.
@@ -33,7 +33,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Target } from '../discovery/target.js';
 import { isExpositionError } from '../exposition/exposition-error.js';
-import { keyLabels, keyMetricName, labelsOf } from '../exposition/labels.js';
+import { labelsOf } from '../exposition/labels.js';
 import { parsePage } from '../exposition/parse-off-thread.js';
 import type { ExpositionFormat, ParsedPage } from '../exposition/parsed-page.js';
 import { isSeriesLimitError } from '../exposition/parser.js';
@@ -52,27 +52,36 @@ import {
   type TargetHealth,
 } from '../scrape/target-health.js';
 import { DEFAULT_SCRAPE_INTERVAL_MS, History } from '../store/history.js';
+import {
+  DEFAULT_SCRAPE_LABEL_LIMIT,
+  DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
+  DEFAULT_SCRAPE_QUEUE_LIMIT,
+  type PageLimits,
+  pageLimitViolation,
+} from './page-limits.js';
 import type { MetricsSource } from './source.js';
 import { isDynamicProvider, labelSignature, scrapeLabels, type TargetProvider } from './target-provider.js';
 import { type TargetState, targetName } from './target-state.js';
 
 export type { DynamicTargetProvider, TargetProvider } from './target-provider.js';
 
-export { DEFAULT_SCRAPE_INTERVAL_MS };
+export {
+  DEFAULT_SCRAPE_INTERVAL_MS,
+  DEFAULT_SCRAPE_LABEL_LIMIT,
+  DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
+  DEFAULT_SCRAPE_QUEUE_LIMIT,
+};
 export const MAX_DEFAULT_SCRAPE_TIMEOUT_MS = 10_000;
 export const DEFAULT_SCRAPE_MAX_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_SCRAPE_CONCURRENCY = 8;
 /**
- * Distinct series of the diagnostic families one target's page may hold, like Prometheus's `sample_limit`: a
- * manager with 500 controllers exposes about 47,000; each series held for 30 minutes costs a few kilobytes.
+ * Distinct series of the diagnostic families one target's page may hold, like Prometheus's `sample_limit`. Each
+ * series held for the 30-minute retention costs about 3 KiB (121 samples of 16 bytes, its record and labels):
+ * 10,000 series are about 30 MiB, within the sidecar's memory limit (192 MiB) beside the service's own ~75 MiB
+ * and an evaluation's working set. A controller process with 200 controllers exposes about 9,500; a larger
+ * manager is diagnosed by the standalone service with a raised limit.
  */
-export const DEFAULT_SCRAPE_SERIES_LIMIT = 50_000;
-/**
- * Longest label value accepted in a kept series, in characters, like Prometheus's `label_value_length_limit`:
- * queue, controller and target names are short; a huge value would be stored in every sample's series and
- * carried into ids and reports.
- */
-export const DEFAULT_SCRAPE_LABEL_VALUE_LIMIT = 1024;
+export const DEFAULT_SCRAPE_SERIES_LIMIT = 10_000;
 /** A target's last success must be this many intervals older than its last failure to count as down. */
 const ERROR_AFTER_INTERVALS = 1.5;
 /** `History.prune` runs at most this often. */
@@ -85,8 +94,10 @@ export type ScrapeSourceErrorCode =
   | 'parse_error'
   /** The page holds more distinct series of the diagnostic families than the target's limit. */
   | 'series_limit'
-  /** A kept series has a label value longer than the limit. */
+  /** A kept series has more labels than the limit, or a label value longer than the limit. */
   | 'label_limit'
+  /** The page has more work queues than the target's limit. */
+  | 'queue_limit'
   /** The clock went backwards: the scrape time is not after the target's previous one. */
   | 'out_of_order'
   /** Anything else (e.g. the parse worker died, or a history shared with other writers refused the page). */
@@ -119,6 +130,10 @@ export interface ScrapeSourceOptions {
   readonly seriesLimit?: number;
   /** Longest label value of a kept series, in characters; a page over it fails. Default `DEFAULT_SCRAPE_LABEL_VALUE_LIMIT`. */
   readonly labelValueLimit?: number;
+  /** Most labels on a kept series; a page over it fails. Default `DEFAULT_SCRAPE_LABEL_LIMIT`. */
+  readonly labelLimit?: number;
+  /** Most work queues on a page; a page over it fails. Default `DEFAULT_SCRAPE_QUEUE_LIMIT`. */
+  readonly queueLimit?: number;
   readonly bearerTokenFile?: string;
   readonly caFile?: string;
   readonly insecureSkipVerify?: boolean;
@@ -185,10 +200,14 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
     throw new RangeError(`scrape timeout (${timeoutMs} ms) must be below the scrape interval (${intervalMs} ms)`);
   }
   const seriesLimit = positiveInteger(options.seriesLimit ?? DEFAULT_SCRAPE_SERIES_LIMIT, 'scrape series limit');
-  const labelValueLimit = positiveInteger(
-    options.labelValueLimit ?? DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
-    'scrape label value limit',
-  );
+  const pageLimits: PageLimits = {
+    labelValueLimit: positiveInteger(
+      options.labelValueLimit ?? DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
+      'scrape label value limit',
+    ),
+    labelLimit: positiveInteger(options.labelLimit ?? DEFAULT_SCRAPE_LABEL_LIMIT, 'scrape label limit'),
+    queueLimit: positiveInteger(options.queueLimit ?? DEFAULT_SCRAPE_QUEUE_LIMIT, 'scrape queue limit'),
+  };
   const maxBytes = positiveInteger(
     options.maxBytes ?? DEFAULT_SCRAPE_MAX_BYTES,
     'scrape size limit',
@@ -345,7 +364,10 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       bytes = fetched.bytes;
       if (signal.aborted) return;
       const page = await parse(fetched.body, fetched.format, url, { maxBytes, seriesLimit });
-      checkLabelValues(page, url, labelValueLimit);
+      const violation = pageLimitViolation(page, pageLimits);
+      if (violation !== undefined) {
+        throw new ScrapeFailure(violation.code, `${redactUrl(url)}: ${violation.message}; the page was not stored`);
+      }
       if (signal.aborted) return;
       try {
         await history.appendInChunks({ id: historyId, labels }, page, atMs);
@@ -525,24 +547,6 @@ async function parse(
     throw new ScrapeFailure('internal', `${redactUrl(url)}: cannot parse the page: ${errorMessage(err)}`, {
       cause: err,
     });
-  }
-}
-
-/**
- * Fails a page with a kept series whose label value is longer than `limit` characters. Only keys longer than the
- * limit can hold one, so a page of ordinary series costs one length comparison per series.
- */
-function checkLabelValues(page: ParsedPage, url: string, limit: number): void {
-  for (let id = 0; id < page.series.count; id++) {
-    if (page.series.keyLength(id) <= limit) continue;
-    const key = page.series.key(id);
-    for (const [label, value] of Object.entries(keyLabels(key))) {
-      if (value.length <= limit) continue;
-      throw new ScrapeFailure(
-        'label_limit',
-        `${redactUrl(url)}: series ${keyMetricName(key)} has a ${label} label of ${value.length} characters, over the limit of ${limit} (scrape.labelValueLimit or WQD_SCRAPE_LABEL_VALUE_LIMIT); the page was not stored`,
-      );
-    }
   }
 }
 

@@ -144,6 +144,60 @@ describe('scrape source: failing targets', () => {
     expect(src.history.select({ metric: WORKQUEUE.depth }).every((v) => (v.labels.name ?? '').length < 100)).toBe(true);
   });
 
+  it('fails a page with a series over the label count limit with label_limit; the other target goes on', async () => {
+    const labels = (n: number): string => Array.from({ length: n }, (_, i) => `l${i}="x"`).join(',');
+    let hostilePage = `# TYPE ${WORKQUEUE.depth} gauge\n${WORKQUEUE.depth}{name="q",${labels(29)}} 1\n`;
+    const hostile = await servePage(() => hostilePage);
+    const healthy = await servePage(() => queuePage({ depth: 4, adds: 9 }));
+    const clock = new ManualClock();
+    const src = scrapeSource({
+      targets: staticTargets([`${hostile.origin}/metrics`, `${healthy.origin}/metrics`]),
+      clock,
+    });
+    // 30 labels: the default limit, accepted.
+    await src.scrapeOnce();
+    expect(src.health().every((h) => h.up)).toBe(true);
+    hostilePage = `# TYPE ${WORKQUEUE.depth} gauge\n${WORKQUEUE.depth}{name="q",${labels(10_000)}} 1\n`;
+    clock.advance(INTERVAL);
+    await src.scrapeOnce();
+    const health = new Map(src.health().map((h) => [h.key, h]));
+    const error = health.get(`${hostile.origin}/metrics`)?.lastError;
+    expect(error?.code).toBe('label_limit');
+    expect(error?.message).toContain(`series ${WORKQUEUE.depth} has 10001 labels, over the limit of 30`);
+    expect(error?.message).toContain('WQD_SCRAPE_LABEL_LIMIT');
+    expect(health.get(`${healthy.origin}/metrics`)).toMatchObject({ up: true, lastError: null });
+    // The hostile target keeps the series it had; nothing of the refused page was stored.
+    expect(src.history.select({ metric: WORKQUEUE.depth }).every((v) => Object.keys(v.labels).length < 40)).toBe(true);
+    expect(depthValues(src)).toHaveLength(2);
+  });
+
+  it('fails a page with more queues than the queue limit with queue_limit; the other target goes on', async () => {
+    const queues = (n: number): string =>
+      `# TYPE ${WORKQUEUE.depth} gauge\n${Array.from({ length: n }, (_, i) => `${WORKQUEUE.depth}{name="q${i}"} 1\n`).join('')}`;
+    let hostilePage = queues(3);
+    const hostile = await servePage(() => hostilePage);
+    const healthy = await servePage(() => queuePage({ depth: 4, adds: 9 }));
+    const clock = new ManualClock();
+    const src = scrapeSource({
+      targets: staticTargets([`${hostile.origin}/metrics`, `${healthy.origin}/metrics`]),
+      clock,
+      queueLimit: 3,
+    });
+    await src.scrapeOnce();
+    expect(src.health().every((h) => h.up)).toBe(true);
+    hostilePage = queues(4);
+    clock.advance(INTERVAL);
+    await src.scrapeOnce();
+    const health = new Map(src.health().map((h) => [h.key, h]));
+    const error = health.get(`${hostile.origin}/metrics`)?.lastError;
+    expect(error?.code).toBe('queue_limit');
+    expect(error?.message).toContain('more than 3 work queues');
+    expect(health.get(`${healthy.origin}/metrics`)).toMatchObject({ up: true, lastError: null });
+    const names = src.history.select({ metric: WORKQUEUE.depth }).map((v) => v.labels.name);
+    expect(names).not.toContain('q3');
+    expect(names).toHaveLength(4);
+  });
+
   it('stops reading a gzip bomb at the size limit with too_large', async () => {
     const gzip = gzipBomb(64 * 1024, TEXT_CT); // 64 GiB uncompressed, about 68 MB compressed
     const bomb = await serve(gzip.handler);
