@@ -10,7 +10,7 @@
  * service runs: a history with the service's retention (30 minutes) and diagnostic families, filled with the
  * first 30 minutes; a first evaluation (cold: every step of every `for`, and each finding's `since` traced
  * back); then one scrape round (every series' next 15 s of samples) and one evaluation with the service's
- * memory, every 15 s of data for 5 minutes: the steady state, as the median per evaluation and per queue,
+ * memory, every 15 s of data for 5 minutes (at multiples of 15 s, as the service times them): the steady state, as the median per evaluation and per queue,
  * with the rounds' appends timed apart. Heap and RSS after a GC at the end. The longest the event loop was held
  * during the first and the steady evaluations (the longest gap between turns of a `setImmediate` chain running
  * beside them: what a request arriving meanwhile could wait), as the evaluation yields between expressions.
@@ -163,7 +163,8 @@ async function measureInProcess(size: number): Promise<Row> {
   };
   const backend = createStoreBackend(historyStore(history));
   const memory = new EvaluationMemory();
-  let at = startMs + WARM_MS;
+  // At multiples of 15 s, as the service times its evaluations.
+  let at = Math.ceil((startMs + WARM_MS) / SCRAPE_MS) * SCRAPE_MS;
   round(Number.NEGATIVE_INFINITY, at);
   const coldStart = performance.now();
   const { result: first, longestMs: coldBlockMs } = await longestHold(() =>

@@ -4,18 +4,10 @@
  * server instead; both must give the same vector for the same data and time.
  */
 
+import { labelsOnly, labelsWithout, signatureOf, signatureWithoutOf, withoutMetricName } from './derived-labels.js';
 import type { AggregateOp, Expr, LabelMatcher, RangeFunction, VectorMatching } from './expr.js';
 import { histogramQuantile, rangeOverSeries, type SeriesPoints } from './functions.js';
-import {
-  dropMetricName,
-  type InstantVector,
-  type Labels,
-  onlyLabels,
-  signature,
-  signatureWithout,
-  type VectorSample,
-  withoutLabels,
-} from './vector.js';
+import type { InstantVector, Labels, VectorSample } from './vector.js';
 
 export type { SeriesPoints };
 
@@ -96,7 +88,7 @@ function evaluateValue(expr: Expr, store: SeriesStore, atMs: number, memo: Subtr
       return {
         kind: 'vector',
         samples: vectorOf(expr.expr, store, atMs, memo).map((s) => ({
-          labels: dropMetricName(s.labels),
+          labels: withoutMetricName(s.labels),
           value: Number.isNaN(s.value) ? s.value : Math.max(s.value, expr.min),
         })),
       };
@@ -133,11 +125,11 @@ function aggregate(expr: Extract<Expr, { kind: 'aggregate' }>, input: InstantVec
   const groups = new Map<string, { labels: Labels; values: number[] }>();
   for (const sample of input) {
     // The key from the sample's own labels; the group's labels are made once, for its first sample.
-    const key = mode === 'by' ? signature(sample.labels, labels) : signatureWithout(sample.labels, labels);
+    const key = mode === 'by' ? signatureOf(sample.labels, labels) : signatureWithoutOf(sample.labels, labels);
     let group = groups.get(key);
     if (group === undefined) {
       const groupLabels =
-        mode === 'by' ? onlyLabels(sample.labels, labels) : dropMetricName(withoutLabels(sample.labels, labels));
+        mode === 'by' ? labelsOnly(sample.labels, labels) : withoutMetricName(labelsWithout(sample.labels, labels));
       group = { labels: groupLabels, values: [] };
       groups.set(key, group);
     }
@@ -237,15 +229,17 @@ function vectorScalar(
     out.push(
       comparison
         ? { labels: sample.labels, value: sample.value }
-        : { labels: dropMetricName(sample.labels), value: result },
+        : { labels: withoutMetricName(sample.labels), value: result },
     );
   }
   return out;
 }
 
+const NO_NAMES: readonly string[] = [];
+
 function matchKey(labels: Labels, matching: VectorMatching | undefined): string {
-  if (matching?.on !== undefined) return signature(labels, matching.on);
-  return signatureWithout(labels, matching?.ignoring ?? []);
+  if (matching?.on !== undefined) return signatureOf(labels, matching.on);
+  return signatureWithoutOf(labels, matching?.ignoring ?? NO_NAMES);
 }
 
 function vectorVector(
@@ -279,10 +273,10 @@ function vectorVector(
 }
 
 function resultLabels(labels: Labels, matching: VectorMatching | undefined, comparison: boolean): Labels {
-  const base = comparison ? labels : dropMetricName(labels);
+  const base = comparison ? labels : withoutMetricName(labels);
   if (matching === undefined || matching.groupLeft === true) return base;
-  if (matching.on !== undefined) return onlyLabels(base, matching.on);
-  return withoutLabels(base, matching.ignoring ?? []);
+  if (matching.on !== undefined) return labelsOnly(base, matching.on);
+  return labelsWithout(base, matching.ignoring ?? NO_NAMES);
 }
 
 function setOp(

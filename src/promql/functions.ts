@@ -13,9 +13,13 @@
  */
 
 import { floatError, readFloat } from '../exposition/float-text.js';
-import { type Labels, labelValue, withoutLabels } from '../exposition/labels.js';
+import { type Labels, labelValue } from '../exposition/labels.js';
 import { LABEL } from '../metrics/names.js';
+import { groupKeyOf, labelsWithout } from './derived-labels.js';
 import type { VectorSample } from './vector.js';
+
+/** What `histogram_quantile` groups buckets without. */
+const BUCKET_LABELS: readonly string[] = [LABEL.le, LABEL.metricName];
 
 export type { VectorSample };
 
@@ -428,8 +432,8 @@ export function histogramQuantile(q: number, vector: readonly VectorSample[]): Q
     if (le === undefined) continue;
     const upperBound = readFloat(le, 0, le.length);
     if (floatError !== undefined) continue;
-    const labels = withoutLabels(s.labels, [LABEL.le, LABEL.metricName]);
-    const key = groupKey(labels);
+    const labels = labelsWithout(s.labels, BUCKET_LABELS);
+    const key = groupKeyOf(labels);
     let g = groups.get(key);
     if (g === undefined) {
       g = { labels, buckets: [] };
@@ -440,14 +444,4 @@ export function histogramQuantile(q: number, vector: readonly VectorSample[]): Q
   const out: QuantileSample[] = [];
   for (const g of groups.values()) out.push({ labels: g.labels, ...bucketQuantile(q, g.buckets) });
   return out;
-}
-
-// ---- aggregation --------------------------------------------------------------------------------
-
-/** A key identifying a label set (any insertion order). */
-export function groupKey(labels: Labels): string {
-  const names = Object.keys(labels).sort();
-  let key = '';
-  for (const n of names) key += `${n}\u0000${labels[n]}\u0001`;
-  return key;
 }

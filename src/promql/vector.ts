@@ -59,6 +59,10 @@ function canonicalOrder(names: readonly string[]): readonly string[] {
   return sorted;
 }
 
-export function dropMetricName(labels: Labels): Labels {
-  return METRIC_NAME_LABEL in labels ? withoutLabels(labels, [METRIC_NAME_LABEL]) : labels;
+/** A key identifying a label set, every label taking part (any insertion order). */
+export function groupKey(labels: Labels): string {
+  const names = Object.keys(labels).sort();
+  let key = '';
+  for (const n of names) key += `${n}\u0000${labels[n]}\u0001`;
+  return key;
 }

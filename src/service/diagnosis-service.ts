@@ -1,6 +1,7 @@
 /**
  * The running service's core, independent of HTTP: it evaluates the diagnoses on an interval over a
- * source (scraped targets or Prometheus) and keeps the latest report. The REST API and the service's own
+ * source (scraped targets or Prometheus; the first evaluation at start, the next ones at multiples of the
+ * interval, a moment after each) and keeps the latest report. The REST API and the service's own
  * metrics read from here; nothing here listens or writes files.
  */
 
@@ -49,6 +50,13 @@ export interface DiagnosisService {
   stop(): Promise<void>;
 }
 
+/**
+ * Timed evaluations run at multiples of the interval (so consecutive evaluations reuse the steps of the rules'
+ * 30-second grid that the previous one evaluated, instead of evaluating one more time off the grid), this long
+ * after the multiple: a scrape that started before it has landed by then.
+ */
+const MAX_SETTLE_MS = 1_000;
+
 export function createDiagnosisService(options: DiagnosisServiceOptions): DiagnosisService {
   const now = options.now ?? Date.now;
   const overrides = options.overrides ?? {};
@@ -61,11 +69,19 @@ export function createDiagnosisService(options: DiagnosisServiceOptions): Diagno
   /** Steps and findings' `since` carried from one evaluation to the next (the source is the same every time). */
   const memory = new EvaluationMemory();
 
-  async function evaluateOnce(): Promise<EvaluationOutcome> {
+  /** Evaluates at `atMs`; a call while an evaluation runs shares it. */
+  function evaluateAt(atMs: number): Promise<EvaluationOutcome> {
+    running ??= evaluateOnce(atMs).finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  async function evaluateOnce(atMs: number): Promise<EvaluationOutcome> {
     const started = performance.now();
     try {
       const report = await diagnoseSource(options.source, {
-        atMs: now(),
+        atMs,
         runbookBaseUrl: options.runbookBaseUrl,
         overrides,
         memory,
@@ -92,19 +108,23 @@ export function createDiagnosisService(options: DiagnosisServiceOptions): Diagno
     overrides,
     source: options.source,
     evaluate() {
-      running ??= evaluateOnce().finally(() => {
-        running = undefined;
-      });
-      return running;
+      return evaluateAt(now());
     },
     start() {
       if (timer !== undefined || stopped) return;
-      const tick = (): void => {
-        void service.evaluate().finally(() => {
-          if (!stopped) timer = setTimeout(tick, options.evaluationIntervalMs).unref();
+      const interval = options.evaluationIntervalMs;
+      const settleMs = Math.min(MAX_SETTLE_MS, interval / 10);
+      // The first evaluation at once; then each at a multiple of the interval, run once the scrapes that started
+      // before it have had `settleMs` to land.
+      const tick = (atMs: number): void => {
+        void evaluateAt(atMs).finally(() => {
+          if (stopped) return;
+          const t = now();
+          const next = (Math.floor(t / interval) + 1) * interval;
+          timer = setTimeout(() => tick(next), next - t + settleMs).unref();
         });
       };
-      tick();
+      tick(now());
     },
     async stop() {
       stopped = true;
