@@ -94,6 +94,10 @@ export function registerServeCommand(program: Command): void {
     .option('--scrape-timeout <duration>', 'scrape timeout (default min(10s, 0.8 x interval)) [WQD_SCRAPE_TIMEOUT]')
     .option('--retention <duration>', `history kept per series (default ${DEFAULT_RETENTION}) [WQD_RETENTION]`)
     .option(
+      '--state-dir <dir>',
+      'keep the scraped history in DIR across restarts (static targets, discovery; default off) [WQD_STATE_DIR]',
+    )
+    .option(
       '--evaluation-interval <duration>',
       `how often the diagnoses run (default ${DEFAULT_EVALUATION_INTERVAL}) [WQD_EVALUATION_INTERVAL]`,
     )

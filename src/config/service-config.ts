@@ -93,6 +93,8 @@ export type ServiceConfig = {
     readonly insecureSkipVerify: boolean;
   };
   readonly evaluation: { readonly intervalMs: number };
+  /** Where the scraped history is kept across restarts (`state.dir`); unset (or the source is not live targets): nowhere. */
+  readonly stateDir?: string;
   readonly overrides: RuleOverrides;
   /** Where each setting that was given came from (`--scrape-interval`, `WQD_LISTEN`, `f.yaml: listen`), by key. */
   readonly origins: Readonly<Record<string, string>>;
@@ -189,6 +191,8 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
   const apiTokenFile = get<string>('api.tokenFile');
   const bearerTokenFile = get<string>('scrape.bearerTokenFile');
   const caFile = get<string>('scrape.caFile');
+  // Only read where it applies: the file may hold it for a deployment with another source.
+  const stateDir = setting('state.dir').sources?.includes(source.kind) ? get<string>('state.dir') : undefined;
 
   const overrides =
     fileRoot === undefined || inputs.file === undefined
@@ -220,6 +224,7 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
       insecureSkipVerify: get<boolean>('scrape.insecureSkipVerify') ?? false,
     },
     evaluation: { intervalMs: evaluationIntervalMs },
+    ...(stateDir !== undefined ? { stateDir } : {}),
     overrides,
     origins,
   };

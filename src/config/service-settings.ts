@@ -34,6 +34,8 @@ export type SourceKind = 'targets' | 'kubernetes' | 'prometheus' | 'demo';
 const SCRAPING: readonly SourceKind[] = ['targets', 'kubernetes', 'demo'];
 const DISCOVERY: readonly SourceKind[] = ['kubernetes'];
 const PROMETHEUS: readonly SourceKind[] = ['prometheus'];
+/** Scraping real targets: the demo's simulated history is made anew at every start. */
+const LIVE_TARGETS: readonly SourceKind[] = ['targets', 'kubernetes'];
 
 /** Every setting. The order is the order of `deploy/config-example.yaml`. */
 export const SETTINGS: readonly Setting[] = [
@@ -114,6 +116,7 @@ export const SETTINGS: readonly Setting[] = [
     env: 'WQD_EVALUATION_INTERVAL',
     range: { min: '1s', max: '1h' },
   },
+  { key: 'state.dir', kind: 'string', flag: 'stateDir', env: 'WQD_STATE_DIR', sources: LIVE_TARGETS },
   { key: 'demo', kind: 'boolean', flag: 'demo', flagOnly: true },
 ];
 

@@ -90,6 +90,7 @@ export const DOCTOR = {
   targetUp: 'workqueue_doctor_target_up',
   evaluationDuration: 'workqueue_doctor_evaluation_duration_seconds',
   evaluationErrors: 'workqueue_doctor_evaluation_errors_total',
+  stateWriteErrors: 'workqueue_doctor_state_write_errors_total',
   queues: 'workqueue_doctor_queues',
 } as const;
 export const DOCTOR_FINDING_LABELS = [LABEL.rule, LABEL.severity, LABEL.target, LABEL.name, LABEL.controller] as const;

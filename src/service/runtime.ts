@@ -5,8 +5,11 @@
  *
  * Contract:
  * - `createServiceRuntime` validates what only I/O can check (the API token file, the basic-auth password
- *   file, the Kubernetes configuration) and fails with a `ConfigError` naming the key; it starts nothing
- *   that outlives a failure.
+ *   file, the Kubernetes configuration, the state directory) and fails with a `ConfigError` naming the key; it
+ *   starts nothing that outlives a failure.
+ * - With a state directory (`state.dir`, scraping real targets), the history the previous run saved is read
+ *   before anything is scraped, written every minute once started, and written a last time by `close()` after
+ *   scraping has stopped (state-persistence.ts).
  * - `start()` scrapes every target once, then starts the evaluation loop (so the first report is not
  *   made from an empty history) and the scrape interval. `close()` stops scraping and evaluating and
  *   releases every timer, socket and child server; it is idempotent.
@@ -68,6 +71,8 @@ export type RuntimeOptions = {
   readonly processMetrics?: boolean;
   /** Demo: how much virtual history to create first; default the history's retention. */
   readonly demoWarmUpMs?: number;
+  /** With `state.dir`: how often the state file is written; default one minute. */
+  readonly stateWriteIntervalMs?: number;
 };
 
 const SILENT: RuntimeLogger = { info() {}, warn() {}, error() {}, debug() {} };
@@ -133,6 +138,19 @@ export async function createServiceRuntime(
         retentionMs: config.scrape.retentionMs,
         maxSamplesPerSeries: Math.ceil(config.scrape.retentionMs / config.scrape.intervalMs) + 1,
       });
+      const persistence =
+        config.stateDir === undefined
+          ? undefined
+          : await (await import('./state-persistence.js')).openStatePersistence({
+              dir: config.stateDir,
+              where: config.origins['state.dir'] ?? 'state.dir',
+              history,
+              log,
+              ...(options.stateWriteIntervalMs !== undefined ? { intervalMs: options.stateWriteIntervalMs } : {}),
+              onWrite: (outcome) => metrics.stateWrite(outcome),
+            });
+      // Pushed before the scrape source's cleanup, so it runs after scraping has stopped.
+      if (persistence !== undefined) cleanups.push(() => persistence.close());
       let provider: TargetProvider;
       let currentTargets: () => readonly Target[];
       let discoveryView: (() => DiscoveryView) | undefined;
@@ -246,6 +264,7 @@ export async function createServiceRuntime(
         // The source's own schedule starts one interval after this first round (start() scrapes at once).
         interval = setTimeout(() => scrapeSource.start(), config.scrape.intervalMs);
         interval.unref();
+        persistence?.start();
       };
     }
 

@@ -11,6 +11,8 @@
  * - `workqueue_doctor_target_up{target}` is 1 when the target's last scrape succeeded, 0 otherwise (also
  *   before its first scrape); only targets currently scraped have a series.
  * - Scrape durations and errors are per target (`job/instance`), errors also per error code.
+ * - `workqueue_doctor_state_write_errors_total` counts failed writes of the state file (`--state-dir`); it stays
+ *   0 without one.
  * - The process's own metrics carry the standard names of prom-client's default metrics (`process_*`,
  *   `nodejs_*`); until 0.1.x they were prefixed `workqueue_doctor_`, names that are no longer served.
  * - Gauges read the report and the scrape health when scraped, so they are never older than the report.
@@ -39,6 +41,8 @@ export interface ServiceMetrics {
   }): void;
   /** Records one evaluation. */
   evaluation(outcome: EvaluationOutcome): void;
+  /** Records one write of the state file (`--state-dir`). */
+  stateWrite(outcome: { readonly ok: boolean }): void;
   /** Connects the gauges to the report and the scrape health. */
   read(readings: MetricsReadings): void;
 }
@@ -92,6 +96,11 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     help: 'Evaluations that failed; the previous report is kept.',
     registers: [registry],
   });
+  const stateWriteErrors = new Counter({
+    name: DOCTOR.stateWriteErrors,
+    help: 'Writes of the state file (--state-dir) that failed; the previous file is kept.',
+    registers: [registry],
+  });
   new Gauge({
     name: DOCTOR.queues,
     help: 'Queues in the latest report, by status.',
@@ -139,6 +148,9 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     evaluation(outcome) {
       evaluationDuration.observe(outcome.durationMs / 1000);
       if (!outcome.ok) evaluationErrors.inc();
+    },
+    stateWrite(outcome) {
+      if (!outcome.ok) stateWriteErrors.inc();
     },
     read(next) {
       if (next.report !== undefined) readings.report = next.report;

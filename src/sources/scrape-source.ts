@@ -22,6 +22,8 @@
  *   until `removeAfterMs` (default: the history's retention, when the data has aged out anyway) has
  *   passed; the target is then removed from the history. A target whose labels change (same key) is
  *   treated the same way: the old label set retires, the new one starts fresh.
+ * - Targets the history already holds when the source is made (a history saved across a restart, the demo's
+ *   warm-up) are continued by a target with the same labels, under their id; the others retire at once.
  * - `targets()` reports a scrape error for a target only when its last scrape failed and it has no
  *   fresh data: it never scraped successfully, or its last success is at least 1.5 intervals older
  *   than its last failure (two scheduled scrapes in a row failed). A single failed scrape of a target
@@ -237,9 +239,23 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
   let lastPruneMs = Number.NEGATIVE_INFINITY;
   let closed = false;
 
+  /** Targets the history held before this source, by label signature (see the module contract). */
+  const heldBefore = new Map<string, string>();
+  for (const held of history.targets()) {
+    const sig = labelSignature(held.labels);
+    historyIds.set(held.id, sig);
+    retiredAt.set(held.id, clock.now());
+    if (!heldBefore.has(sig)) heldBefore.set(sig, held.id);
+  }
+
   const allocateHistoryId = (key: string, sig: string): string => {
     const inUse = new Set<string>();
     for (const e of entries.values()) inUse.add(e.historyId);
+    const held = heldBefore.get(sig);
+    if (held !== undefined && !inUse.has(held)) {
+      retiredAt.delete(held);
+      return held;
+    }
     for (let n = 1; ; n++) {
       const id = n === 1 ? key : `${key}#${n}`;
       const known = historyIds.get(id);
@@ -408,6 +424,8 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       if (now - at < removeAfterMs) continue;
       history.removeTarget(id);
       retiredAt.delete(id);
+      const sig = historyIds.get(id);
+      if (sig !== undefined && heldBefore.get(sig) === id) heldBefore.delete(sig);
       historyIds.delete(id);
       lastWriteMs.delete(id);
     }

@@ -28,6 +28,8 @@
  * - `SeriesView` arrays are views into the store: valid until the next append; copy to keep.
  * - `changes()` makes a reader of the earliest sample time written since it last asked (change-watermarks.ts),
  *   for callers that keep what they computed from older data.
+ * - `heldSeries` and `restoreSeries` carry a target's series out and back in under the keys they were scraped
+ *   with (a history saved across restarts, state-file.ts), so that the scrapes after a restart continue them.
  *
  * Per-target bookkeeping is in target-state.ts, the shared strings in string-table.ts, the sliced
  * appends' scheduling in event-loop-slices.ts.
@@ -87,6 +89,18 @@ export interface ScrapeTarget {
   readonly id: string;
   /** Attached to every series of the target; empty values are ignored. */
   readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** A series as a target holds it: its key as scraped (before target labels) and its final labels. */
+export interface HeldSeries {
+  readonly key: string;
+  /** Target labels included, without `__name__`. */
+  readonly labels: Labels;
+}
+
+export interface HeldSeriesView extends HeldSeries {
+  readonly t: Float64Array;
+  readonly v: Float64Array;
 }
 
 export interface TargetInfo {
@@ -207,6 +221,30 @@ export class History {
     return counts;
   }
 
+  /**
+   * Puts back a series `heldSeries` gave (a saved history read at start): `key` and `labels` as held, times
+   * ascending (others are counted as out-of-order). The series is the one a later scrape of the target with
+   * that key continues, staleness tracking included; the target's scrape time is left as it was.
+   */
+  restoreSeries(
+    target: ScrapeTarget,
+    series: HeldSeries,
+    times: ArrayLike<number>,
+    values: ArrayLike<number>,
+  ): AppendReport {
+    const st = this.#target(target);
+    const counts = newAppendCounts();
+    let rec = st.findByKey(series.key);
+    if (rec === undefined) {
+      const labels = makeLabels(Object.entries(series.labels));
+      rec = this.#newSeries(st, series.key, keyMetricName(series.key), labels, Math.min(times.length, 1024));
+      counts.newSeries++;
+    }
+    if (times.length > 0) this.#watermarks.written(times[0] as number);
+    for (let i = 0; i < times.length; i++) countAppend(rec.buf.append(times[i] as number, values[i] as number), counts);
+    return counts;
+  }
+
   /** Puts a stale marker on every live series of a target (its scrape failed or it went away). Returns how many. */
   markStale(targetId: string, atMs: number): number {
     const st = this.#targets.get(targetId);
@@ -294,6 +332,18 @@ export class History {
       if (sample !== undefined) out.push(sample);
     }
     return out;
+  }
+
+  /**
+   * The series of one metric a target holds, with the key each was scraped under (what `restoreSeries` takes
+   * back) and its samples (stale markers left out) as views, valid until the next append: copy to keep.
+   */
+  heldSeries(targetId: string, metric: string): HeldSeriesView[] {
+    return this.#selectRecs({ metric, target: targetId }).map((rec) => {
+      const b = rec.buf;
+      const { t, v } = b.views(b.start, b.end);
+      return { key: rec.pageKey, labels: rec.labels, t, v };
+    });
   }
 
   /** The queries restricted to one target. */
