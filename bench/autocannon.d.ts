@@ -13,6 +13,8 @@ declare module 'autocannon' {
     readonly non2xx: number;
     readonly errors: number;
     readonly timeouts: number;
+    /** Answers per status code. */
+    readonly statusCodeStats: Readonly<Record<string, { readonly count: number }>>;
   }
   interface Options {
     readonly url: string;

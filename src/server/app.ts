@@ -12,13 +12,29 @@
  * - Limits are explicit: request body size, connection, request and keep-alive timeouts.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { Report } from '../diagnosis/report.js';
 import type { QueueSeries } from '../service/queue-series.js';
 import type { TargetsView } from '../service/target-status.js';
-import { ApiError, clientErrorResponse, ERROR_BODY_SCHEMA, errorBody, toApiError } from './errors.js';
+import {
+  API_ERRORS,
+  ApiError,
+  clientErrorResponse,
+  ERROR_BODY_SCHEMA,
+  errorBody,
+  rawErrorResponse,
+  toApiError,
+} from './errors.js';
 import { createReportCache } from './report-cache.js';
 import { apiRoutes } from './routes/api.js';
 import { opsRoutes } from './routes/ops.js';
@@ -35,7 +51,7 @@ export type ServerLimits = {
   readonly bodyLimitBytes: number;
   /** A socket idle this long is closed. */
   readonly connectionTimeoutMs: number;
-  /** A request must be received in full within this time. */
+  /** A request must be received in full within this time (checked every second). */
   readonly requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this time. */
   readonly keepAliveTimeoutMs: number;
@@ -73,6 +89,11 @@ export type AppOptions = {
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const sendError = (error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const mapped = toApiError(error, request as unknown as Record<string, unknown>);
+    if (mapped.internal) request.log.error({ err: error, url: request.url }, 'request failed');
+    return reply.code(mapped.error.statusCode).send(errorBody(mapped.error.code, mapped.error.message));
+  };
   const app = Fastify({
     ...(options.logger !== undefined ? { loggerInstance: options.logger } : { logger: false }),
     // Requests are logged at debug level by the onResponse hook below, not at info by fastify.
@@ -80,8 +101,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: limits.bodyLimitBytes,
     connectionTimeout: limits.connectionTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
+    // Node looks for requests past their timeout every 30 s by default, which lets a client that trickles its
+    // headers hold a connection up to 30 s beyond the limit; checked every second, it is cut within a second of it.
+    // An HTTP/1.1 request without Host is refused below, in the error shape (Node's own 400 has no body).
+    http: { connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs), requireHostHeader: false },
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     routerOptions: { maxParamLength: limits.maxParamLength },
+    // What the router refuses before any route (a malformed percent-encoding, a path parameter over
+    // `maxParamLength`) is answered like any other error, not in fastify's own shape.
+    frameworkErrors: sendError,
     // Requests that arrive while closing are answered as usual (fastify's own 503 has another body shape);
     // close() still waits for them.
     return503OnClosing: false,
@@ -143,11 +171,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
 
-  app.setErrorHandler((error: Error, request, reply) => {
-    const mapped = toApiError(error, request as unknown as Record<string, unknown>);
-    if (mapped.internal) request.log.error({ err: error, url: request.url }, 'request failed');
-    return reply.code(mapped.error.statusCode).send(errorBody(mapped.error.code, mapped.error.message));
-  });
+  app.setErrorHandler(sendError);
+  refuseWhatNodeAnswersBare(app);
   const guard = options.apiToken === undefined ? undefined : bearerGuard(options.apiToken);
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
@@ -203,4 +228,27 @@ function bearerGuard(token: string) {
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/**
+ * What Node's HTTP server would answer itself, without the error shape, answered in it: an HTTP/1.1 request
+ * without a Host header (400, as RFC 9112 requires), an `Expect` other than `100-continue` (417), and `CONNECT`
+ * (a method no route serves: 404, then the connection is closed).
+ */
+function refuseWhatNodeAnswersBare(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1 && request.headers.host === undefined) {
+      reply.code(400).send(errorBody('bad_request', 'An HTTP/1.1 request needs a Host header.'));
+      return;
+    }
+    done();
+  });
+  app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    const { statusCode } = API_ERRORS.expectation_failed;
+    response.writeHead(statusCode, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
+    response.end(JSON.stringify(errorBody('expectation_failed')));
+  });
+  app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    socket.end(rawErrorResponse('not_found', 'No route for CONNECT.'));
+  });
 }

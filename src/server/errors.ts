@@ -13,6 +13,7 @@ export const API_ERRORS = {
   },
   not_found: { statusCode: 404, message: 'No such route.' },
   request_timeout: { statusCode: 408, message: 'The request did not arrive in time.' },
+  expectation_failed: { statusCode: 417, message: 'Only "Expect: 100-continue" is supported.' },
   headers_too_large: {
     statusCode: 431,
     message: 'The request line and headers are too large (at most 16 KiB together).',
@@ -74,7 +75,8 @@ export const errorRef = { $ref: `${ERROR_SCHEMA_ID}#` } as const;
 
 /**
  * What to answer for an error thrown in a request: an `ApiError` as is; fastify's validation errors as
- * `bad_request` with the first problem in words; its client errors by status; anything else as `internal`
+ * `bad_request` with the first problem in words; the router's refusals (a malformed percent-encoding, a path
+ * parameter over its length limit) as `bad_request`; its client errors by status; anything else as `internal`
  * (the caller logs it; its message is not shown).
  */
 export function toApiError(
@@ -90,6 +92,16 @@ export function toApiError(
   const fastifyError = error as FastifyError;
   if (fastifyError.validation !== undefined && fastifyError.validation.length > 0) {
     return { error: new ApiError('bad_request', validationMessage(fastifyError, request)), internal: false };
+  }
+  // The router's own refusals (fastify's messages would echo the whole path back).
+  if (fastifyError.code === 'FST_ERR_BAD_URL') {
+    return { error: new ApiError('bad_request', 'The path has a malformed percent-encoding.'), internal: false };
+  }
+  if (fastifyError.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return {
+      error: new ApiError('bad_request', 'A path parameter (a queue id, an asset name) is too long.'),
+      internal: false,
+    };
   }
   const status = fastifyError.statusCode;
   if (status === 413) return { error: new ApiError('payload_too_large'), internal: false };
@@ -129,6 +141,7 @@ function valueAt(root: unknown, path: readonly string[]): unknown {
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   400: 'Bad Request',
+  404: 'Not Found',
   408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
 };
@@ -145,8 +158,16 @@ export function clientErrorResponse(error: Error & { code?: string }): string {
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? 'request_timeout'
         : 'bad_request';
-  const { statusCode, message } = API_ERRORS[code];
-  const body = JSON.stringify({ error: { code, message } } satisfies ErrorBody);
+  return rawErrorResponse(code);
+}
+
+/** A whole raw HTTP answer in the error shape that closes the connection (for sockets no route answers). */
+export function rawErrorResponse(
+  code: 'bad_request' | 'not_found' | 'request_timeout' | 'headers_too_large',
+  message?: string,
+): string {
+  const { statusCode } = API_ERRORS[code];
+  const body = JSON.stringify(errorBody(code, message));
   return [
     `HTTP/1.1 ${statusCode} ${STATUS_TEXT[statusCode]}`,
     'Content-Type: application/json; charset=utf-8',
