@@ -11,8 +11,8 @@
  *   hash (`labelsHash`). Blanks between tokens and a trailing comma are accepted.
  * - `canonicalKey` builds the series key (see labels.ts) from the recorded positions: labels sorted,
  *   values unescaped and re-escaped, empty values dropped; a repeated label name is an error.
- * - `exemplar(pos)` validates ` # {labels} value [timestamp]` and discards it, leaving the recorded
- *   label positions of the sample untouched.
+ * - `exemplar(pos, sampleLabels)` validates ` # {labels} value [timestamp]` and discards it, leaving the
+ *   recorded positions of the sample's `sampleLabels` labels untouched.
  * - Malformed input throws `ExpositionError` at the offending position; nothing else is thrown.
  */
 import { floatError, readFloat } from './float-text.js';
@@ -215,7 +215,7 @@ export abstract class LabelSetScanner extends TextCursor {
     for (let i = 0; i < pairs.length; i++) {
       const pair = pairs[i] as { name: string; value: string; at: number };
       if (i > 0 && (pairs[i - 1] as { name: string }).name === pair.name) {
-        throw this.error(`duplicate label name ${JSON.stringify(pair.name)}`, pair.at);
+        throw this.error(`duplicate label name ${this.quote(pair.name)}`, pair.at);
       }
       if (pair.value === '') continue;
       key += `${first ? '{' : ','}${pair.name}="${escapeLabelValue(pair.value)}"`;
@@ -224,23 +224,29 @@ export abstract class LabelSetScanner extends TextCursor {
     return first ? key : `${key}}`;
   }
 
-  /** Validates an exemplar starting at `#`; returns the position of the line end. */
-  protected exemplar(pos: number): number {
+  /**
+   * Validates an exemplar starting at `#`; returns the position of the line end. The recorded
+   * positions of the sample's own `sampleLabels` labels are kept.
+   */
+  protected exemplar(pos: number, sampleLabels: number): number {
     const text = this.text;
     const n = text.length;
     let p = pos + 1;
     if (!isBlank(text.charCodeAt(p))) throw this.error(`expected exemplar, got ${this.describe(pos)}`, pos);
     while (p < n && isBlank(text.charCodeAt(p))) p++;
     if (text.charCodeAt(p) !== LBRACE) throw this.error(`expected exemplar labels, got ${this.describe(p)}`, p);
+    // Only the sample's own labels are saved: the buffers keep the size of the widest label set of the
+    // page (and `labelCount` still counts that set after a sample without labels), so saving more would
+    // make every exemplar line cost as much as the widest line.
     const savedCount = this.labelCount;
     const savedCanonical = this.labelsCanonical;
-    const lp = this.lp.slice();
-    const le = this.le.slice();
+    const savedPositions = this.lp.slice(0, sampleLabels * 4);
+    const savedEscapes = this.le.slice(0, sampleLabels);
     p = this.labels(p + 1, 0);
     this.labelCount = savedCount;
     this.labelsCanonical = savedCanonical;
-    this.lp = lp;
-    this.le = le;
+    this.lp.set(savedPositions);
+    this.le.set(savedEscapes);
     if (!isBlank(text.charCodeAt(p)))
       throw this.error(`expected value after exemplar labels, got ${this.describe(p)}`, p);
     while (p < n && isBlank(text.charCodeAt(p))) p++;
@@ -248,7 +254,7 @@ export abstract class LabelSetScanner extends TextCursor {
     while (p < n && !isBlank(text.charCodeAt(p)) && text.charCodeAt(p) !== LF && text.charCodeAt(p) !== CR) p++;
     readFloat(text, vs, p);
     if (floatError !== undefined || p === vs) {
-      throw this.error(`invalid exemplar value ${JSON.stringify(text.slice(vs, p))}`, vs);
+      throw this.error(`invalid exemplar value ${this.quote(text.slice(vs, p))}`, vs);
     }
     while (p < n && isBlank(text.charCodeAt(p))) p++;
     if (p < n && text.charCodeAt(p) !== LF && text.charCodeAt(p) !== CR) {
@@ -256,7 +262,7 @@ export abstract class LabelSetScanner extends TextCursor {
       while (p < n && !isBlank(text.charCodeAt(p)) && text.charCodeAt(p) !== LF && text.charCodeAt(p) !== CR) p++;
       const v = readFloat(text, ts, p);
       if (floatError !== undefined || !Number.isFinite(v)) {
-        throw this.error(`invalid exemplar timestamp ${JSON.stringify(text.slice(ts, p))}`, ts);
+        throw this.error(`invalid exemplar timestamp ${this.quote(text.slice(ts, p))}`, ts);
       }
       while (p < n && isBlank(text.charCodeAt(p))) p++;
     }

@@ -89,10 +89,10 @@ export abstract class MetadataLineScanner extends LabelSetScanner {
     if (isType) {
       const typeName = text.slice(textStart, textEnd).trim();
       const allowed = this.openMetrics ? OPENMETRICS_TYPES : TEXT_TYPES;
-      if (!allowed.has(typeName)) throw this.error(`invalid metric type ${JSON.stringify(typeName)}`, textStart);
+      if (!allowed.has(typeName)) throw this.error(`invalid metric type ${this.quote(typeName)}`, textStart);
       const type = typeName as MetricType;
       if (family.typed && family.type !== type) {
-        throw this.error(`second TYPE line for metric name ${JSON.stringify(name)} with a different type`, pos);
+        throw this.error(`second TYPE line for metric name ${this.quote(name)} with a different type`, pos);
       }
       setFamilyType(family, type);
     } else if (isHelp) {

@@ -269,7 +269,7 @@ class ExpositionParser extends MetadataLineScanner {
     if (p === valueStart) throw this.error(`expected value after metric, got ${this.describe(p)}`, p);
     const value = readFloat(text, valueStart, p);
     if (floatError !== undefined) {
-      throw this.error(`invalid value ${JSON.stringify(text.slice(valueStart, p))}: ${floatError}`, valueStart);
+      throw this.error(`invalid value ${this.quote(text.slice(valueStart, p))}: ${floatError}`, valueStart);
     }
 
     // Optional timestamp, optional exemplar.
@@ -286,7 +286,7 @@ class ExpositionParser extends MetadataLineScanner {
       if (this.openMetrics) {
         const seconds = readFloat(text, tsStart, p);
         if (floatError !== undefined || !Number.isFinite(seconds)) {
-          throw this.error(`invalid timestamp ${JSON.stringify(text.slice(tsStart, p))}`, tsStart);
+          throw this.error(`invalid timestamp ${this.quote(text.slice(tsStart, p))}`, tsStart);
         }
         ts = Math.trunc(seconds * 1000);
       } else {
@@ -297,7 +297,7 @@ class ExpositionParser extends MetadataLineScanner {
       }
       if (!(Math.abs(ts) <= MAX_TIMESTAMP_MS)) {
         throw this.error(
-          `timestamp ${JSON.stringify(text.slice(tsStart, p))} is outside the times Prometheus stores (years 1678 to 2262)`,
+          `timestamp ${this.quote(text.slice(tsStart, p))} is outside the times Prometheus stores (years 1678 to 2262)`,
           tsStart,
         );
       }
@@ -305,7 +305,7 @@ class ExpositionParser extends MetadataLineScanner {
       c = text.charCodeAt(p);
     }
     if (c === HASH && p < n) {
-      p = this.exemplar(p);
+      p = this.exemplar(p, labelCount);
       c = text.charCodeAt(p);
     }
     if (c === CR) {

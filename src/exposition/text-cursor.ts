@@ -27,6 +27,8 @@ const RBRACE = 125;
 const COMMA = 44;
 const EQ = 61;
 const QUOTE = 34;
+/** The longest token an error message quotes whole. */
+const QUOTED_TOKEN_LIMIT = 64;
 
 export function isNameStart(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58;
@@ -69,6 +71,14 @@ export abstract class TextCursor {
   }
 
   /** The token at `pos`, quoted, for "got …" messages. */
+  /**
+   * A token of the input quoted for an error message, cut at `QUOTED_TOKEN_LIMIT` characters (with `…`): a
+   * hostile page's 10 MB value must not become a 10 MB message kept in a target's health and served by the API.
+   */
+  protected quote(token: string): string {
+    return JSON.stringify(token.length <= QUOTED_TOKEN_LIMIT ? token : `${token.slice(0, QUOTED_TOKEN_LIMIT)}…`);
+  }
+
   protected describe(pos: number): string {
     const text = this.text;
     if (pos >= text.length) return '"EOF"';

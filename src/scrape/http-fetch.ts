@@ -115,7 +115,7 @@ export async function fetchMetricsPage(target: ScrapeTargetRef, options: FetchMe
   }
   const contentType = String(res.headers['content-type'] ?? '');
   return {
-    body: res.body.toString('utf8'),
+    body: decodeBody(res.body),
     contentType,
     format: formatFromContentType(contentType),
     bytes: res.bytes,
@@ -123,6 +123,12 @@ export async function fetchMetricsPage(target: ScrapeTargetRef, options: FetchMe
     durationMs: res.durationMs,
     status: res.status,
   };
+}
+
+/** UTF-8 (invalid sequences become U+FFFD), without a leading byte order mark, as `TextDecoder` reads it. */
+function decodeBody(body: Buffer): string {
+  const text = body.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 async function bearerToken(url: string, options: FetchMetricsOptions): Promise<string | undefined> {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ExpositionError } from '../../src/exposition/exposition-error.js';
 import type { ExpositionFormat } from '../../src/exposition/parsed-page.js';
 import { type ParseOptions, parseExposition } from '../../src/exposition/parser.js';
+import { EXEMPLARS_AFTER_A_WIDE_LABEL_SET, GROWTH_BOUND, measureGrowth } from '../support/exposition-fuzz.js';
 
 interface Case {
   readonly what: string;
@@ -325,5 +326,43 @@ describe('malformed expositions', () => {
       reason: c.reason,
     });
     expect(err.message).toBe(`page: line ${c.line}, column ${c.column}: ${c.reason}`);
+  });
+});
+
+describe('exemplars after a wide label set', () => {
+  // Saving more than the sample's own labels around its exemplar would make every exemplar line cost as much
+  // as the widest label set of the page.
+  it('exemplar lines after a wide label set take time linear in the page', () => {
+    const growth = measureGrowth(EXEMPLARS_AFTER_A_WIDE_LABEL_SET, 128 * 1024, 3);
+    expect(growth.ratio, `${growth.smallMs.toFixed(1)} → ${growth.largeMs.toFixed(1)} ms`).toBeLessThan(GROWTH_BOUND);
+  });
+
+  it('a sample keeps its own labels across its exemplar, after a wider label set', () => {
+    const page = parseExposition(
+      'wide{a="1",b="2",c="3",d="4"} 1\nm{z="1",y="2"} 1 # {t="x",u="y",v="z"} 1\nn 2 # {t="x"} 1\n',
+    );
+    const keys = Array.from({ length: page.series.count }, (_, id) => page.series.key(id));
+    expect(keys).toEqual(['wide{a="1",b="2",c="3",d="4"}', 'm{y="2",z="1"}', 'n']);
+  });
+});
+
+describe('error messages quote at most 64 characters of a token', () => {
+  it('cuts a huge value, timestamp or type short, with an ellipsis', () => {
+    const huge = '9'.repeat(1_000_000);
+    const pages: Array<[string, ParseOptions]> = [
+      [`m ${huge}x\n`, {}],
+      [`m 1 ${huge}x\n# EOF\n`, { format: 'openmetrics' }],
+      [`# TYPE m ${huge}\n`, {}],
+    ];
+    for (const [page, options] of pages) {
+      let message = '';
+      try {
+        parseExposition(page, options);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain(`"${'9'.repeat(64)}…"`);
+      expect(message.length).toBeLessThan(200);
+    }
   });
 });

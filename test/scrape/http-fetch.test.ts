@@ -79,6 +79,17 @@ describe('fetchMetricsPage over http', () => {
     expect(seen?.authorization).toBeUndefined();
   });
 
+  it('drops a leading byte order mark and reads invalid UTF-8 as U+FFFD', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': TEXT_CT });
+      res.end(
+        Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(TEXT_PAGE), Buffer.from([0x23, 0xff, 0x0a])]),
+      );
+    });
+    const page = await fetchMetricsPage({ url: `${s.origin}/metrics` }, { ...base, agents });
+    expect(page.body).toBe(`${TEXT_PAGE}#\uFFFD\n`);
+  });
+
   it('gets OpenMetrics when the server honours the Accept header, and the text format otherwise', async () => {
     const s = await serve((req, res) => {
       if (String(req.headers.accept).includes('application/openmetrics-text')) {
