@@ -19,7 +19,7 @@
 import { readTokenFile } from '../scrape/file-cache.js';
 import { userAgent } from '../scrape/http-fetch.js';
 import { type HttpAgents, type HttpResponse, httpRequest } from '../scrape/http-transport.js';
-import { redactUrl, ScrapeError } from '../scrape/scrape-error.js';
+import { redactUrl, ScrapeError, urlCredentials, withoutCredentials } from '../scrape/scrape-error.js';
 
 export interface PrometheusClientOptions {
   /** API root, e.g. `http://127.0.0.1:9090` or `https://mimir.example/prometheus`. */
@@ -190,14 +190,17 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     return undefined;
   };
 
-  /** Sends one request and returns the API's `data` (and `warnings`) or throws a PrometheusApiError. */
+  /**
+   * Sends one request and returns the API's `data` (and `warnings`, without credentials) or throws a
+   * PrometheusApiError; `clean` removes the request's credentials from text of the answer a caller passes on.
+   */
   const call = async (
     method: 'GET' | 'POST',
     path: string,
     params: URLSearchParams,
     expr?: string,
     signal?: AbortSignal,
-  ): Promise<{ data: unknown; warnings: string[] }> => {
+  ): Promise<{ data: unknown; warnings: string[]; clean: (text: string) => string }> => {
     const url = method === 'GET' ? endpointUrl(path, params) : endpointUrl(path);
     const request = `${method} ${redactUrl(url)}`;
     const headers: Record<string, string> = {
@@ -209,7 +212,7 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     if (auth !== undefined) headers['Authorization'] = auth;
     // What an upstream may echo back (a proxy's error page, a debugging endpoint) and must not be repeated.
     const secrets = secretsOf(auth, options);
-    const clean = (text: string): string => withoutSecrets(text, secrets);
+    const clean = (text: string): string => withoutCredentials(text, secrets);
     let body: string | undefined;
     if (method === 'POST') {
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
@@ -268,9 +271,9 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
       });
     }
     const warnings = Array.isArray(envelope['warnings'])
-      ? envelope['warnings'].filter((w): w is string => typeof w === 'string')
+      ? envelope['warnings'].filter((w): w is string => typeof w === 'string').map(clean)
       : [];
-    return { data: envelope['data'], warnings };
+    return { data: envelope['data'], warnings, clean };
   };
 
   const decodeFailure = (
@@ -348,9 +351,13 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     },
 
     async buildInfo() {
-      const { data } = await call('GET', '/api/v1/status/buildinfo', new URLSearchParams());
+      const { data, clean } = await call('GET', '/api/v1/status/buildinfo', new URLSearchParams());
       if (!isRecord(data)) throw decodeFailure('GET', '/api/v1/status/buildinfo', undefined, new TypeError('no data'));
-      const s = (k: string): string => (typeof data[k] === 'string' ? data[k] : '');
+      // Shown in /api/v1/targets: without the request's credentials (an upstream may echo them) and short.
+      const s = (k: string): string => {
+        const value = typeof data[k] === 'string' ? clean(data[k]) : '';
+        return value.length <= BUILD_INFO_MAX_CHARS ? value : `${value.slice(0, BUILD_INFO_MAX_CHARS - 1)}…`;
+      };
       return {
         version: s('version'),
         revision: s('revision'),
@@ -362,6 +369,9 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     },
   };
 }
+
+/** The longest build-info field passed on (versions, revisions and dates are far shorter). */
+const BUILD_INFO_MAX_CHARS = 100;
 
 /** Seconds as the API accepts them: a decimal number, never exponent notation. */
 function formatSeconds(sec: number): string {
@@ -448,25 +458,17 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 const PLAIN_HEADERS = new Set(['x-scope-orgid']);
 
 /**
- * The credentials of a request as an upstream could echo them: the Authorization value, its token part, the
- * basic-auth password, and the values of the extra headers other than plain ones.
+ * The credentials of a request as an upstream could echo them: the URL's user and password, the Authorization
+ * value, its token part, the basic-auth password, and the values of the extra headers other than plain ones.
  */
 function secretsOf(auth: string | undefined, options: PrometheusClientOptions): string[] {
-  const secrets: string[] = [];
+  const secrets: string[] = urlCredentials(options.url);
   if (auth !== undefined) secrets.push(auth, auth.slice(auth.indexOf(' ') + 1));
   if (options.basicAuth !== undefined) secrets.push(options.basicAuth.password);
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (!PLAIN_HEADERS.has(name.toLowerCase())) secrets.push(value);
   }
-  // Longest first, so a token inside a longer value is not left half-replaced; very short values are not matched.
-  return secrets.filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
-}
-
-/** `text` with every secret replaced by `<secret>`, as Prometheus writes them. */
-function withoutSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) out = out.split(secret).join('<secret>');
-  return out;
+  return secrets;
 }
 
 /** The start of an answer's body on one line, without the secrets `clean` removes (before it is cut short). */

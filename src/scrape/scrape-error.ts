@@ -75,3 +75,37 @@ export function redactUrl(url: string): string {
     return url;
   }
 }
+
+/** What replaces a credential, as Prometheus writes it. */
+export const SECRET_PLACEHOLDER = '<secret>';
+
+/** An echoed `Authorization` value: its scheme kept, the credential after it removed. */
+const CREDENTIAL = /\b(Bearer|Basic)(\s+)[A-Za-z0-9._~+/=-]+/gi;
+/** The user information of a URL (`scheme://user:password@`). */
+const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/?#@\s"'<>]*@/gi;
+
+/**
+ * `text` (an excerpt of what a target or server answered) without credentials: each of `secrets` (values of 4
+ * characters or more, longest first, so a token inside a longer value is not left half-replaced), any `Bearer` or
+ * `Basic` credential, and the user information of URLs, replaced by `<secret>`.
+ */
+export function withoutCredentials(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  const known = secrets.filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
+  for (const secret of known) out = out.split(secret).join(SECRET_PLACEHOLDER);
+  return out
+    .replace(CREDENTIAL, (_m, scheme: string, blank: string) => `${scheme}${blank}${SECRET_PLACEHOLDER}`)
+    .replace(URL_USERINFO, (_m, scheme: string) => `${scheme}${SECRET_PLACEHOLDER}@`);
+}
+
+/** The password (and user) of a URL, for `withoutCredentials`. */
+export function urlCredentials(url: string): string[] {
+  try {
+    const u = new URL(url);
+    return [decodeURIComponent(u.password), u.password, decodeURIComponent(u.username), u.username].filter(
+      (part) => part !== '',
+    );
+  } catch {
+    return [];
+  }
+}

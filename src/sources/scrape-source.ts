@@ -41,10 +41,11 @@ import type { ExpositionFormat, ParsedPage } from '../exposition/parsed-page.js'
 import { isSeriesLimitError } from '../exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
 import { createStoreBackend, historyStore } from '../promql/history-backend.js';
+import { readTokenFile } from '../scrape/file-cache.js';
 import { fetchMetricsPage, isScrapeError } from '../scrape/http-fetch.js';
 import { createHttpAgents } from '../scrape/http-transport.js';
 import type { ScrapeErrorCode } from '../scrape/scrape-error.js';
-import { redactUrl } from '../scrape/scrape-error.js';
+import { redactUrl, urlCredentials, withoutCredentials } from '../scrape/scrape-error.js';
 import { createScrapeScheduler } from '../scrape/scrape-scheduler.js';
 import {
   newTargetHealth,
@@ -215,6 +216,9 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
     'scrape size limit',
     'a positive integer number of bytes',
   );
+  const bearerTokenFile = options.bearerTokenFile;
+  const secrets = async (): Promise<readonly string[]> =>
+    bearerTokenFile === undefined ? [] : [await readTokenFile(bearerTokenFile).catch(() => '')];
   const concurrency = options.concurrency ?? DEFAULT_SCRAPE_CONCURRENCY;
   const scheduler = createScrapeScheduler({ concurrency });
   const history = options.history ?? new History();
@@ -379,7 +383,7 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       );
       bytes = fetched.bytes;
       if (signal.aborted) return;
-      const page = await parse(fetched.body, fetched.format, url, { maxBytes, seriesLimit });
+      const page = await parse(fetched.body, fetched.format, url, { maxBytes, seriesLimit, secrets });
       const violation = pageLimitViolation(page, pageLimits);
       if (violation !== undefined) {
         throw new ScrapeFailure(violation.code, `${redactUrl(url)}: ${violation.message}; the page was not stored`);
@@ -537,7 +541,12 @@ async function parse(
   body: string,
   format: ExpositionFormat,
   url: string,
-  limits: { readonly maxBytes: number; readonly seriesLimit: number },
+  limits: {
+    readonly maxBytes: number;
+    readonly seriesLimit: number;
+    /** Credentials an answer may echo (the bearer token), removed from what an error quotes of it. */
+    readonly secrets: () => Promise<readonly string[]>;
+  },
 ): Promise<ParsedPage> {
   const { maxBytes, seriesLimit } = limits;
   try {
@@ -557,7 +566,8 @@ async function parse(
       );
     }
     if (isExpositionError(err) && looksLikeHtml(body)) {
-      throw new ScrapeFailure('parse_error', `${redactUrl(url)}: not a metrics page (HTML): ${excerpt(body)}`, {
+      const shown = withoutCredentials(body.slice(0, 512), [...urlCredentials(url), ...(await limits.secrets())]);
+      throw new ScrapeFailure('parse_error', `${redactUrl(url)}: not a metrics page (HTML): ${excerpt(shown)}`, {
         cause: err,
       });
     }
