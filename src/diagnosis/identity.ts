@@ -12,8 +12,9 @@
  * grouping labels, *keep* the target labels Prometheus always attaches (`job`, `instance`) plus the scope's own.
  */
 import { LABEL } from '../metrics/names.js';
+import { signatureWithoutOf } from '../promql/derived-labels.js';
 import type { Expr, VectorMatching } from '../promql/expr.js';
-import { type Labels, signatureWithout, withoutLabels } from '../promql/vector.js';
+import { type Labels, withoutLabels } from '../promql/vector.js';
 import { targetName } from '../sources/target-state.js';
 
 /** Which series a quantity belongs to: one queue, one controller (all its queues), or one process. */
@@ -120,7 +121,7 @@ export function filterMatching(coarser: IdentityScope, onto: IdentityScope = 'qu
  * election carry a `name` (the lease) that is not a queue name; the process key drops it too.
  */
 export function scopeKey(labels: Labels, scope: IdentityScope): string {
-  return signatureWithout(labels, SCOPE_KEY_EXCLUDED[scope]);
+  return signatureWithoutOf(labels, SCOPE_KEY_EXCLUDED[scope]);
 }
 
 const SCOPE_KEY_EXCLUDED: Readonly<Record<IdentityScope, readonly string[]>> = {
@@ -145,7 +146,7 @@ export function queueLabels(seriesLabels: Labels): Labels {
 }
 
 export function queueKey(seriesLabels: Labels): string {
-  return signatureWithout(seriesLabels, NON_IDENTITY_LABELS);
+  return signatureWithoutOf(seriesLabels, NON_IDENTITY_LABELS);
 }
 
 export function identityOf(seriesLabels: Labels): QueueIdentity {

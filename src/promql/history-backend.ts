@@ -15,7 +15,7 @@ import { EventLoopSlicer } from '../util/event-loop-slicer.js';
 import type { DiagnosisBackend } from './backend.js';
 import { evaluate, type SeriesStore, type SubtreeMemo } from './evaluate.js';
 import type { Expr } from './expr.js';
-import { type InstantVector, type Labels, METRIC_NAME_LABEL } from './vector.js';
+import type { InstantVector, Labels } from './vector.js';
 
 /** A store that can also list series, as the in-process history does. */
 export interface ListableSeriesStore extends SeriesStore {
@@ -65,11 +65,6 @@ export function historyStore(history: History): ListableSeriesStore {
     instant: (metric, matchers, atMs) => history.instant(metric, matchers, atMs),
     changes: () => history.changes(),
     select: (metric, matchers, startMs, endMs) => history.select({ metric, matchers }, startMs, endMs),
-    seriesLabels(metric, fromMs, toMs) {
-      return history
-        .select({ metric }, fromMs, toMs)
-        .filter((view) => view.t.length > 0)
-        .map((view) => ({ ...view.labels, [METRIC_NAME_LABEL]: view.name }));
-    },
+    seriesLabels: (metric, fromMs, toMs) => history.seriesLabels(metric, fromMs, toMs),
   };
 }

@@ -50,8 +50,10 @@ import { type ChangeReader, ChangeWatermarks } from './change-watermarks.js';
 import { eachInSlices, rangeInSlices, type Slicing } from './event-loop-slices.js';
 import { SeriesBuffer } from './series-buffer.js';
 import {
+  hasSampleIn,
   type InstantSample,
   instantSample,
+  labelsWithName,
   MergedNameLists,
   type SeriesQueries,
   type SeriesSelector,
@@ -319,6 +321,16 @@ export class History {
    */
   select(selector: SeriesSelector, startMs = Number.NEGATIVE_INFINITY, endMs = Number.POSITIVE_INFINITY): SeriesView[] {
     return this.#selectRecs(selector).map((rec) => seriesView(rec, startMs, endMs));
+  }
+
+  /**
+   * Label sets (with `__name__`) of the series of `metric` holding a sample in `[startMs, endMs]`; each series'
+   * set is the same object every time, so what callers derive from it can be remembered.
+   */
+  seriesLabels(metric: string, startMs: number, endMs: number): Labels[] {
+    return this.#selectRecs({ metric })
+      .filter((rec) => hasSampleIn(rec, startMs, endMs))
+      .map(labelsWithName);
   }
 
   /**

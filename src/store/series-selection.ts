@@ -125,8 +125,19 @@ export function instantSample(rec: SeriesRecord, atMs: number, lookbackDeltaMs: 
   if (j < b.start) return undefined;
   const t = b.time(j);
   if (stale > t || t < atMs - lookbackDeltaMs) return undefined;
+  return { labels: labelsWithName(rec), value: b.value(j), timestampMs: t };
+}
+
+/** The labels of `rec` with `__name__`: made once, the same object every time after. */
+export function labelsWithName(rec: SeriesRecord): Labels {
   rec.withName ??= makeLabels([[LABEL.metricName, rec.name], ...Object.entries(rec.labels)]);
-  return { labels: rec.withName, value: b.value(j), timestampMs: t };
+  return rec.withName;
+}
+
+/** Whether `rec` holds a sample in `[startMs, endMs]`. */
+export function hasSampleIn(rec: SeriesRecord, startMs: number, endMs: number): boolean {
+  const b = rec.buf;
+  return b.lowerBound(startMs) < b.upperBound(endMs);
 }
 
 /** A name list without forgotten series, in storage order (compacted and sorted in place when needed). */
