@@ -21,6 +21,7 @@ import { ExpositionError } from './exposition-error.js';
 import { type OffThreadParseOptions, type ParseRequest, type ParseResponse, toParseOptions } from './parse-protocol.js';
 import { type ParsedPage, pageFromData } from './parsed-page.js';
 import { parseExposition } from './parser.js';
+import { HASH_SEED } from './series-index.js';
 
 export type { OffThreadParseOptions } from './parse-protocol.js';
 
@@ -105,7 +106,9 @@ class ParseWorkerPool {
 function spawnWorker(): Worker {
   const here = import.meta.url;
   const compiled = new URL('./parse-worker.js', here);
-  if (here.endsWith('.js') && existsSync(fileURLToPath(compiled))) return new Worker(compiled);
+  // The worker hashes series keys with this thread's seed, so the hashes of its pages match.
+  const workerData = { hashSeed: HASH_SEED };
+  if (here.endsWith('.js') && existsSync(fileURLToPath(compiled))) return new Worker(compiled, { workerData });
   // From TypeScript sources: tsx compiles the worker module and its imports.
   const source = new URL('./parse-worker.ts', here);
   const bootstrap = [
@@ -113,7 +116,7 @@ function spawnWorker(): Worker {
     `  .then((api) => api.register({ namespace: 'parse-worker' }).import(${JSON.stringify(source.href)}, ${JSON.stringify(here)}))`,
     '  .catch((err) => { setImmediate(() => { throw err; }); });',
   ].join('\n');
-  return new Worker(bootstrap, { eval: true });
+  return new Worker(bootstrap, { eval: true, workerData });
 }
 
 /** The URL of tsx's ESM API (`tsx/esm/api`, import condition), found from `from`. */

@@ -4,12 +4,25 @@
  * A key is either a range of the parsed text (the line's own text, when it is already the
  * canonical key) or a string (built for lines whose labels needed re-ordering or re-escaping).
  * Both kinds hash with FNV-1a over the same characters, so one series is found whichever way its
- * lines spell it. Open addressing with linear probing over an `Int32Array` (slot = id + 1,
- * 0 = empty), at most half full.
+ * lines spell it (from a random offset basis per process: `HASH_SEED`). Open addressing with linear
+ * probing over an `Int32Array` (slot = id + 1, 0 = empty), at most half full.
  */
+import { randomBytes } from 'node:crypto';
+import { isMainThread, workerData } from 'node:worker_threads';
 
-export const HASH_SEED = 0x811c9dc5 | 0;
+/**
+ * The offset basis of this process's key hashes: random, not FNV's published one, so that a hostile target cannot
+ * craft a page whose series keys all collide (each lookup would become a scan, and a page of 10,000 series a
+ * hundred million comparisons). Parse workers are given it (`workerData.hashSeed`), so hashes agree across threads.
+ */
+export const HASH_SEED: number = workerHashSeed() ?? randomBytes(4).readInt32LE(0);
 export const HASH_PRIME = 0x01000193;
+
+/** The seed a parse worker was started with, when this module runs in one. */
+function workerHashSeed(): number | undefined {
+  const data = workerData as { hashSeed?: unknown } | null | undefined;
+  return !isMainThread && typeof data?.hashSeed === 'number' ? data.hashSeed : undefined;
+}
 
 /** Final avalanche applied to an FNV state. */
 export function hashFinish(h: number): number {

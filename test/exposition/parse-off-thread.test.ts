@@ -8,6 +8,7 @@ import { ExpositionError } from '../../src/exposition/exposition-error.js';
 import { closeParseWorker, parseOffThread, parsePage } from '../../src/exposition/parse-off-thread.js';
 import { type ParsedPage, pageSamples } from '../../src/exposition/parsed-page.js';
 import { keepFamilies, parseExposition } from '../../src/exposition/parser.js';
+import { HASH_SEED } from '../../src/exposition/series-index.js';
 import { DIAGNOSTIC_FAMILIES, WORKQUEUE } from '../../src/metrics/names.js';
 import { History } from '../../src/store/history.js';
 import { CLIENT_GO_FIXTURES } from '../support/fixtures.js';
@@ -37,6 +38,13 @@ describe('parseOffThread (worker loaded from the TypeScript source)', () => {
     expect(summary(page)).toEqual(summary(parseExposition(text)));
     expect(page.samples.values).toBeInstanceOf(Float64Array);
     expect(page.series.labels(0)).toEqual(parseExposition(text).series.labels(0));
+  });
+
+  it('hashes series keys with the random seed of this process, in the worker too', async () => {
+    const page = await parseOffThread(text);
+    expect([...page.series.hashes]).toEqual([...parseExposition(text).series.hashes]);
+    // Not FNV-1a's published offset basis: a hostile page cannot be crafted to collide without the seed.
+    expect(HASH_SEED).not.toBe(0x811c9dc5 | 0);
   });
 
   it('takes UTF-8 bytes, a format and a family filter', async () => {

@@ -257,8 +257,9 @@ describe('History: finding series again', () => {
   });
 
   it('keeps series apart whose keys have the same hash', () => {
-    // These two keys collide in the 32-bit key hash used by the parser and the history.
-    const [x, y] = ['m{a="149599"}', 'm{a="312382"}'];
+    // Two keys that collide in the 32-bit key hash of the parser and the history (its seed is random per process,
+    // so they are searched for: a birthday search finds a pair among about 80,000 keys).
+    const [x, y] = collidingKeys();
     expect(hashRange(x, 0, x.length)).toBe(hashRange(y, 0, y.length));
     const first = page(`${x} 1\n${y} 2\n`);
     expect(first.series.count).toBe(2);
@@ -266,12 +267,15 @@ describe('History: finding series again', () => {
     h.append(TARGET, first, T0);
     h.append(TARGET, page(`${y} 20\n${x} 10\n`), T0 + 15 * S);
     h.append(TARGET, page(`${x} 100\n`), T0 + 30 * S);
-    const values = h.select({ metric: 'm' }).map((v) => [v.labels.a, Array.from(v.v)]);
-    expect(values.sort()).toEqual([
-      ['149599', [1, 10, 100]],
-      ['312382', [2, 20]],
-    ]);
-    expect(h.instant('m', [], T0 + 30 * S).map((s) => s.labels.a)).toEqual(['149599']);
+    const valueOf = (key: string) => key.slice('m{a="'.length, -'"}'.length);
+    const values = new Map(h.select({ metric: 'm' }).map((v) => [v.labels.a, Array.from(v.v)]));
+    expect(values).toEqual(
+      new Map([
+        [valueOf(x), [1, 10, 100]],
+        [valueOf(y), [2, 20]],
+      ]),
+    );
+    expect(h.instant('m', [], T0 + 30 * S).map((s) => s.labels.a)).toEqual([valueOf(x)]);
   });
 });
 
@@ -309,3 +313,16 @@ describe('History: chunked appends', () => {
     expect(b).toMatchObject({ appended: 2000, staleMarked: 1000, newSeries: 0 });
   });
 });
+
+/** Two series keys `m{a="…"}` with the same key hash under this process's seed. */
+function collidingKeys(): [string, string] {
+  const seen = new Map<number, string>();
+  for (let i = 0; i < 2_000_000; i++) {
+    const key = `m{a="${i}"}`;
+    const hash = hashRange(key, 0, key.length);
+    const other = seen.get(hash);
+    if (other !== undefined) return [other, key];
+    seen.set(hash, key);
+  }
+  throw new Error('no two keys collide');
+}
