@@ -9,63 +9,66 @@
  * `onlyLabels`, `signature`, `signatureWithout` and `groupKey` compute. What is remembered is held by the label
  * set itself (a non-enumerable symbol property: invisible to iteration, spreading, JSON and deep equality) and
  * goes with it. Name lists are told apart by content, so a label set holds at most one entry per distinct name
- * list of the expressions evaluated over it. A label set that cannot be extended (frozen) is derived anew each time.
+ * list (and kind of derivation) of the expressions evaluated over it. A label set that cannot be extended
+ * (frozen) is derived anew each time.
  */
 import { onlyLabels as deriveOnly, withoutLabels as deriveWithout, type Labels } from '../exposition/labels.js';
 import { groupKey, METRIC_NAME_LABEL, signature, signatureWithout } from './vector.js';
 
-interface Derived {
-  without?: Map<string, Labels>;
-  only?: Map<string, Labels>;
-  signature?: Map<string, string>;
-  signatureWithout?: Map<string, string>;
-  groupKey?: string;
-}
+/**
+ * What one label set has derived, as alternating keys and values: a label set derives a handful of things, and
+ * a short array scanned by key identity costs a fraction of a map's memory per label set.
+ */
+type Derived = unknown[];
+
+type Table = 'without' | 'only' | 'signature' | 'signatureWithout';
 
 const DERIVED = Symbol('derived labels');
 const METRIC_NAME_ONLY: readonly string[] = [METRIC_NAME_LABEL];
+const GROUP_KEY = 'groupKey';
 
-/** The content key of each name list seen (lists from expressions live as long as the expressions). */
-const listKeys = new WeakMap<readonly string[], string>();
+/**
+ * Each name list's keys, one per table (`<table> <names>`), made once per list object: lists from expressions
+ * live as long as the expressions, and equal contents give equal keys.
+ */
+const listKeys = new WeakMap<readonly string[], Readonly<Record<Table, string>>>();
 
-function listKey(names: readonly string[]): string {
-  let key = listKeys.get(names);
-  if (key === undefined) {
-    key = names.join('\u0000');
-    listKeys.set(names, key);
+function keyOf(table: Table, names: readonly string[]): string {
+  let keys = listKeys.get(names);
+  if (keys === undefined) {
+    const list = names.join('\u0000');
+    keys = {
+      without: `without ${list}`,
+      only: `only ${list}`,
+      signature: `signature ${list}`,
+      signatureWithout: `signatureWithout ${list}`,
+    };
+    listKeys.set(names, keys);
   }
-  return key;
+  return keys[table];
 }
 
 function derivedOf(labels: Labels): Derived | undefined {
   const held = (labels as { [DERIVED]?: Derived })[DERIVED];
   if (held !== undefined) return held;
   if (!Object.isExtensible(labels)) return undefined;
-  const derived: Derived = {};
+  const derived: Derived = [];
   Object.defineProperty(labels, DERIVED, { value: derived });
   return derived;
 }
 
-function remembered<T>(
-  labels: Labels,
-  table: 'without' | 'only' | 'signature' | 'signatureWithout',
-  names: readonly string[],
-  derive: () => T,
-): T {
+/** What `labels` derived under `key`, derived now when not yet. */
+function rememberedUnder<T>(labels: Labels, key: string, derive: () => T): T {
   const derived = derivedOf(labels);
   if (derived === undefined) return derive();
-  let map = derived[table] as Map<string, T> | undefined;
-  if (map === undefined) {
-    map = new Map();
-    (derived as Record<typeof table, Map<string, T>>)[table] = map;
-  }
-  const key = listKey(names);
-  let value = map.get(key);
-  if (value === undefined) {
-    value = derive();
-    map.set(key, value);
-  }
+  for (let i = 0; i < derived.length; i += 2) if (derived[i] === key) return derived[i + 1] as T;
+  const value = derive();
+  derived.push(key, value);
   return value;
+}
+
+function remembered<T>(labels: Labels, table: Table, names: readonly string[], derive: () => T): T {
+  return rememberedUnder(labels, keyOf(table, names), derive);
 }
 
 /** `labels` without `names`. */
@@ -95,8 +98,5 @@ export function signatureWithoutOf(labels: Labels, names: readonly string[]): st
 
 /** `groupKey(labels)`. */
 export function groupKeyOf(labels: Labels): string {
-  const derived = derivedOf(labels);
-  if (derived === undefined) return groupKey(labels);
-  derived.groupKey ??= groupKey(labels);
-  return derived.groupKey;
+  return rememberedUnder(labels, GROUP_KEY, () => groupKey(labels));
 }
