@@ -6,11 +6,9 @@
  *
  * Contract: label sets are immutable. For the same label set (object) and names with the same content, the same
  * result (object or string) comes back for as long as the label set lives, equal to what `withoutLabels`,
- * `onlyLabels`, `signature`, `signatureWithout` and `groupKey` compute. What is remembered is held by the label
- * set itself (a non-enumerable symbol property: invisible to iteration, spreading, JSON and deep equality) and
- * goes with it. Name lists are told apart by content, so a label set holds at most one entry per distinct name
- * list (and kind of derivation) of the expressions evaluated over it. A label set that cannot be extended
- * (frozen) is derived anew each time.
+ * `onlyLabels`, `signature`, `signatureWithout` and `groupKey` compute. What is remembered is held in a WeakMap by
+ * label set (the label set itself is untouched) and goes with it. Name lists are told apart by content, so a label
+ * set holds at most one entry per distinct name list (and kind of derivation) of the expressions evaluated over it.
  */
 import { onlyLabels as deriveOnly, withoutLabels as deriveWithout, type Labels } from '../exposition/labels.js';
 import { groupKey, METRIC_NAME_LABEL, signature, signatureWithout } from './vector.js';
@@ -23,7 +21,8 @@ type Derived = unknown[];
 
 type Table = 'without' | 'only' | 'signature' | 'signatureWithout';
 
-const DERIVED = Symbol('derived labels');
+/** By label set; an entry goes when its label set does. */
+const DERIVED = new WeakMap<Labels, Derived>();
 const METRIC_NAME_ONLY: readonly string[] = [METRIC_NAME_LABEL];
 const GROUP_KEY = 'groupKey';
 
@@ -48,19 +47,18 @@ function keyOf(table: Table, names: readonly string[]): string {
   return keys[table];
 }
 
-function derivedOf(labels: Labels): Derived | undefined {
-  const held = (labels as { [DERIVED]?: Derived })[DERIVED];
-  if (held !== undefined) return held;
-  if (!Object.isExtensible(labels)) return undefined;
-  const derived: Derived = [];
-  Object.defineProperty(labels, DERIVED, { value: derived });
+function derivedOf(labels: Labels): Derived {
+  let derived = DERIVED.get(labels);
+  if (derived === undefined) {
+    derived = [];
+    DERIVED.set(labels, derived);
+  }
   return derived;
 }
 
 /** What `labels` derived under `key`, derived now when not yet. */
 function rememberedUnder<T>(labels: Labels, key: string, derive: () => T): T {
   const derived = derivedOf(labels);
-  if (derived === undefined) return derive();
   for (let i = 0; i < derived.length; i += 2) if (derived[i] === key) return derived[i + 1] as T;
   const value = derive();
   derived.push(key, value);

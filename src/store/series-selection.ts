@@ -137,7 +137,12 @@ export function labelsWithName(rec: SeriesRecord): Labels {
 /** Whether `rec` holds a sample in `[startMs, endMs]`. */
 export function hasSampleIn(rec: SeriesRecord, startMs: number, endMs: number): boolean {
   const b = rec.buf;
-  return b.lowerBound(startMs) < b.upperBound(endMs);
+  if (b.end === b.start) return false;
+  const newest = b.time(b.end - 1);
+  // The common case (the range ends now): no search.
+  if (newest <= endMs) return newest >= startMs;
+  const first = b.lowerBound(startMs);
+  return first < b.end && b.time(first) <= endMs;
 }
 
 /** A name list without forgotten series, in storage order (compacted and sorted in place when needed). */
