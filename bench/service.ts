@@ -21,14 +21,15 @@
  *
  * Run: `npx tsx bench/service.ts`. Prints a markdown table.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_EVALUATION_INTERVAL } from '../src/config/service-defaults.js';
+import { firstLine, median, rssOf, run } from './service-process.js';
 import { profiles, syntheticPage } from './synthetic-managers.js';
 
 const ROUND_SECONDS = 3;
@@ -192,41 +193,6 @@ async function startExporters(targets: number, perTarget: number, startMs: numbe
   };
 }
 
-type Running = { proc: ChildProcess; stop(): Promise<void> };
-
-function run(args: readonly string[]): Running {
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<void>((done) => proc.once('exit', () => done()));
-  return {
-    proc,
-    stop: async () => {
-      if (proc.exitCode !== null) return;
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
-/** The first stdout line for which `pick` returns a value. */
-function firstLine<T>(proc: ChildProcess, pick: (line: string) => T | undefined): Promise<T> {
-  return new Promise<T>((done, fail) => {
-    let buffer = '';
-    proc.stdout?.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      let newline = buffer.indexOf('\n');
-      while (newline >= 0) {
-        const value = pick(buffer.slice(0, newline));
-        buffer = buffer.slice(newline + 1);
-        if (value !== undefined) done(value);
-        newline = buffer.indexOf('\n');
-      }
-    });
-    proc.once('exit', (code) => fail(new Error(`process exited (${code}) before it was ready`)));
-  });
-}
-
 async function startService(
   script: string,
   perTarget: number,
@@ -247,11 +213,6 @@ async function startService(
   ]);
   const result = await firstLine(running.proc, (line) => JSON.parse(line) as ChildResult);
   return { ...running, result };
-}
-
-function rssOf(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return kb === undefined ? Number.NaN : Number(kb) * 1024;
 }
 
 /** RSS every second for `SETTLE_SECONDS`; the settled value is the median of the last 10 samples. */
@@ -492,14 +453,6 @@ async function memoryWith(
     await history.stop();
     await exporters.close();
   }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 if (process.argv[2] === '--child') {
