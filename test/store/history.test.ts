@@ -267,15 +267,15 @@ describe('History: finding series again', () => {
     h.append(TARGET, first, T0);
     h.append(TARGET, page(`${y} 20\n${x} 10\n`), T0 + 15 * S);
     h.append(TARGET, page(`${x} 100\n`), T0 + 30 * S);
-    const valueOf = (key: string) => key.slice('m{a="'.length, -'"}'.length);
+    const labelValueOf = (key: string) => key.slice('m{a="'.length, -'"}'.length);
     const values = new Map(h.select({ metric: 'm' }).map((v) => [v.labels.a, Array.from(v.v)]));
     expect(values).toEqual(
       new Map([
-        [valueOf(x), [1, 10, 100]],
-        [valueOf(y), [2, 20]],
+        [labelValueOf(x), [1, 10, 100]],
+        [labelValueOf(y), [2, 20]],
       ]),
     );
-    expect(h.instant('m', [], T0 + 30 * S).map((s) => s.labels.a)).toEqual([valueOf(x)]);
+    expect(h.instant('m', [], T0 + 30 * S).map((s) => s.labels.a)).toEqual([labelValueOf(x)]);
   });
 });
 
