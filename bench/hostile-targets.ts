@@ -78,7 +78,7 @@ type BenchCase = {
   readonly name: string;
   readonly serves: string;
   /** The hostile target's handler; none for the baseline. */
-  readonly handler?: () => http.RequestListener;
+  readonly handler?: (now: () => number) => http.RequestListener;
   /** Error codes the hostile target's health should show (`UP` for a successful scrape). */
   readonly expectedCodes: readonly string[];
   /** The service's environment beyond this process's (`WQD_*` settings). */
@@ -147,7 +147,7 @@ async function serveTargets(caseIndex: number): Promise<void> {
   const benchCase = benchCases()[caseIndex];
   if (benchCase === undefined) throw new Error(`no case ${caseIndex}`);
   const servers: LocalServer[] = [await startHttpServer(healthyTargetHandler(Date.now))];
-  if (benchCase.handler !== undefined) servers.push(await startHttpServer(benchCase.handler()));
+  if (benchCase.handler !== undefined) servers.push(await startHttpServer(benchCase.handler(Date.now)));
   const [healthy, hostile] = servers.map((s) => `${s.origin}/metrics`);
   process.stdout.write(`${JSON.stringify({ healthy, hostile })}\n`);
   process.once('SIGTERM', () => {

@@ -475,11 +475,16 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
     if (!closed) lifetime = new AbortController();
   };
 
+  /**
+   * From the oldest sample stamped at a scrape's time (timestamps a page sets itself do not count: one target
+   * exposing an old timestamp must not stretch every rule's `for` beyond the history the others have) to the
+   * newest sample.
+   */
   const dataRange = (): { startMs: number; endMs: number } | undefined => {
     let start = Number.POSITIVE_INFINITY;
     let end = Number.NEGATIVE_INFINITY;
     for (const t of history.targets()) {
-      if (t.firstMs !== undefined) start = Math.min(start, t.firstMs);
+      if (t.firstScrapedMs !== undefined) start = Math.min(start, t.firstScrapedMs);
       if (t.lastMs !== undefined) end = Math.max(end, t.lastMs);
     }
     return Number.isFinite(start) && Number.isFinite(end) ? { startMs: start, endMs: end } : undefined;

@@ -112,6 +112,11 @@ export interface TargetInfo {
   /** Oldest and newest sample time held, `undefined` when the target holds none. */
   readonly firstMs: number | undefined;
   readonly lastMs: number | undefined;
+  /**
+   * Oldest sample time held of the series stamped with their scrape's time (not with timestamps of their own):
+   * since when the target has been scraped, as far as the history holds. `undefined` when it holds none.
+   */
+  readonly firstScrapedMs: number | undefined;
   /** Time of the last `append`, `undefined` when samples only came through `appendSamples`. */
   readonly lastScrapeMs: number | undefined;
 }
@@ -287,11 +292,13 @@ export class History {
     const out: TargetInfo[] = [];
     for (const st of this.#targets.values()) {
       let first = Number.POSITIVE_INFINITY;
+      let firstScraped = Number.POSITIVE_INFINITY;
       let last = Number.NEGATIVE_INFINITY;
       for (const rec of st.series) {
         const b = rec.buf;
         if (b.end > b.start) {
           first = Math.min(first, b.time(b.start));
+          if (!rec.explicitTs) firstScraped = Math.min(firstScraped, b.time(b.start));
           last = Math.max(last, b.time(b.end - 1));
         }
       }
@@ -301,6 +308,7 @@ export class History {
         series: st.series.size,
         firstMs: Number.isFinite(first) ? first : undefined,
         lastMs: Number.isFinite(last) ? last : undefined,
+        firstScrapedMs: Number.isFinite(firstScraped) ? firstScraped : undefined,
         lastScrapeMs: Number.isFinite(st.lastScrapeMs) ? st.lastScrapeMs : undefined,
       });
     }

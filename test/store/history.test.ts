@@ -36,9 +36,17 @@ describe('History: appending scrapes', () => {
         series: 1,
         firstMs: T0,
         lastMs: T0,
+        firstScrapedMs: T0,
         lastScrapeMs: T0,
       },
     ]);
+  });
+
+  it('tells since when a target is scraped apart from the timestamps its page sets', () => {
+    const h = new History();
+    const sixHoursAgo = T0 - 6 * 3600 * S;
+    h.append(TARGET, page(`m{a="stamped"} 1 ${sixHoursAgo}\nm{a="scraped"} 2\n`), T0);
+    expect(h.targets()[0]).toMatchObject({ firstMs: sixHoursAgo, firstScrapedMs: T0, lastMs: T0 });
   });
 
   it('keeps clashing scraped labels as exported_<name> (honor_labels: false)', () => {

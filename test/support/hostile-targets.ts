@@ -51,8 +51,8 @@ export interface HostileKind {
   readonly serves: string;
   /** The hostile target's health after its scrape number `scrape` (from 0): its error code, or null (a success). */
   readonly errorAfterScrape: (scrape: number) => ScrapeSourceErrorCode | null;
-  /** A new handler, with its own state. */
-  handler(): http.RequestListener;
+  /** A new handler, with its own state; `now` is the scraper's clock. */
+  handler(now: () => number): http.RequestListener;
 }
 
 /** Cardinality bomb: distinct series of one diagnostic family. */
@@ -61,6 +61,8 @@ export const CARDINALITY_BOMB_SERIES = 1_000_000;
 export const LONG_LABEL_VALUE_CHARS = 100_000;
 /** The trickle writes one line this often and never ends its response. */
 const TRICKLE_EVERY_MS = 100;
+/** How old the explicit timestamps of the old-timestamps page are. */
+const OLD_TIMESTAMP_AGE_MS = 6 * 3600_000;
 /** Seconds of uptime the hostile pages that parse start from. */
 const HOSTILE_UPTIME_S = 24 * 3600;
 
@@ -161,6 +163,17 @@ export const HOSTILE_KINDS: readonly HostileKind[] = [
         ]),
       );
     },
+  },
+  {
+    name: 'old timestamps',
+    serves: 'the healthy queues, every sample stamped six hours before the scrape',
+    errorAfterScrape: () => null,
+    handler: (now) =>
+      textHandler(() =>
+        mapSampleLines(syntheticPage(HEALTHY_QUEUES, HOSTILE_UPTIME_S), (series, value) => [
+          `${series} ${value} ${now() - OLD_TIMESTAMP_AGE_MS}`,
+        ]),
+      ),
   },
   {
     name: 'flapping',
