@@ -150,14 +150,16 @@ export function parseOffThread(
 export interface ParsePageOptions extends OffThreadParseOptions {
   /** Pages larger than this (bytes, or UTF-16 units for a string) are parsed off-thread. Default 1 MiB. */
   readonly offThreadAboveBytes?: number;
+  /** Bytes parsed off-thread move to the worker (see `parseOffThread`); the caller's array becomes empty. */
+  readonly transferInput?: boolean;
 }
 
 /** Parses inline when small, off-thread when large. */
 export async function parsePage(input: string | Uint8Array, options: ParsePageOptions = {}): Promise<ParsedPage> {
   const threshold = options.offThreadAboveBytes ?? OFF_THREAD_THRESHOLD_BYTES;
   const size = typeof input === 'string' ? input.length : input.byteLength;
-  const { offThreadAboveBytes: _ignored, ...rest } = options;
-  if (size > threshold) return parseOffThread(input, rest);
+  const { offThreadAboveBytes: _ignored, transferInput, ...rest } = options;
+  if (size > threshold) return parseOffThread(input, { ...rest, ...(transferInput === true ? { transferInput } : {}) });
   const text = typeof input === 'string' ? input : new TextDecoder('utf-8').decode(input);
   return parseExposition(text, toParseOptions(rest));
 }

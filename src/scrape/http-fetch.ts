@@ -65,8 +65,13 @@ export interface FetchMetricsOptions {
 export type ExpositionFormat = 'openmetrics' | 'prometheus-text';
 
 export interface FetchedPage {
-  /** The uncompressed body, decoded as UTF-8. */
-  body: string;
+  /**
+   * The uncompressed body, decoded as UTF-8 (invalid sequences as U+FFFD, without a leading byte order mark);
+   * decoded when first read.
+   */
+  readonly body: string;
+  /** The uncompressed body as received: a large page goes to the parse worker as bytes, never decoded here. */
+  readonly raw: Buffer;
   /** The response's Content-Type ('' when absent). */
   contentType: string;
   format: ExpositionFormat;
@@ -106,7 +111,7 @@ export async function fetchMetricsPage(target: ScrapeTargetRef, options: FetchMe
   });
 
   if (res.status < 200 || res.status >= 300) {
-    const snippet = res.body.toString('utf8');
+    const snippet = res.body.subarray(0, BODY_SNIPPET_BYTES).toString('utf8');
     throw new ScrapeError('http_status', 'GET', target.url, `HTTP ${res.status} ${res.statusText}`.trimEnd(), {
       status: res.status,
       bytes: res.bytes,
@@ -114,8 +119,14 @@ export async function fetchMetricsPage(target: ScrapeTargetRef, options: FetchMe
     });
   }
   const contentType = String(res.headers['content-type'] ?? '');
+  const raw = res.body;
+  let decoded: string | undefined;
   return {
-    body: decodeBody(res.body),
+    get body() {
+      decoded ??= decodeBody(raw);
+      return decoded;
+    },
+    raw,
     contentType,
     format: formatFromContentType(contentType),
     bytes: res.bytes,
@@ -124,6 +135,9 @@ export async function fetchMetricsPage(target: ScrapeTargetRef, options: FetchMe
     status: res.status,
   };
 }
+
+/** The start of an error answer's body kept with the error. */
+const BODY_SNIPPET_BYTES = 1024;
 
 /** UTF-8 (invalid sequences become U+FFFD), without a leading byte order mark, as `TextDecoder` reads it. */
 function decodeBody(body: Buffer): string {

@@ -383,7 +383,7 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       );
       bytes = fetched.bytes;
       if (signal.aborted) return;
-      const page = await parse(fetched.body, fetched.format, url, { maxBytes, seriesLimit, secrets });
+      const page = await parse(fetched.raw, fetched.format, url, { maxBytes, seriesLimit, secrets });
       const violation = pageLimitViolation(page, pageLimits);
       if (violation !== undefined) {
         throw new ScrapeFailure(violation.code, `${redactUrl(url)}: ${violation.message}; the page was not stored`);
@@ -542,8 +542,12 @@ function hasNoFreshData(entry: Entry, intervalMs: number): boolean {
   return entry.lastFailureAt - entry.lastSuccessAt >= ERROR_AFTER_INTERVALS * intervalMs;
 }
 
+/**
+ * Parses a page from its bytes: a large one moves to the parse worker undecoded (decoding and copying a page of
+ * tens of megabytes would hold the event loop); only its start is decoded here, for what an error quotes.
+ */
 async function parse(
-  body: string,
+  raw: Buffer,
   format: ExpositionFormat,
   url: string,
   limits: {
@@ -554,13 +558,15 @@ async function parse(
   },
 ): Promise<ParsedPage> {
   const { maxBytes, seriesLimit } = limits;
+  const head = new TextDecoder('utf-8').decode(raw.subarray(0, PAGE_HEAD_BYTES));
   try {
-    return await parsePage(body, {
+    return await parsePage(raw, {
       format,
       keepFamilies: DIAGNOSTIC_FAMILIES,
       maxBytes,
       maxSeries: seriesLimit,
       source: redactUrl(url),
+      transferInput: true,
     });
   } catch (err) {
     if (isExpositionError(err) && isSeriesLimitError(err)) {
@@ -570,8 +576,8 @@ async function parse(
         { cause: err },
       );
     }
-    if (isExpositionError(err) && looksLikeHtml(body)) {
-      const shown = withoutCredentials(body.slice(0, 512), [...urlCredentials(url), ...(await limits.secrets())]);
+    if (isExpositionError(err) && looksLikeHtml(head)) {
+      const shown = withoutCredentials(head, [...urlCredentials(url), ...(await limits.secrets())]);
       throw new ScrapeFailure('parse_error', `${redactUrl(url)}: not a metrics page (HTML): ${excerpt(shown)}`, {
         cause: err,
       });
@@ -583,14 +589,17 @@ async function parse(
   }
 }
 
+/** How much of a page's start is decoded for an error to quote. */
+const PAGE_HEAD_BYTES = 512;
+
 /** A page that starts like an HTML document (a login page, a UI, an error page of a proxy). */
-function looksLikeHtml(body: string): boolean {
-  return /^\s*<(!doctype\s+html|html|head|body|\?xml|!--)/i.test(body.slice(0, 512));
+function looksLikeHtml(head: string): boolean {
+  return /^\s*<(!doctype\s+html|html|head|body|\?xml|!--)/i.test(head);
 }
 
 /** The start of a page on one line, quoted, at most 60 characters. */
-function excerpt(body: string): string {
-  const flat = body.slice(0, 512).replace(/\s+/g, ' ').trim();
+function excerpt(head: string): string {
+  const flat = head.replace(/\s+/g, ' ').trim();
   return JSON.stringify(flat.length <= 60 ? flat : `${flat.slice(0, 59)}…`);
 }
 
