@@ -15,6 +15,8 @@ if (parentPort !== null) {
   port.on('message', (request: ParseRequest) => {
     try {
       const text = typeof request.input === 'string' ? request.input : decoder.decode(request.input);
+      // The bytes are not needed once decoded: let them go before the parse needs memory of its own.
+      (request as { input?: unknown }).input = undefined;
       const page = parseExposition(text, toParseOptions(request.options));
       const { data, transfer } = pageToData(page);
       const response: ParseResponse = { id: request.id, ok: true, page: data };

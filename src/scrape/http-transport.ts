@@ -236,9 +236,16 @@ function attempt(
         },
       });
       const chunks: Buffer[] = [];
+      // An uncompressed body of a declared length is copied into one buffer as it arrives, instead of being
+      // concatenated at the end (which holds it twice: a 30 MB page is then 60 MB at once).
+      const sized =
+        ok && (encoding === 'identity' || encoding === '') && Number.isInteger(declared) && declared > 0
+          ? Buffer.allocUnsafeSlow(declared)
+          : undefined;
       let truncated = false;
       const sink = new Writable({
         write(chunk: Buffer, _enc, cb) {
+          const offset = bytes;
           bytes += chunk.length;
           if (bytes > limit) {
             if (ok) {
@@ -250,7 +257,8 @@ function attempt(
             cb(TRUNCATED);
             return;
           }
-          chunks.push(chunk);
+          if (sized !== undefined && bytes <= sized.length) chunk.copy(sized, offset);
+          else chunks.push(chunk);
           cb();
         },
       });
@@ -272,7 +280,12 @@ function attempt(
         status,
         statusText: response.statusMessage ?? http.STATUS_CODES[status] ?? '',
         headers: response.headers,
-        body: Buffer.concat(chunks),
+        body:
+          sized === undefined
+            ? Buffer.concat(chunks)
+            : chunks.length === 0
+              ? sized.subarray(0, Math.min(bytes, sized.length))
+              : Buffer.concat([sized, ...chunks]),
         bytes: Math.min(bytes, limit),
         compressedBytes,
         durationMs: performance.now() - started,
