@@ -67,6 +67,9 @@ function unescapeValue(text: string, start: number, end: number): string {
   return from === start ? text.slice(start, end) : out + text.slice(from, end);
 }
 
+/** How an error over `maxLabels` or `maxLabelValueLength` begins (it crosses the parse worker as text). */
+export const LABEL_LIMIT_REASON = 'label limit:';
+
 export abstract class LabelSetScanner extends TextCursor {
   /** Label positions of the current line: name start, name end, value start, value end. */
   protected lp = new Int32Array(4 * 32);
@@ -75,6 +78,9 @@ export abstract class LabelSetScanner extends TextCursor {
   protected labelCount = 0;
   protected labelsCanonical = true;
   protected labelsHash = 0;
+  /** Most labels in one label set, and the longest value (characters, escapes resolved); see `LABEL_LIMIT_REASON`. */
+  protected maxLabels = Number.POSITIVE_INFINITY;
+  protected maxLabelValueLength = Number.POSITIVE_INFINITY;
 
   /**
    * Scans a label set from just after `{`, continuing the key hash `h` over every character up to
@@ -148,6 +154,18 @@ export abstract class LabelSetScanner extends TextCursor {
         p++;
       }
       const ve = p;
+      if (ve - vs > this.maxLabelValueLength) {
+        const length = escaped === 1 ? unescapeValue(text, vs, ve).length : ve - vs;
+        if (length > this.maxLabelValueLength) {
+          throw this.error(
+            `${LABEL_LIMIT_REASON} a ${this.quote(text.slice(ns, ne))} label of ${length} characters, over the limit of ${this.maxLabelValueLength}`,
+            vs,
+          );
+        }
+      }
+      if (count >= this.maxLabels) {
+        throw this.error(`${LABEL_LIMIT_REASON} more than ${this.maxLabels} labels`, ns);
+      }
       h = Math.imul(h ^ QUOTE, HASH_PRIME);
       p++;
       if (ve === vs) canonical = false;

@@ -9,6 +9,8 @@ export interface OffThreadParseOptions {
   readonly keepFamilies?: readonly string[];
   readonly maxBytes?: number;
   readonly maxSeries?: number;
+  readonly maxLabels?: number;
+  readonly maxLabelValueLength?: number;
   readonly requireTimestamps?: boolean;
   readonly source?: string;
 }
@@ -34,6 +36,8 @@ export function toParseOptions(o: OffThreadParseOptions): ParseOptions {
     ...(o.format !== undefined ? { format: o.format } : {}),
     ...(o.maxBytes !== undefined ? { maxBytes: o.maxBytes } : {}),
     ...(o.maxSeries !== undefined ? { maxSeries: o.maxSeries } : {}),
+    ...(o.maxLabels !== undefined ? { maxLabels: o.maxLabels } : {}),
+    ...(o.maxLabelValueLength !== undefined ? { maxLabelValueLength: o.maxLabelValueLength } : {}),
     ...(o.requireTimestamps !== undefined ? { requireTimestamps: o.requireTimestamps } : {}),
     ...(o.source !== undefined ? { source: o.source } : {}),
     ...(o.keepFamilies !== undefined ? { keep: keepFamilies(o.keepFamilies) } : {}),

@@ -33,6 +33,7 @@
 
 import { ExpositionError } from './exposition-error.js';
 import { floatError, readFloat, readInt } from './float-text.js';
+import { LABEL_LIMIT_REASON } from './label-set-scanner.js';
 import { MetadataLineScanner } from './metadata-lines.js';
 import type { FamilyState } from './metric-families.js';
 import type { ExpositionFormat, ParsedPage } from './parsed-page.js';
@@ -60,6 +61,10 @@ export interface ParseOptions {
   readonly maxBytes?: number;
   /** Most distinct series accepted. Default `DEFAULT_MAX_SERIES`. */
   readonly maxSeries?: number;
+  /** Most labels on one sample of a kept family; default unlimited. */
+  readonly maxLabels?: number;
+  /** Longest label value (characters) on a sample of a kept family; default unlimited. */
+  readonly maxLabelValueLength?: number;
   /** Reject samples without a timestamp (recordings). Default false. */
   readonly requireTimestamps?: boolean;
   /** Named in error messages (a file name, a URL). */
@@ -75,6 +80,11 @@ const SERIES_LIMIT_REASON = 'too many series: the limit is';
 /** Whether a parse failed on `maxSeries` (a page with more distinct kept series than allowed). */
 export function isSeriesLimitError(error: ExpositionError): boolean {
   return error.reason.startsWith(SERIES_LIMIT_REASON);
+}
+
+/** Whether a parse failed on `maxLabels` or `maxLabelValueLength`. */
+export function isLabelLimitError(error: ExpositionError): boolean {
+  return error.reason.startsWith(LABEL_LIMIT_REASON);
 }
 
 /**
@@ -107,6 +117,8 @@ class ExpositionParser extends MetadataLineScanner {
     super(text, options.source, options.format === 'openmetrics', options.keep);
     this.index = new SeriesIndex(text);
     this.maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
+    this.maxLabels = options.maxLabels ?? Number.POSITIVE_INFINITY;
+    this.maxLabelValueLength = options.maxLabelValueLength ?? Number.POSITIVE_INFINITY;
     this.requireTimestamps = options.requireTimestamps ?? false;
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     if (text.length > maxBytes || (text.length * 3 > maxBytes && Buffer.byteLength(text, 'utf8') > maxBytes)) {

@@ -1,15 +1,16 @@
 /**
- * Limits on what one scraped page may bring into the history, beyond the parser's own (bytes, and series of the
- * kept families: `maxSeries`), like Prometheus's `label_limit` and `label_value_length_limit`, plus a bound on
- * the work queues one target may expose (each queue is evaluated on every evaluation).
+ * Limits on what one scraped page may bring into the history: like Prometheus's `label_limit` and
+ * `label_value_length_limit` (the parser checks them on the kept families as it reads: `maxLabels`,
+ * `maxLabelValueLength`), and a bound on the work queues one target may expose (each queue is evaluated on every
+ * evaluation).
  *
- * Contract: `pageLimitViolation` reads only the kept series of a parsed page and returns the first limit the
- * page breaks (`label_limit`: too many labels on a series, or a label value too long; `queue_limit`: too many
- * queues), with a message naming the series or the count, the limit and the setting that raises it; or
- * `undefined`. A page of ordinary series costs a length comparison per series plus one label decoding per
- * queue's depth series.
+ * Contract: `pageLimitViolation` reads the depth series of a parsed page and returns `queue_limit` with a message
+ * naming the limit and the setting that raises it when the page has too many queues, or `undefined`; it costs one
+ * label decoding per queue's depth series. `labelLimitDetail` turns the parser's label-limit reason into the
+ * message a target's error shows, with the setting that raises the limit.
  */
-import { keyLabels, keyMetricName, labelValue } from '../exposition/labels.js';
+import { LABEL_LIMIT_REASON } from '../exposition/label-set-scanner.js';
+import { labelValue } from '../exposition/labels.js';
 import type { ParsedPage } from '../exposition/parsed-page.js';
 import { LABEL, WORKQUEUE } from '../metrics/names.js';
 
@@ -38,42 +39,22 @@ export interface PageLimits {
 }
 
 export interface PageLimitViolation {
-  readonly code: 'label_limit' | 'queue_limit';
+  readonly code: 'queue_limit';
   /** What is over which limit, and the setting that raises it; without the target (the caller prefixes it). */
   readonly message: string;
 }
 
 export function pageLimitViolation(page: ParsedPage, limits: PageLimits): PageLimitViolation | undefined {
-  return labelViolation(page, limits) ?? queueViolation(page, limits.queueLimit);
+  return queueViolation(page, limits.queueLimit);
 }
 
-/**
- * A series with more labels than `labelLimit`, or a value longer than `labelValueLimit`. Only keys long enough
- * to hold either (`a=""` per label at least, or the value itself) are decoded.
- */
-function labelViolation(page: ParsedPage, limits: PageLimits): PageLimitViolation | undefined {
-  const { labelLimit, labelValueLimit } = limits;
-  const shortestOverCount = 4 * (labelLimit + 1);
-  for (let id = 0; id < page.series.count; id++) {
-    const length = page.series.keyLength(id);
-    if (length <= labelValueLimit && length < shortestOverCount) continue;
-    const key = page.series.key(id);
-    const labels = Object.entries(keyLabels(key));
-    if (labels.length > labelLimit) {
-      return {
-        code: 'label_limit',
-        message: `series ${keyMetricName(key)} has ${labels.length} labels, over the limit of ${labelLimit} (scrape.labelLimit or WQD_SCRAPE_LABEL_LIMIT)`,
-      };
-    }
-    for (const [label, value] of labels) {
-      if (value.length <= labelValueLimit) continue;
-      return {
-        code: 'label_limit',
-        message: `series ${keyMetricName(key)} has a ${label} label of ${value.length} characters, over the limit of ${labelValueLimit} (scrape.labelValueLimit or WQD_SCRAPE_LABEL_VALUE_LIMIT)`,
-      };
-    }
-  }
-  return undefined;
+/** The message of the parser's label-limit error `reason` (see `LABEL_LIMIT_REASON`), with the setting to raise. */
+export function labelLimitDetail(reason: string): string {
+  const detail = reason.slice(LABEL_LIMIT_REASON.length).trim();
+  const setting = / label of \d+ characters/.test(detail)
+    ? 'scrape.labelValueLimit or WQD_SCRAPE_LABEL_VALUE_LIMIT'
+    : 'scrape.labelLimit or WQD_SCRAPE_LABEL_LIMIT';
+  return `a series has ${detail} (${setting}); the page was not stored`;
 }
 
 /** More distinct queue names among the depth series (one per queue, one per priority) than `queueLimit`. */

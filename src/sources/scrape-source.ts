@@ -38,7 +38,7 @@ import { isExpositionError } from '../exposition/exposition-error.js';
 import { labelsOf } from '../exposition/labels.js';
 import { parsePage } from '../exposition/parse-off-thread.js';
 import type { ExpositionFormat, ParsedPage } from '../exposition/parsed-page.js';
-import { isSeriesLimitError } from '../exposition/parser.js';
+import { isLabelLimitError, isSeriesLimitError } from '../exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
 import { createStoreBackend, historyStore } from '../promql/history-backend.js';
 import { readTokenFile } from '../scrape/file-cache.js';
@@ -59,6 +59,7 @@ import {
   DEFAULT_SCRAPE_LABEL_LIMIT,
   DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
   DEFAULT_SCRAPE_QUEUE_LIMIT,
+  labelLimitDetail,
   type PageLimits,
   pageLimitViolation,
 } from './page-limits.js';
@@ -383,7 +384,7 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       );
       bytes = fetched.bytes;
       if (signal.aborted) return;
-      const page = await parse(fetched.raw, fetched.format, url, { maxBytes, seriesLimit, secrets });
+      const page = await parse(fetched.raw, fetched.format, url, { maxBytes, seriesLimit, pageLimits, secrets });
       const violation = pageLimitViolation(page, pageLimits);
       if (violation !== undefined) {
         throw new ScrapeFailure(violation.code, `${redactUrl(url)}: ${violation.message}; the page was not stored`);
@@ -553,6 +554,7 @@ async function parse(
   limits: {
     readonly maxBytes: number;
     readonly seriesLimit: number;
+    readonly pageLimits: PageLimits;
     /** Credentials an answer may echo (the bearer token), removed from what an error quotes of it. */
     readonly secrets: () => Promise<readonly string[]>;
   },
@@ -565,6 +567,9 @@ async function parse(
       keepFamilies: DIAGNOSTIC_FAMILIES,
       maxBytes,
       maxSeries: seriesLimit,
+      // Checked while parsing, so a page of huge label values is refused before its series keys are made.
+      maxLabels: limits.pageLimits.labelLimit,
+      maxLabelValueLength: limits.pageLimits.labelValueLimit,
       source: redactUrl(url),
       transferInput: true,
     });
@@ -575,6 +580,11 @@ async function parse(
         `${redactUrl(url)}: more than ${seriesLimit} series of the work-queue, controller and REST client families (the target's series limit, scrape.seriesLimit or WQD_SCRAPE_SERIES_LIMIT); the page was not stored`,
         { cause: err },
       );
+    }
+    if (isExpositionError(err) && isLabelLimitError(err)) {
+      throw new ScrapeFailure('label_limit', `${redactUrl(url)}: line ${err.line}: ${labelLimitDetail(err.reason)}`, {
+        cause: err,
+      });
     }
     if (isExpositionError(err) && looksLikeHtml(head)) {
       const shown = withoutCredentials(head, [...urlCredentials(url), ...(await limits.secrets())]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExpositionError } from '../../src/exposition/exposition-error.js';
 import type { ExpositionFormat } from '../../src/exposition/parsed-page.js';
-import { type ParseOptions, parseExposition } from '../../src/exposition/parser.js';
+import { isLabelLimitError, type ParseOptions, parseExposition } from '../../src/exposition/parser.js';
 import { EXEMPLARS_AFTER_A_WIDE_LABEL_SET, GROWTH_BOUND, measureGrowth } from '../support/exposition-fuzz.js';
 
 interface Case {
@@ -364,5 +364,30 @@ describe('error messages quote at most 64 characters of a token', () => {
       expect(message).toContain(`"${'9'.repeat(64)}…"`);
       expect(message.length).toBeLessThan(200);
     }
+  });
+});
+
+describe('label limits, checked as the kept families are read', () => {
+  it('refuses a label value over maxLabelValueLength and more labels than maxLabels, naming the line', () => {
+    const long = `m{a="x"} 1\nm{a="${'v'.repeat(2_000)}"} 2\n`;
+    expect(() => parseExposition(long, { maxLabelValueLength: 1_024 })).toThrow(
+      /^line 2, column 6: label limit: a "a" label of 2000 characters, over the limit of 1024$/,
+    );
+    const error = (() => {
+      try {
+        parseExposition(long, { maxLabelValueLength: 1_024 });
+      } catch (e) {
+        return e as ExpositionError;
+      }
+      return undefined;
+    })();
+    expect(error && isLabelLimitError(error)).toBe(true);
+    // Escapes count as the characters they stand for: 1,024 escaped quotes are 1,024 characters.
+    expect(parseExposition(`m{a="${'\\"'.repeat(1_024)}"} 1\n`, { maxLabelValueLength: 1_024 }).series.count).toBe(1);
+    const wide = `m{${Array.from({ length: 31 }, (_, i) => `l${i}="x"`).join(',')}} 1\n`;
+    expect(() => parseExposition(wide, { maxLabels: 30 })).toThrow(/label limit: more than 30 labels$/);
+    expect(parseExposition(wide, { maxLabels: 31 }).series.count).toBe(1);
+    // Families that are not kept are not tokenized, so not checked either.
+    expect(parseExposition(long, { maxLabelValueLength: 1_024, keep: () => false }).series.count).toBe(0);
   });
 });
