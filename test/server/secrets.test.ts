@@ -17,6 +17,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/cli/serve.js';
 import { resolveServiceConfig } from '../../src/config/service-config.js';
+import { runCli } from '../support/cli.js';
 
 const PASSWORD = 'planted-S3cret-passw0rd';
 const BEARER_TOKEN = 'planted-bearer-T0ken-for-targets';
@@ -235,5 +236,30 @@ describe('every planted secret', () => {
       ]);
       if ('header' in flags) expect(outputs.join('\n')).toContain('tenant-a');
     }
+  }, 60_000);
+});
+
+describe('diagnose reports', () => {
+  it('name a target without the credentials of its URL, in text, JSON and errors', async () => {
+    const origin = await serveHttp((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
+      res.end('# TYPE workqueue_depth gauge\nworkqueue_depth{name="pods"} 3\n');
+    });
+    const withPassword = origin.replace('http://', `http://scraper:${PASSWORD}@`);
+    const outputs: string[] = [];
+    for (const format of ['text', 'json']) {
+      const run = await runCli('diagnose', '--target', `${withPassword}/metrics`, '--output', format);
+      expect(run.stdout).toContain('pods');
+      outputs.push(run.stdout, run.stderr);
+    }
+    const failed = await runCli(
+      'diagnose',
+      '--target',
+      `http://scraper:${PASSWORD}@127.0.0.1:${await closedPort()}/metrics`,
+    );
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toContain('127.0.0.1');
+    outputs.push(failed.stdout, failed.stderr);
+    expectNoSecret(outputs, [PASSWORD]);
   }, 60_000);
 });
