@@ -248,7 +248,17 @@ describe('diagnose reports', () => {
     const withPassword = origin.replace('http://', `http://scraper:${PASSWORD}@`);
     const outputs: string[] = [];
     for (const format of ['text', 'json']) {
-      const run = await runCli('diagnose', '--target', `${withPassword}/metrics`, '--output', format);
+      const run = await runCli(
+        'diagnose',
+        '--target',
+        `${withPassword}/metrics`,
+        '--window',
+        '2s',
+        '--scrape-interval',
+        '1s',
+        '--output',
+        format,
+      );
       expect(run.stdout).toContain('pods');
       outputs.push(run.stdout, run.stderr);
     }
