@@ -220,11 +220,12 @@ export const HOSTILE_PHASES: readonly HostilePhase[] = [
         answers: [HEADERS_TOO_LARGE],
       },
       {
-        name: '1,000 small headers (9 KB in all, within the limit)',
+        // Node 22 refuses 1,000 such headers (about 10 KB) where Node 20 takes 2,000; 500 pass on both.
+        name: '500 small headers (5 KB in all, within the limit)',
         bytes: rawRequest(
           'GET',
           '/healthz',
-          numbered(1_000, (i) => `X-${i}: v`),
+          numbered(500, (i) => `X-${i}: v`),
         ),
         answers: [OK],
       },
