@@ -95,14 +95,6 @@ export class SeriesTable {
     return start === -1 ? (k.strings.get(id) as string) : k.text.slice(start, k.ends[id]);
   }
 
-  /** The length of series `id`'s key, without making it: UTF-16 units, or UTF-8 bytes (at least as many). */
-  keyLength(id: number): number {
-    const k = this.#keys;
-    if (k.kind === 'bytes') return (k.offsets[id + 1] as number) - (k.offsets[id] as number);
-    const start = k.starts[id] as number;
-    return start === -1 ? (k.strings.get(id) as string).length : (k.ends[id] as number) - start;
-  }
-
   /** Whether the key of series `id` is `s`, without making the key string. */
   keyEquals(id: number, s: string): boolean {
     const k = this.#keys;

@@ -70,7 +70,6 @@ export abstract class TextCursor {
     return new ExpositionError(reason, this.line, pos - this.lineStart + 1, this.source);
   }
 
-  /** The token at `pos`, quoted, for "got …" messages. */
   /**
    * A token of the input quoted for an error message, cut at `QUOTED_TOKEN_LIMIT` characters (with `…`): a
    * hostile page's 10 MB value must not become a 10 MB message kept in a target's health and served by the API.
@@ -79,6 +78,7 @@ export abstract class TextCursor {
     return JSON.stringify(token.length <= QUOTED_TOKEN_LIMIT ? token : `${token.slice(0, QUOTED_TOKEN_LIMIT)}…`);
   }
 
+  /** The token at `pos`, quoted, for "got …" messages. */
   protected describe(pos: number): string {
     const text = this.text;
     if (pos >= text.length) return '"EOF"';

@@ -123,7 +123,8 @@ export async function fetchMetricsPage(target: ScrapeTargetRef, options: FetchMe
   let decoded: string | undefined;
   return {
     get body() {
-      decoded ??= decodeBody(raw);
+      // As the parser's own decoding of bytes: invalid sequences as U+FFFD, a leading byte order mark dropped.
+      decoded ??= new TextDecoder('utf-8').decode(raw);
       return decoded;
     },
     raw,
@@ -138,12 +139,6 @@ export async function fetchMetricsPage(target: ScrapeTargetRef, options: FetchMe
 
 /** The start of an error answer's body kept with the error. */
 const BODY_SNIPPET_BYTES = 1024;
-
-/** UTF-8 (invalid sequences become U+FFFD), without a leading byte order mark, as `TextDecoder` reads it. */
-function decodeBody(body: Buffer): string {
-  const text = body.toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
 
 async function bearerToken(url: string, options: FetchMetricsOptions): Promise<string | undefined> {
   if (options.bearerTokenFile !== undefined) {

@@ -3,6 +3,7 @@
  * mapping of fastify's own errors (validation, body limits, unknown routes) onto the catalog. Every
  * non-2xx answer of the service has this shape.
  */
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError } from 'fastify';
 
 export const API_ERRORS = {
@@ -139,13 +140,6 @@ function valueAt(root: unknown, path: readonly string[]): unknown {
   return at;
 }
 
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  404: 'Not Found',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};
-
 /**
  * The raw HTTP answer to a request Node's parser refused before any route saw it (a malformed request line,
  * headers over Node's limit, which holds a long URL too, a request that did not arrive in time), in the error
@@ -162,14 +156,11 @@ export function clientErrorResponse(error: Error & { code?: string }): string {
 }
 
 /** A whole raw HTTP answer in the error shape that closes the connection (for sockets no route answers). */
-export function rawErrorResponse(
-  code: 'bad_request' | 'not_found' | 'request_timeout' | 'headers_too_large',
-  message?: string,
-): string {
+export function rawErrorResponse(code: ApiErrorCode, message?: string): string {
   const { statusCode } = API_ERRORS[code];
   const body = JSON.stringify(errorBody(code, message));
   return [
-    `HTTP/1.1 ${statusCode} ${STATUS_TEXT[statusCode]}`,
+    `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',

@@ -4,7 +4,7 @@
  * `maxLabelValueLength`), and a bound on the work queues one target may expose (each queue is evaluated on every
  * evaluation).
  *
- * Contract: `pageLimitViolation` reads the depth series of a parsed page and returns `queue_limit` with a message
+ * Contract: `queueLimitViolation` reads the depth series of a parsed page and returns `queue_limit` with a message
  * naming the limit and the setting that raises it when the page has too many queues, or `undefined`; it costs one
  * label decoding per queue's depth series. `labelLimitDetail` turns the parser's label-limit reason into the
  * message a target's error shows, with the setting that raises the limit.
@@ -44,10 +44,6 @@ export interface PageLimitViolation {
   readonly message: string;
 }
 
-export function pageLimitViolation(page: ParsedPage, limits: PageLimits): PageLimitViolation | undefined {
-  return queueViolation(page, limits.queueLimit);
-}
-
 /** The message of the parser's label-limit error `reason` (see `LABEL_LIMIT_REASON`), with the setting to raise. */
 export function labelLimitDetail(reason: string): string {
   const detail = reason.slice(LABEL_LIMIT_REASON.length).trim();
@@ -58,7 +54,7 @@ export function labelLimitDetail(reason: string): string {
 }
 
 /** More distinct queue names among the depth series (one per queue, one per priority) than `queueLimit`. */
-function queueViolation(page: ParsedPage, queueLimit: number): PageLimitViolation | undefined {
+export function queueLimitViolation(page: ParsedPage, queueLimit: number): PageLimitViolation | undefined {
   const depthFamily = page.families.findIndex((family) => family.name === WORKQUEUE.depth);
   if (depthFamily < 0) return undefined;
   const names = new Set<string>();

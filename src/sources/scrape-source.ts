@@ -61,7 +61,7 @@ import {
   DEFAULT_SCRAPE_QUEUE_LIMIT,
   labelLimitDetail,
   type PageLimits,
-  pageLimitViolation,
+  queueLimitViolation,
 } from './page-limits.js';
 import type { MetricsSource } from './source.js';
 import { isDynamicProvider, labelSignature, scrapeLabels, type TargetProvider } from './target-provider.js';
@@ -385,7 +385,7 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       bytes = fetched.bytes;
       if (signal.aborted) return;
       const page = await parse(fetched.raw, fetched.format, url, { maxBytes, seriesLimit, pageLimits, secrets });
-      const violation = pageLimitViolation(page, pageLimits);
+      const violation = queueLimitViolation(page, pageLimits.queueLimit);
       if (violation !== undefined) {
         throw new ScrapeFailure(violation.code, `${redactUrl(url)}: ${violation.message}; the page was not stored`);
       }
