@@ -4,7 +4,6 @@
  * live scrapes form one history; static targets are scraped live; the built CLI stops on SIGTERM (and on SIGHUP,
  * logged as such) with exit 0.
  */
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { WORKQUEUE } from '../../src/metrics/names.js';
 import type { TargetsView } from '../../src/service/target-status.js';
 import { type LiveSimulation, startLiveSimulation } from '../../src/simulate/index.js';
 import type { ScrapeSource } from '../../src/sources/scrape-source.js';
+import { spawnCli } from '../support/cli-process.js';
 import { expectValid, validateReport } from './helpers.js';
 
 const silent = pino({ level: 'silent' });
@@ -223,85 +223,50 @@ describe('the built CLI', () => {
     });
     await new Promise<void>((done) => silentTarget.listen(0, '127.0.0.1', done));
     const { port } = silentTarget.address() as net.AddressInfo;
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/bin.ts',
-        'serve',
-        '--target',
-        `http://127.0.0.1:${port}/metrics`,
-        // The first round would wait on the target for 50 minutes.
-        '--scrape-interval',
-        '1h',
-        '--scrape-timeout',
-        '50m',
-        '--retention',
-        '1d',
-        '--listen',
-        '127.0.0.1:0',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
+    const serve = spawnCli([
+      'serve',
+      '--target',
+      `http://127.0.0.1:${port}/metrics`,
+      // The first round would wait on the target for 50 minutes.
+      '--scrape-interval',
+      '1h',
+      '--scrape-timeout',
+      '50m',
+      '--retention',
+      '1d',
+      '--listen',
+      '127.0.0.1:0',
+    ]);
     try {
       await Promise.race([
         scraped,
-        exited.then((code) => {
-          throw new Error(`exited with ${code} before scraping: ${stderr}`);
+        serve.exited.then((code) => {
+          throw new Error(`exited with ${code} before scraping: ${serve.stderr()}`);
         }),
       ]);
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-      expect(stdout).toContain('shutting down before the start finished');
+      serve.child.kill('SIGTERM');
+      expect(await serve.exited).toBe(0);
+      expect(serve.stdout()).toContain('shutting down before the start finished');
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      await exited;
+      await serve.stop();
       for (const socket of held) socket.destroy();
       await new Promise<void>((done) => silentTarget.close(() => done()));
     }
   }, 60_000);
 
   it.each(['SIGTERM', 'SIGHUP'] as const)('serve --demo stops on %s with exit code 0', async (signal) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/bin.ts', 'serve', '--demo', '--listen', '127.0.0.1:0'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
+    const serve = spawnCli(['serve', '--demo', '--listen', '127.0.0.1:0']);
     try {
-      const origin = await new Promise<string>((resolve, reject) => {
-        child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-          const match = /demo: open (http:\/\/127\.0\.0\.1:\d+)\/ /.exec(stderr);
-          if (match !== null) resolve(match[1] as string);
-        });
-        void exited.then((code) => reject(new Error(`exited with ${code}: ${stderr}`)));
-      });
+      const [, origin] = await serve.output('stderr', /demo: open (http:\/\/127\.0\.0\.1:\d+)\/ /);
       await poll(async () => ((await fetch(`${origin}/readyz`)).status === 200 ? true : undefined), 'readiness');
       const page = await fetch(`${origin}/`);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<figure class="chart"');
-      child.kill(signal);
-      expect(await exited).toBe(0);
+      serve.child.kill(signal);
+      expect(await serve.exited).toBe(0);
       await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
-      const log = stdout
+      const log = serve
+        .stdout()
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as { msg: string; level: number; signal?: string });
@@ -310,8 +275,7 @@ describe('the built CLI', () => {
       );
       expect(log.find((l) => l.msg === 'shutting down')?.signal).toBe(signal);
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      await exited;
+      await serve.stop();
     }
   });
 });

@@ -4,14 +4,11 @@
  * shutdown deadline (10 s, after which the process exits with code 1), so exit code 0 says the stop did not wait
  * for it. Loopback only; the tests stop what they start.
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import http from 'node:http';
 import type net from 'node:net';
-import type { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WORKQUEUE } from '../../src/metrics/names.js';
-
-type Child = ChildProcessByStdio<null, Readable, Readable>;
+import { type CliProcess, spawnCli } from '../support/cli-process.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -38,36 +35,12 @@ async function listen(handler: http.RequestListener): Promise<{ origin: string; 
   return { origin: `http://127.0.0.1:${port}`, server };
 }
 
-/** `serve` with `args`; resolves with the child and its API origin once it listens. */
-async function startServe(
-  args: readonly string[],
-): Promise<{ child: Child; origin: string; exited: Promise<number | null>; log: () => string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/bin.ts', 'serve', '--listen', '127.0.0.1:0', ...args],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  cleanups.push(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const origin = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /"page":"(http:\/\/127\.0\.0\.1:\d+)\/"/.exec(stdout);
-      if (match !== null) resolve(match[1] as string);
-    });
-    void exited.then((code) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)));
-  });
-  return { child, origin, exited, log: () => stdout };
+/** `serve` with `args`; resolves with the process and its API origin once it listens. */
+async function startServe(args: readonly string[]): Promise<{ serve: CliProcess; origin: string }> {
+  const serve = spawnCli(['serve', '--listen', '127.0.0.1:0', ...args]);
+  cleanups.push(() => serve.stop());
+  const [, origin] = await serve.output('stdout', /"page":"(http:\/\/127\.0\.0\.1:\d+)\/"/);
+  return { serve, origin: origin as string };
 }
 
 async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
@@ -116,7 +89,7 @@ describe('serve stops on SIGTERM within the deadline', () => {
         res.end(JSON.stringify({ status: 'success', data: [] }));
       }
     });
-    const serve = await startServe([
+    const { serve, origin } = await startServe([
       '--prometheus-url',
       prometheus.origin,
       '--prometheus-timeout',
@@ -124,12 +97,12 @@ describe('serve stops on SIGTERM within the deadline', () => {
       '--evaluation-interval',
       '1s',
     ]);
-    await until(ready(serve.origin), 'readiness');
+    await until(ready(origin), 'readiness');
     hang = true;
     await until(() => held > 0, 'an evaluation waiting on Prometheus');
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toBe(0);
-    expect(serve.log()).toContain('"msg":"stopped"');
+    expect(serve.stdout()).toContain('"msg":"stopped"');
   }, 90_000);
 
   it('during a scrape waiting on a target', async () => {
@@ -139,7 +112,7 @@ describe('serve stops on SIGTERM within the deadline', () => {
       if (scrapes === 1) res.end(onePage(3));
       // later scrapes are never answered
     });
-    const serve = await startServe([
+    const { serve, origin } = await startServe([
       '--target',
       `${target.origin}/metrics`,
       '--scrape-interval',
@@ -149,16 +122,16 @@ describe('serve stops on SIGTERM within the deadline', () => {
       '--evaluation-interval',
       '1s',
     ]);
-    await until(ready(serve.origin), 'readiness');
+    await until(ready(origin), 'readiness');
     await until(() => scrapes >= 2, 'the second scrape');
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toBe(0);
-    expect(serve.log()).toContain('"msg":"stopped"');
+    expect(serve.stdout()).toContain('"msg":"stopped"');
   }, 90_000);
 
   it('with 50 clients keeping the API busy', async () => {
     const target = await listen((_req, res) => res.end(onePage(3)));
-    const serve = await startServe([
+    const { serve, origin } = await startServe([
       '--target',
       `${target.origin}/metrics`,
       '--scrape-interval',
@@ -166,7 +139,7 @@ describe('serve stops on SIGTERM within the deadline', () => {
       '--evaluation-interval',
       '1s',
     ]);
-    await until(ready(serve.origin), 'readiness');
+    await until(ready(origin), 'readiness');
     const agent = new http.Agent({ keepAlive: true, maxSockets: 50 });
     cleanups.push(() => agent.destroy());
     let answered = 0;
@@ -176,7 +149,7 @@ describe('serve stops on SIGTERM within the deadline', () => {
       for (let k = i; running; k++) {
         const ok = await new Promise<boolean>((resolve) => {
           http
-            .get(`${serve.origin}${paths[k % paths.length]}`, { agent }, (res) => {
+            .get(`${origin}${paths[k % paths.length]}`, { agent }, (res) => {
               res.resume();
               res.once('end', () => resolve(true));
               res.once('error', () => resolve(false));
@@ -193,6 +166,6 @@ describe('serve stops on SIGTERM within the deadline', () => {
     expect(await serve.exited).toBe(0);
     running = false;
     await Promise.all(clients);
-    expect(serve.log()).toContain('"msg":"stopped"');
+    expect(serve.stdout()).toContain('"msg":"stopped"');
   }, 90_000);
 });

@@ -5,7 +5,6 @@
  * directory with Prometheus or the demo, or one that cannot be written, is a usage error naming the key;
  * `serve` writes the file when it stops on SIGTERM.
  */
-import { spawn } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -35,6 +34,7 @@ import { scrapeLabels } from '../../src/sources/target-provider.js';
 import { History } from '../../src/store/history.js';
 import { encodeHistoryState, restoreHistoryState, STATE_FORMAT } from '../../src/store/state-file.js';
 import { runCli } from '../support/cli.js';
+import { spawnCli } from '../support/cli-process.js';
 import { type LocalServer, startHttpServer, waitFor } from '../support/local-server.js';
 
 /** Lets a test make every rename fail (a write that cannot be put in place); off otherwise. */
@@ -363,41 +363,28 @@ describe('state dir: serve', () => {
   it('writes the state file when it stops on SIGTERM', async () => {
     const target = await queueTarget();
     const dir = newDir();
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/bin.ts',
-        'serve',
-        '--target',
-        `${target.origin}/metrics`,
-        '--listen',
-        '127.0.0.1:0',
-        '--scrape-interval',
-        '1s',
-        '--state-dir',
-        dir,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
+    const serve = spawnCli([
+      'serve',
+      '--target',
+      `${target.origin}/metrics`,
+      '--listen',
+      '127.0.0.1:0',
+      '--scrape-interval',
+      '1s',
+      '--state-dir',
+      dir,
+    ]);
     try {
-      await waitFor('listening', () => stdout.includes('"msg":"listening"'), 60_000);
+      await serve.output('stdout', /"msg":"listening"/);
       expect(existsSync(join(dir, STATE_FILE_NAME))).toBe(false);
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      serve.child.kill('SIGTERM');
+      expect(await serve.exited).toBe(0);
       const saved = await readState(join(dir, STATE_FILE_NAME));
       expect(saved.select({ metric: WORKQUEUE.adds }).map((s) => s.labels.instance)).toEqual([
         `127.0.0.1:${target.port}`,
       ]);
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-      await exited;
+      await serve.stop();
     }
   }, 90_000);
 });
