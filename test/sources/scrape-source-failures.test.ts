@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { staticTargets } from '../../src/discovery/static.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
-import type { ScrapeEvent } from '../../src/sources/scrape-source.js';
+import type { ScrapeEvent, ScrapeSourceOptions } from '../../src/sources/scrape-source.js';
 import { gzipBomb } from '../support/gzip-bomb.js';
 import { rangeOver } from '../support/history-range.js';
 import { freePort } from '../support/local-server.js';
@@ -12,6 +12,22 @@ const INTERVAL = 15_000;
 
 function depthValues(src: { history: { select: (s: { metric: string }) => { v: Float64Array }[] } }): number[][] {
   return src.history.select({ metric: WORKQUEUE.depth }).map((view) => [...view.v]);
+}
+
+/**
+ * A target serving `page` beside a healthy one (depth 4, 9 adds), scraped by one source on a manual clock with
+ * `options`.
+ */
+async function besideHealthy(page: () => string, options: Partial<ScrapeSourceOptions> = {}) {
+  const hostile = await servePage(page);
+  const healthy = await servePage(() => queuePage({ depth: 4, adds: 9 }));
+  const clock = new ManualClock();
+  const src = scrapeSource({
+    targets: staticTargets([`${hostile.origin}/metrics`, `${healthy.origin}/metrics`]),
+    clock,
+    ...options,
+  });
+  return { hostile, healthy, clock, src };
 }
 
 describe('scrape source: failing targets', () => {
@@ -83,14 +99,10 @@ describe('scrape source: failing targets', () => {
     // Families the diagnoses do not read are not counted.
     for (let i = 0; i < 500; i++) lines.push(`go_unrelated_series{i="${i}"} ${i}`);
     const bombPage = `${lines.join('\n')}\n`;
-    const hostile = await servePage(() => (bomb ? bombPage : queuePage({ depth: 7, adds: 1 })));
-    const healthy = await servePage(() => queuePage({ depth: 4, adds: 9 }));
-    const clock = new ManualClock();
-    const src = scrapeSource({
-      targets: staticTargets([`${hostile.origin}/metrics`, `${healthy.origin}/metrics`]),
-      clock,
-      seriesLimit: 100,
-    });
+    const { hostile, healthy, clock, src } = await besideHealthy(
+      () => (bomb ? bombPage : queuePage({ depth: 7, adds: 1 })),
+      { seriesLimit: 100 },
+    );
     await src.scrapeOnce();
     const first = clock.t;
     bomb = true;
@@ -119,13 +131,7 @@ describe('scrape source: failing targets', () => {
   it('fails a page with a label value over the limit with label_limit; the other target goes on', async () => {
     const huge = 'v'.repeat(100_000);
     let hostilePage = queuePage({ depth: 7, adds: 1 });
-    const hostile = await servePage(() => hostilePage);
-    const healthy = await servePage(() => queuePage({ depth: 4, adds: 9 }));
-    const clock = new ManualClock();
-    const src = scrapeSource({
-      targets: staticTargets([`${hostile.origin}/metrics`, `${healthy.origin}/metrics`]),
-      clock,
-    });
+    const { hostile, healthy, clock, src } = await besideHealthy(() => hostilePage);
     await src.scrapeOnce();
     // Long values elsewhere on the page (families the diagnoses do not read) are not looked at.
     hostilePage = `${queuePage({ depth: 8, adds: 2 })}# TYPE go_info gauge\ngo_info{version="${huge}"} 1\n`;
@@ -148,13 +154,7 @@ describe('scrape source: failing targets', () => {
   it('fails a page with a series over the label count limit with label_limit; the other target goes on', async () => {
     const labels = (n: number): string => Array.from({ length: n }, (_, i) => `l${i}="x"`).join(',');
     let hostilePage = `# TYPE ${WORKQUEUE.depth} gauge\n${WORKQUEUE.depth}{name="q",${labels(29)}} 1\n`;
-    const hostile = await servePage(() => hostilePage);
-    const healthy = await servePage(() => queuePage({ depth: 4, adds: 9 }));
-    const clock = new ManualClock();
-    const src = scrapeSource({
-      targets: staticTargets([`${hostile.origin}/metrics`, `${healthy.origin}/metrics`]),
-      clock,
-    });
+    const { hostile, healthy, clock, src } = await besideHealthy(() => hostilePage);
     // 30 labels: the default limit, accepted.
     await src.scrapeOnce();
     expect(src.health().every((h) => h.up)).toBe(true);
@@ -176,14 +176,7 @@ describe('scrape source: failing targets', () => {
     const queues = (n: number): string =>
       `# TYPE ${WORKQUEUE.depth} gauge\n${Array.from({ length: n }, (_, i) => `${WORKQUEUE.depth}{name="q${i}"} 1\n`).join('')}`;
     let hostilePage = queues(3);
-    const hostile = await servePage(() => hostilePage);
-    const healthy = await servePage(() => queuePage({ depth: 4, adds: 9 }));
-    const clock = new ManualClock();
-    const src = scrapeSource({
-      targets: staticTargets([`${hostile.origin}/metrics`, `${healthy.origin}/metrics`]),
-      clock,
-      queueLimit: 3,
-    });
+    const { hostile, healthy, clock, src } = await besideHealthy(() => hostilePage, { queueLimit: 3 });
     await src.scrapeOnce();
     expect(src.health().every((h) => h.up)).toBe(true);
     hostilePage = queues(4);
