@@ -7,8 +7,9 @@
  * - `--scenario NAME --realtime [--listen HOST:PORT]`: the real clock; serves live `/metrics` until
  *   SIGINT or SIGTERM.
  * - `--background off`: without the everyday noise every simulated process has by default (`BackgroundSpec`).
- * - `--queue classic|priority`: the queue the controllers run; default: controller-runtime's priority queue
- *   for the controller-runtime flavor, client-go's classic queue for component-base (its only one).
+ * - `--queue classic|priority`: the queue the controllers run, honoured by every scenario and named in the
+ *   truth file; default: the scenario's own (`Scenario.defaultQueue`), else controller-runtime's priority
+ *   queue for the controller-runtime flavor, client-go's classic queue for component-base (its only one).
  */
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { type Command, Option } from 'commander';
@@ -21,6 +22,7 @@ import {
   FLAVORS,
   type Flavor,
   queueKindsOf,
+  type Scenario,
   type SimulationParams,
 } from '../simulate/model.js';
 import {
@@ -81,7 +83,7 @@ export function registerSimulateCommand(program: Command): void {
     .addOption(
       new Option(
         '--queue <kind>',
-        `queue the controllers run: ${QUEUE_KINDS.join(' or ')} (default: priority for controller-runtime, classic for component-base)`,
+        `queue the controllers run: ${QUEUE_KINDS.join(' or ')} (default: the scenario's own, else priority for controller-runtime, classic for component-base)`,
       ),
     )
     .option('--workers <n>', "override the main controller's workers (max concurrent reconciles)")
@@ -105,8 +107,8 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
     return;
   }
   if (flags.scenario === undefined) throw new UsageError('simulate needs --scenario NAME (or --list)');
-  const params = usage(() => parseParams(flags));
   const scenario = usage(() => getScenario(flags.scenario!));
+  const params = usage(() => parseParams(flags, scenario));
   if (flags.realtime === true) {
     if (recordFile(flags) !== undefined)
       throw new UsageError('--record writes a virtual-time recording; it cannot go with --realtime');
@@ -190,7 +192,8 @@ function rethrowAsUsage(error: unknown): never {
   throw error;
 }
 
-function parseParams(flags: SimulateFlags): SimulationParams {
+/** The parameters `flags` give `scenario`: without `--queue`, the scenario's own default queue. */
+function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams {
   const flavor = flags.flavor ?? 'controller-runtime';
   if (!FLAVORS.includes(flavor as Flavor)) {
     throw new UsageError(`--flavor must be one of ${FLAVORS.join(', ')}, got "${flavor}"`);
@@ -208,16 +211,19 @@ function parseParams(flags: SimulateFlags): SimulationParams {
       `--queue ${queue} needs --flavor controller-runtime: the priority queue is controller-runtime's`,
     );
   }
-  return resolveParams({
-    seed: integer('--seed', flags.seed ?? '1'),
-    ...(queue === undefined ? {} : { queue: queue as QueueKind }),
-    durationMs: parseDuration(flags.duration ?? '30m'),
-    flavor: flavor as Flavor,
-    background: background as BackgroundMode,
-    ...(flags.workers === undefined ? {} : { workers: integer('--workers', flags.workers) }),
-    ...(flags.keys === undefined ? {} : { keys: integer('--keys', flags.keys) }),
-    ...(flags.rate === undefined ? {} : { rate: number('--rate', flags.rate) }),
-  });
+  return resolveParams(
+    {
+      seed: integer('--seed', flags.seed ?? '1'),
+      ...(queue === undefined ? {} : { queue: queue as QueueKind }),
+      durationMs: parseDuration(flags.duration ?? '30m'),
+      flavor: flavor as Flavor,
+      background: background as BackgroundMode,
+      ...(flags.workers === undefined ? {} : { workers: integer('--workers', flags.workers) }),
+      ...(flags.keys === undefined ? {} : { keys: integer('--keys', flags.keys) }),
+      ...(flags.rate === undefined ? {} : { rate: number('--rate', flags.rate) }),
+    },
+    scenario,
+  );
 }
 
 function integer(flag: string, text: string): number {
@@ -233,9 +239,8 @@ function number(flag: string, text: string): number {
 
 /** `--list`: name, expected diagnoses at default parameters (allowed in parentheses), summary. */
 export function listScenarios(): string {
-  const params = resolveParams({});
   const rows = SCENARIOS.map((scenario) => {
-    const truth = groundTruth(scenario, params);
+    const truth = groundTruth(scenario, resolveParams({}, scenario));
     const expected = new Set<string>();
     const allowed = new Set<string>();
     for (const queue of truth.queues) {

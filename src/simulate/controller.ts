@@ -113,7 +113,7 @@ export class SimController {
   ) {
     this.clock = env.clock;
     this.startMs = env.clock.now();
-    this.queue = createControllerQueue(spec.queue ?? env.queueKind, {
+    this.queue = createControllerQueue(env.queueKind, {
       name: spec.name,
       clock: env.clock,
       metricsProvider: spec.workqueueMetrics === false ? undefined : env.provider,

@@ -41,7 +41,7 @@ export function parseListen(listen: string): { host: string; port: number } {
 /** Starts `scenario` on the real clock and serves its metrics; resolves once the server listens. */
 export async function startLiveSimulation(options: LiveOptions): Promise<LiveSimulation> {
   const scenario = typeof options.scenario === 'string' ? getScenario(options.scenario) : options.scenario;
-  const params = resolveParams(options.params);
+  const params = resolveParams(options.params, scenario);
   const { host, port } = parseListen(options.listen ?? '127.0.0.1:0');
   const spec = scenario.build(params);
   const sim = new SimProcess(spec, {

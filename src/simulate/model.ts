@@ -162,11 +162,6 @@ export interface ControllerSpec {
   /** `rate-limited` (controller-runtime: `addRateLimited`) or `plain-add` (the no-backoff anti-pattern). Default rate-limited. */
   readonly onError?: 'rate-limited' | 'plain-add' | undefined;
   /**
-   * The queue this controller runs when it is not its process's (`SimulationParams.queue`): `classic` for a
-   * hand-written worker loop over client-go's queue, which controller-runtime's default does not change.
-   */
-  readonly queue?: QueueKind | undefined;
-  /**
    * Whether this controller records `controller_runtime_*` metrics (only in the controller-runtime
    * flavor). Default true; false models a hand-written worker loop over a client-go queue.
    */
@@ -221,6 +216,12 @@ export function defaultQueueKind(flavor: Flavor): QueueKind {
   return flavor === 'controller-runtime' ? 'priority' : 'classic';
 }
 
+/** The queue `scenario` runs under `flavor` unless told otherwise: its own default where the flavor has it. */
+export function scenarioQueueKind(scenario: Scenario, flavor: Flavor): QueueKind {
+  const own = scenario.defaultQueue;
+  return own !== undefined && queueKindsOf(flavor).includes(own) ? own : defaultQueueKind(flavor);
+}
+
 /** The queues a flavor can run: the priority queue is controller-runtime's. */
 export function queueKindsOf(flavor: Flavor): readonly QueueKind[] {
   return flavor === 'controller-runtime' ? QUEUE_KINDS : ['classic'];
@@ -235,6 +236,13 @@ export interface Scenario {
   readonly description: string;
   /** Defaults of the main controller's `workers`, `keys`, `rate` (watch events per second). */
   readonly defaults: { readonly workers: number; readonly keys: number; readonly rate: number };
+  /**
+   * The queue every controller of the scenario runs when `SimulationParams.queue` is not given, where the
+   * flavor allows it: `classic` for a hand-written worker loop over client-go's queue, which
+   * controller-runtime's default does not change. Missing: the flavor's default (`defaultQueueKind`). An
+   * explicit `queue` always wins: the process runs one queue kind, and the truth file names it.
+   */
+  readonly defaultQueue?: QueueKind | undefined;
   build(params: SimulationParams): ProcessSpec;
 }
 

@@ -32,6 +32,7 @@ import {
   resolveBackground,
   type Scenario,
   type SimulationParams,
+  scenarioQueueKind,
 } from './model.js';
 import { SimProcess } from './process.js';
 import { Random } from './random.js';
@@ -94,8 +95,11 @@ const MAX_KEYS = 10_000_000;
 const MAX_RATE = 100_000;
 const MAX_DURATION_MS = 7 * 24 * 3_600_000;
 
-/** Fills defaults and checks ranges; throws `SimulationParamError`. */
-export function resolveParams(input: Partial<SimulationParams> = {}): SimulationParams {
+/**
+ * Fills defaults and checks ranges; throws `SimulationParamError`. The queue, when not given, is
+ * `scenario`'s own default (`scenarioQueueKind`), or the flavor's without a scenario.
+ */
+export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: Scenario): SimulationParams {
   const seed = input.seed ?? DEFAULT_SEED;
   if (!Number.isSafeInteger(seed) || seed < 0)
     throw new SimulationParamError(`seed must be an integer >= 0, got ${seed}`);
@@ -124,7 +128,8 @@ export function resolveParams(input: Partial<SimulationParams> = {}): Simulation
       `background must be one of ${BACKGROUND_MODES.join(', ')}, got "${String(background)}"`,
     );
   }
-  const queue = input.queue ?? defaultQueueKind(flavor);
+  const queue =
+    input.queue ?? (scenario === undefined ? defaultQueueKind(flavor) : scenarioQueueKind(scenario, flavor));
   if (!queueKindsOf(flavor).includes(queue)) {
     throw new SimulationParamError(
       `queue must be one of ${queueKindsOf(flavor).join(', ')} for the ${flavor} flavor, got "${String(queue)}"`,
@@ -301,7 +306,7 @@ export async function runVirtual(
   options: VirtualOptions = {},
 ): Promise<VirtualRun> {
   const definition = typeof scenario === 'string' ? getScenario(scenario) : scenario;
-  const resolvedParams = resolveParams(params);
+  const resolvedParams = resolveParams(params, definition);
   const resolved = resolveOptions(definition, options);
   if (resolved.scrapeIntervalMs > resolvedParams.durationMs) {
     throw new SimulationParamError(

@@ -79,7 +79,7 @@ export interface WarmLiveSimulation {
 
 export async function startWarmLiveSimulation(options: WarmLiveOptions): Promise<WarmLiveSimulation> {
   const scenario = typeof options.scenario === 'string' ? getScenario(options.scenario) : options.scenario;
-  const params = resolveParams(options.params);
+  const params = resolveParams(options.params, scenario);
   const warmUpMs = options.warmUpMs ?? DEFAULT_WARM_UP_MS;
   const intervalMs = options.scrapeIntervalMs ?? DEFAULT_SCRAPE_INTERVAL_MS;
   const tickMs = options.tickMs ?? DEFAULT_TICK_MS;

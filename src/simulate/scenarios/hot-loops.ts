@@ -92,8 +92,6 @@ export function noBackoffLoopController(params: SimulationParams, name = 'secret
     events: { rate, keys: { kind: 'uniform' }, initialKeys: Array.from({ length: failing }, (_, k) => k) },
     onError: 'plain-add',
     reconcileMetrics: false,
-    // A hand-written loop over client-go's queue: controller-runtime's priority queue never adds without backoff.
-    queue: 'classic',
     sync: (env) => {
       const normal = steadySync(NORMAL_SYNC, 0.2)(env);
       const draw = sampler(FAILING_SYNC, env.rng);
@@ -116,13 +114,16 @@ export const hotLoopNoBackoff: Scenario = {
   name: 'hot-loop-no-backoff',
   summary: 'failing keys re-added with a plain add instead of addRateLimited',
   description:
-    'A hand-written secret-mirror controller (its own client-go queue and worker loop, so no controller_runtime_* ' +
+    "A hand-written secret-mirror controller (its own queue, client-go's unless --queue priority, and worker loop, so no controller_runtime_* " +
     'series of its own) over 500 objects, 2 events per second, 4 workers. Two secrets are mirrored into a namespace that ' +
     'cannot be written (the controller lacks RBAC in their target namespace): the PUT of every sync is answered 403 and the ' +
     'error handler calls queue.Add instead of AddRateLimited, so each key ' +
     'is re-queued while it is processed and synced again the moment it is done, ~100 times per second, holding a ' +
     'worker each. workqueue_retries_total stays flat: nothing goes through the rate limiter.',
   defaults: NO_BACKOFF,
+  // A hand-written loop, most often over client-go's queue (controller-runtime's reconciler never adds without
+  // backoff); over controller-runtime's priority queue (`priorityqueue.New`) the plain add loops the same way.
+  defaultQueue: 'classic',
   build: (params) => ({
     leader: true,
     leaseName: leaseName(params.flavor, 'secret-operator'),
