@@ -7,7 +7,7 @@
  */
 import { formatGoFloat } from '../src/exposition/float-text.js';
 import { CLIENT_GO, CONTROLLER_RUNTIME, LABEL, RECONCILE_RESULT, SUFFIX, WORKQUEUE } from '../src/metrics/names.js';
-import { WORKQUEUE_BUCKETS } from '../src/queue/index.js';
+import { WORKQUEUE_BUCKETS, WORKQUEUE_HELP } from '../src/queue/index.js';
 import { RECONCILE_TIME_BUCKETS } from '../src/simulate/process-metrics.js';
 
 const CR_BUCKETS = WORKQUEUE_BUCKETS['controller-runtime'];
@@ -192,24 +192,20 @@ function render(queues: readonly Queue[], seed: number): GeneratedPage {
   sample(CLIENT_GO.leaderElectionMasterStatus, 'name="kube-controller-manager"', 1);
 
   // Work queues, both schemas.
-  family(WORKQUEUE.adds, 'counter', 'Total number of adds handled by workqueue');
+  family(WORKQUEUE.adds, 'counter', WORKQUEUE_HELP['controller-runtime'].adds);
   for (const q of queues) sample(WORKQUEUE.adds, qLabels(q), Math.floor(r() * 1e7));
-  family(WORKQUEUE.depth, 'gauge', 'Current depth of workqueue');
+  family(WORKQUEUE.depth, 'gauge', WORKQUEUE_HELP['controller-runtime'].depth);
   for (const q of queues) sample(WORKQUEUE.depth, qLabels(q), Math.floor(r() * 50));
-  family(
-    WORKQUEUE.longestRunningProcessor,
-    'gauge',
-    'How many seconds has the longest running processor for workqueue been running.',
-  );
+  family(WORKQUEUE.longestRunningProcessor, 'gauge', WORKQUEUE_HELP['controller-runtime'].longestRunningProcessor);
   for (const q of queues) sample(WORKQUEUE.longestRunningProcessor, qLabels(q), r() * 1e-3);
-  family(WORKQUEUE.queueDuration, 'histogram', 'How long in seconds an item stays in workqueue before being requested');
+  family(WORKQUEUE.queueDuration, 'histogram', WORKQUEUE_HELP['controller-runtime'].queueDuration);
   for (const q of queues)
     histogram(WORKQUEUE.queueDuration, qLabels(q), q.controller !== undefined ? CR_BUCKETS : CB_BUCKETS, 1e6);
-  family(WORKQUEUE.retries, 'counter', 'Total number of retries handled by workqueue');
+  family(WORKQUEUE.retries, 'counter', WORKQUEUE_HELP['controller-runtime'].retries);
   for (const q of queues) sample(WORKQUEUE.retries, qLabels(q), Math.floor(r() * 1e4));
-  family(WORKQUEUE.unfinishedWork, 'gauge', 'How many seconds of work has been done that is in progress.');
+  family(WORKQUEUE.unfinishedWork, 'gauge', WORKQUEUE_HELP['controller-runtime'].unfinishedWork);
   for (const q of queues) sample(WORKQUEUE.unfinishedWork, qLabels(q), r() * 1e-3);
-  family(WORKQUEUE.workDuration, 'histogram', 'How long in seconds processing an item from workqueue takes.');
+  family(WORKQUEUE.workDuration, 'histogram', WORKQUEUE_HELP['controller-runtime'].workDuration);
   for (const q of queues)
     histogram(WORKQUEUE.workDuration, qLabels(q), q.controller !== undefined ? CR_BUCKETS : CB_BUCKETS, 1e6);
 

@@ -17,6 +17,7 @@ export {
   type DelayingQueueOptions,
   type RetriesCountingMode,
 } from './delaying-queue.js';
+export { WORKQUEUE_HELP } from './metric-names.js';
 export {
   type CounterMetric,
   type DepthMetricWithPriority,

@@ -4,7 +4,7 @@
  *
  * - `controller-runtime` (v0.24): labels `controller` and `name` (both the queue name), plus
  *   `priority=""` on `workqueue_depth`; histograms with 12 exponential buckets from 1e-8 s by ×10
- *   (to 1000 s); controller-runtime's help texts.
+ *   (to 1000 s); controller-runtime's help texts (`WORKQUEUE_HELP`).
  * - `component-base` (kube-controller-manager and friends): label `name` only; 10 buckets
  *   (1e-8 .. 10 s); help texts with the `[BETA]` stability prefix.
  *
@@ -33,7 +33,7 @@ import {
   type PrometheusContentType,
   type Registry,
 } from 'prom-client';
-import { WORKQUEUE_LABEL as LABEL, WORKQUEUE } from './metric-names.js';
+import { WORKQUEUE_LABEL as LABEL, WORKQUEUE, WORKQUEUE_HELP } from './metric-names.js';
 import type {
   CounterMetric,
   DepthMetricWithPriority,
@@ -64,10 +64,6 @@ interface FlavorSpec {
   labels(family: Family, name: string): Labels;
 }
 
-const UNFINISHED_HELP_TAIL =
-  " that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. " +
-  'One can deduce the number of stuck threads by observing the rate at which this increases.';
-
 /**
  * Bucket bounds of the queue and work duration histograms per flavor, as Go's
  * `prometheus.ExponentialBuckets(1e-8, 10, n)` computes them: 12 (to 1000 s) in controller-runtime,
@@ -80,15 +76,7 @@ export const WORKQUEUE_BUCKETS: Readonly<Record<PrometheusFlavor, readonly numbe
 
 const FLAVORS: Readonly<Record<PrometheusFlavor, FlavorSpec>> = {
   'controller-runtime': {
-    help: {
-      depth: 'Current depth of workqueue by workqueue and priority',
-      adds: 'Total number of adds handled by workqueue',
-      queueDuration: 'How long in seconds an item stays in workqueue before being requested',
-      workDuration: 'How long in seconds processing an item from workqueue takes.',
-      unfinishedWork: 'How many seconds of work has been done' + UNFINISHED_HELP_TAIL,
-      longestRunningProcessor: 'How many seconds has the longest running processor for workqueue been running.',
-      retries: 'Total number of retries handled by workqueue',
-    },
+    help: WORKQUEUE_HELP['controller-runtime'],
     buckets: [...WORKQUEUE_BUCKETS['controller-runtime']],
     labels: (family, name) =>
       family === 'depth'
@@ -96,15 +84,7 @@ const FLAVORS: Readonly<Record<PrometheusFlavor, FlavorSpec>> = {
         : { [LABEL.controller]: name, [LABEL.name]: name },
   },
   'component-base': {
-    help: {
-      depth: '[BETA] Current depth of workqueue',
-      adds: '[BETA] Total number of adds handled by workqueue',
-      queueDuration: '[BETA] How long in seconds an item stays in workqueue before being requested.',
-      workDuration: '[BETA] How long in seconds processing an item from workqueue takes.',
-      unfinishedWork: '[BETA] How many seconds of work has done' + UNFINISHED_HELP_TAIL,
-      longestRunningProcessor: '[BETA] How many seconds has the longest running processor for workqueue been running.',
-      retries: '[BETA] Total number of retries handled by workqueue',
-    },
+    help: WORKQUEUE_HELP['component-base'],
     buckets: [...WORKQUEUE_BUCKETS['component-base']],
     labels: (_family, name) => ({ [LABEL.name]: name }),
   },

@@ -289,7 +289,7 @@ workqueue_unfinished_work_seconds{${CR}} 0.995
 # TYPE workqueue_longest_running_processor_seconds gauge
 workqueue_longest_running_processor_seconds{${CR}} 0.5
 
-# HELP workqueue_retries_total Total number of retries handled by workqueue
+# HELP workqueue_retries_total Total number of items added to the workqueue with a non-zero delay (rate-limited requeues, explicit RequeueAfter or AddAfter calls)
 # TYPE workqueue_retries_total counter
 workqueue_retries_total{${CR}} 3
 

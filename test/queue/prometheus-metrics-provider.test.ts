@@ -115,7 +115,7 @@ workqueue_unfinished_work_seconds{controller="demo",name="demo"} 0.495
 # TYPE workqueue_longest_running_processor_seconds gauge
 workqueue_longest_running_processor_seconds{controller="demo",name="demo"} 0.25
 
-# HELP workqueue_retries_total Total number of retries handled by workqueue
+# HELP workqueue_retries_total Total number of items added to the workqueue with a non-zero delay (rate-limited requeues, explicit RequeueAfter or AddAfter calls)
 # TYPE workqueue_retries_total counter
 workqueue_retries_total{controller="demo",name="demo"} 2
 `;

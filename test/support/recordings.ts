@@ -11,7 +11,7 @@
  */
 import { formatGoFloat } from '../../src/exposition/float-text.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../src/metrics/names.js';
-import { WORKQUEUE_BUCKETS } from '../../src/queue/index.js';
+import { WORKQUEUE_BUCKETS, WORKQUEUE_HELP } from '../../src/queue/index.js';
 
 export const CONTROLLER_RUNTIME_BUCKETS: readonly number[] = WORKQUEUE_BUCKETS['controller-runtime'];
 export const COMPONENT_BASE_BUCKETS: readonly number[] = WORKQUEUE_BUCKETS['component-base'];
@@ -98,30 +98,16 @@ interface Step {
 const ADDS_FAMILY = WORKQUEUE.adds.slice(0, -SUFFIX.total.length);
 const RETRIES_FAMILY = WORKQUEUE.retries.slice(0, -SUFFIX.total.length);
 
+/** The families of a controller-runtime page, with the help texts its provider writes. */
+const HELP = WORKQUEUE_HELP['controller-runtime'];
 const FAMILIES: readonly { family: string; type: string; help: string }[] = [
-  { family: ADDS_FAMILY, type: 'counter', help: 'Total number of adds handled by workqueue' },
-  { family: WORKQUEUE.depth, type: 'gauge', help: 'Current depth of workqueue' },
-  {
-    family: WORKQUEUE.longestRunningProcessor,
-    type: 'gauge',
-    help: 'How many seconds has the longest running processor for workqueue been running.',
-  },
-  {
-    family: WORKQUEUE.queueDuration,
-    type: 'histogram',
-    help: 'How long in seconds an item stays in workqueue before being requested',
-  },
-  { family: RETRIES_FAMILY, type: 'counter', help: 'Total number of retries handled by workqueue' },
-  {
-    family: WORKQUEUE.unfinishedWork,
-    type: 'gauge',
-    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration.",
-  },
-  {
-    family: WORKQUEUE.workDuration,
-    type: 'histogram',
-    help: 'How long in seconds processing an item from workqueue takes.',
-  },
+  { family: ADDS_FAMILY, type: 'counter', help: HELP.adds },
+  { family: WORKQUEUE.depth, type: 'gauge', help: HELP.depth },
+  { family: WORKQUEUE.longestRunningProcessor, type: 'gauge', help: HELP.longestRunningProcessor },
+  { family: WORKQUEUE.queueDuration, type: 'histogram', help: HELP.queueDuration },
+  { family: RETRIES_FAMILY, type: 'counter', help: HELP.retries },
+  { family: WORKQUEUE.unfinishedWork, type: 'gauge', help: HELP.unfinishedWork },
+  { family: WORKQUEUE.workDuration, type: 'histogram', help: HELP.workDuration },
 ];
 
 /** Renders a recording. */
