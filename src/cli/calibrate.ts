@@ -7,6 +7,7 @@ import { type Command, Option } from 'commander';
 import { confusionMatrix, failability, type QueueVerdict, scoreRules } from '../calibrate/compare.js';
 import { GridError, parseCalibrationGrid } from '../calibrate/grid.js';
 import { type CalibrationCase, describeCase, runCase } from '../calibrate/run.js';
+import type { RuleOverrides } from '../diagnosis/catalog.js';
 import {
   DEFAULT_FLAVOR,
   FLAVORS,
@@ -16,6 +17,7 @@ import {
   queueKindsOf,
   SCENARIO_NAMES,
 } from '../simulate/index.js';
+import { loadCommandConfig } from './config-file.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { readTextFile } from './input-files.js';
 
@@ -27,6 +29,7 @@ type CalibrateFlags = {
   flavor?: Flavor[];
   queue?: QueueKind[];
   output: 'text' | 'json';
+  config?: string;
 };
 
 export function registerCalibrateCommand(program: Command): void {
@@ -58,16 +61,21 @@ export function registerCalibrateCommand(program: Command): void {
       'judge at every 30-second evaluation step after the first `for`, not only at the end (the truth in force at each time)',
     )
     .addOption(new Option('-o, --output <format>', 'report format').choices(['text', 'json']).default('text'))
+    .option(
+      '--config <file>',
+      'the configuration file every command reads (see deploy/config-example.yaml): calibrate diagnoses with its rules: and queues: overrides',
+    )
     .action(async (flags: CalibrateFlags) => {
       process.exitCode = await runCalibrate(flags);
     });
 }
 
 async function runCalibrate(flags: CalibrateFlags): Promise<number> {
+  const overrides = await loadOverrides(flags.config);
   const cases = await casesFor(flags);
   const verdicts: Array<QueueVerdict & { case: string }> = [];
   for (const c of cases) {
-    const results = await runCase(c, {}, { everyStep: flags.everyStep === true });
+    const results = await runCase(c, overrides, { everyStep: flags.everyStep === true });
     verdicts.push(...results.map((v) => ({ ...v, case: describeCase(c) })));
     if (flags.output === 'text') {
       const failed = results.filter((v) => !v.pass);
@@ -139,6 +147,11 @@ async function casesFor(flags: CalibrateFlags): Promise<CalibrationCase[]> {
     }
   }
   return cases;
+}
+
+/** The `rules:` and `queues:` of `--config`, read by the one loader (the file's other sections are accepted). */
+async function loadOverrides(file: string | undefined): Promise<RuleOverrides> {
+  return file === undefined ? {} : (await loadCommandConfig({ config: file })).overrides;
 }
 
 function fmt(n: number | null): string {

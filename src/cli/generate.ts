@@ -9,18 +9,17 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { ConfigError } from '../config/config-error.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
-import { GENERATED_DIRECTORIES, type GeneratedFile, generateArtifacts } from '../generate/artifacts.js';
-import { type GenerateConfig, parseGenerateConfig } from '../generate/generate-config.js';
-import { EXIT, UsageError } from './exit-codes.js';
-import { fileProblem } from './input-files.js';
+import { GENERATED_DIRECTORIES, type GeneratedFile, generateAllArtifacts } from '../generate/artifacts.js';
+import { type GenerateConfig, generateConfigOf } from '../generate/generate-config.js';
+import { loadCommandConfig } from './config-file.js';
+import { EXIT } from './exit-codes.js';
 
 interface GenerateFlags {
   out: string;
   config?: string;
   check?: boolean;
-  runbookBaseUrl: string;
+  runbookBaseUrl?: string;
 }
 
 export function registerGenerateCommand(program: Command): void {
@@ -34,22 +33,20 @@ export function registerGenerateCommand(program: Command): void {
     .option('--out <dir>', 'directory to write into (the repository root)', '.')
     .option(
       '--config <file>',
-      'YAML file with the fleet selector (selector: \'job=~"my-operator.*"\'), the cluster and namespace labels (clusterLabel, namespaceLabel) and rule overrides (rules: {<RuleId>: {thresholds, for, disabled}})',
+      'the configuration file every command reads (see deploy/config-example.yaml): generate reads the fleet selector (selector: \'job=~"my-operator.*"\'), the cluster and namespace labels (clusterLabel, namespaceLabel), dashboardsReadRecordings, runbookBaseUrl, rule overrides (rules:) and per-queue overrides and silences (queues:)',
     )
     .option('--check', 'write nothing; exit 1 naming every generated file that is stale, missing or left over')
     .option(
       '--runbook-base-url <url>',
-      'base URL of the runbooks linked from alerts and dashboards',
-      DEFAULT_RUNBOOK_BASE_URL,
+      `base URL of the runbooks linked from alerts and dashboards (default ${DEFAULT_RUNBOOK_BASE_URL})`,
     )
-    .action((flags: GenerateFlags) => {
-      process.exitCode = runGenerate(flags);
+    .action(async (flags: GenerateFlags) => {
+      process.exitCode = await runGenerate(flags, await loadConfig(flags));
     });
 }
 
-function runGenerate(flags: GenerateFlags): number {
-  const config: GenerateConfig = flags.config === undefined ? { overrides: {}, scope: {} } : loadConfig(flags.config);
-  const files = generateArtifacts({ ...config, runbookBaseUrl: flags.runbookBaseUrl });
+async function runGenerate(flags: GenerateFlags, config: GenerateConfig): Promise<number> {
+  const files = await generateAllArtifacts(config);
   const out = resolve(flags.out);
   if (flags.check === true) {
     const problems = checkFiles(out, files);
@@ -76,19 +73,9 @@ function runGenerate(flags: GenerateFlags): number {
   return EXIT.ok;
 }
 
-function loadConfig(file: string): GenerateConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--config ${file}: ${fileProblem(error)}`);
-  }
-  try {
-    return parseGenerateConfig(text, file);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
+/** The configuration of `--config` (the one file of every command) under the flags. */
+async function loadConfig(flags: GenerateFlags): Promise<GenerateConfig> {
+  return generateConfigOf(await loadCommandConfig({ config: flags.config, runbookBaseUrl: flags.runbookBaseUrl }));
 }
 
 /** One line per file that differs from what would be generated: `stale`, `missing` or `not generated`. */

@@ -32,6 +32,7 @@ import { createQueueSeries, DEFAULT_SERIES_WINDOW_MS } from '../service/queue-se
 import { createServiceRuntime, type RuntimeOptions, type ServiceRuntime } from '../service/runtime.js';
 import { packageVersion } from '../util/version.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { addScrapeLimitOptions } from './scrape-options.js';
 
 /** A shutdown that has not finished after this long ends the process anyway. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -54,7 +55,7 @@ export type StartOptions = RuntimeOptions & {
 };
 
 export function registerServeCommand(program: Command): void {
-  program
+  const command = program
     .command('serve')
     .description(
       'Run the service: scrape targets (or query Prometheus), evaluate the diagnoses on an interval and serve ' +
@@ -92,6 +93,10 @@ export function registerServeCommand(program: Command): void {
       `scrape interval (default ${DEFAULT_SCRAPE_INTERVAL}) [WQD_SCRAPE_INTERVAL]`,
     )
     .option('--scrape-timeout <duration>', 'scrape timeout (default min(10s, 0.8 x interval)) [WQD_SCRAPE_TIMEOUT]')
+    .option(
+      '--fleet-selector <matchers>',
+      'Prometheus mode: label matchers added to every query, e.g. \'job=~"my-operator.*"\' [WQD_FLEET_SELECTOR]',
+    )
     .option('--retention <duration>', `history kept per series (default ${DEFAULT_RETENTION}) [WQD_RETENTION]`)
     .option(
       '--state-dir <dir>',
@@ -112,10 +117,10 @@ export function registerServeCommand(program: Command): void {
       `require "Authorization: Bearer <token>" on ${API_PREFIX} (token in the file) [WQD_API_TOKEN_FILE]`,
     )
     .option('--runbook-base-url <url>', 'base URL of the runbooks linked from findings [WQD_RUNBOOK_BASE_URL]')
-    .option('--demo', 'run built-in simulated controllers (scenario mixed) on 127.0.0.1 and diagnose them')
-    .action(async (flags: Record<string, unknown>) => {
-      process.exitCode = await runServe(flags);
-    });
+    .option('--demo', 'run built-in simulated controllers (scenario mixed) on 127.0.0.1 and diagnose them');
+  addScrapeLimitOptions(command, '', true).action(async (flags: Record<string, unknown>) => {
+    process.exitCode = await runServe(flags);
+  });
 }
 
 async function runServe(flags: Record<string, unknown>): Promise<number> {

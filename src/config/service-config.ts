@@ -1,5 +1,6 @@
 /**
- * The configuration of `serve`: one table of settings, each readable from a YAML file, a `WQD_`
+ * The configuration of every command (`serve`, `diagnose`, `calibrate`, `generate`; one file serves them all):
+ * one table of settings, each readable from a YAML file, a `WQD_`
  * environment variable and a command-line flag, with the precedence flags > environment > file >
  * default. Read and checked once, at start; the result is trusted from then on.
  *
@@ -13,6 +14,9 @@
  *   error. With no source anywhere, the sidecar default `http://127.0.0.1:8080/metrics` is scraped.
  * - The file's `rules:` and `queues:` sections are the catalog's overrides (`parseRuleOverrides`,
  *   `parseQueueOverrides`); they come only from the file.
+ * - The fleet (`selector`, `clusterLabel`, `namespaceLabel`) is the `scope` of Prometheus-mode queries and of
+ *   the generated rules and dashboards; `clusterLabel` and `namespaceLabel` must differ and must not be a label
+ *   that identifies a queue.
  * - The format is documented, with every key, in `deploy/config-example.yaml`.
  *
  * The settings table is in service-settings.ts, the defaults in service-defaults.ts, reading the three
@@ -20,7 +24,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
+import { identityLabels } from '../diagnosis/identity.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
+import type { LabelMatcher } from '../promql/expr.js';
+import type { QueryScope } from '../promql/query-scope.js';
+import { DEFAULT_SCRAPE_SETTINGS, type ScrapeSettings } from '../scrape/scrape-settings.js';
 import { parseDuration } from '../util/duration.js';
 import { ConfigError } from './config-error.js';
 import { envLayer, fileLayer, flagLayer, type Layer, parseConfigFile } from './config-layers.js';
@@ -30,7 +38,6 @@ import {
   DEFAULT_EVALUATION_INTERVAL,
   DEFAULT_LISTEN,
   DEFAULT_PROMETHEUS_TIMEOUT,
-  DEFAULT_RETENTION,
   DEFAULT_SCRAPE_INTERVAL,
   DEFAULT_TARGET,
   DEMO_SCENARIO,
@@ -38,7 +45,7 @@ import {
 import { ENV_PREFIX, parseSetting, SETTINGS, type Setting, SOURCE_KEYS, type SourceKind } from './service-settings.js';
 import { type ListenAddress, type LogLevel, parseListenAddress } from './setting-values.js';
 
-export type { ListenAddress, LogLevel };
+export type { ListenAddress, LogLevel, QueryScope, ScrapeSettings };
 
 export type SourceConfig =
   | { readonly kind: 'targets'; readonly urls: readonly string[] }
@@ -73,29 +80,16 @@ export type ServiceConfig = {
   readonly apiTokenFile?: string;
   readonly runbookBaseUrl: string;
   readonly source: SourceConfig;
-  readonly scrape: {
-    readonly intervalMs: number;
-    /** Unset: the scrape source's default, min(10 s, 0.8 × interval). */
-    readonly timeoutMs?: number;
-    readonly maxBytes?: number;
-    readonly concurrency?: number;
-    /** Distinct kept series per target's page; unset: the scrape source's default. */
-    readonly seriesLimit?: number;
-    /** Longest label value of a kept series, in characters; unset: the scrape source's default. */
-    readonly labelValueLimit?: number;
-    /** Most labels on a kept series; unset: the scrape source's default. */
-    readonly labelLimit?: number;
-    /** Most work queues per target's page; unset: the scrape source's default. */
-    readonly queueLimit?: number;
-    readonly retentionMs: number;
-    readonly bearerTokenFile?: string;
-    readonly caFile?: string;
-    readonly insecureSkipVerify: boolean;
-  };
+  /** Every scrape setting, each unset one at its default (scrape/scrape-settings.ts). */
+  readonly scrape: ScrapeSettings;
   readonly evaluation: { readonly intervalMs: number };
   /** Where the scraped history is kept across restarts (`state.dir`); unset (or the source is not live targets): nowhere. */
   readonly stateDir?: string;
   readonly overrides: RuleOverrides;
+  /** The fleet selector and the cluster and namespace labels (`selector`, `clusterLabel`, `namespaceLabel`). */
+  readonly scope: QueryScope;
+  /** `generate`: whether the dashboards read the recorded series; unset: the generator's default. */
+  readonly dashboardsReadRecordings?: boolean;
   /** Where each setting that was given came from (`--scrape-interval`, `WQD_LISTEN`, `f.yaml: listen`), by key. */
   readonly origins: Readonly<Record<string, string>>;
 };
@@ -108,6 +102,12 @@ export type ConfigInputs = {
   readonly file?: { readonly path: string; readonly text: string };
 };
 
+/** What differs between the commands that resolve a configuration. */
+export type ResolveOptions = {
+  /** The scrape interval when none is given; default `DEFAULT_SCRAPE_INTERVAL` (`diagnose`: its own). */
+  readonly scrapeIntervalDefault?: string;
+};
+
 /** The flag of a setting as typed: `scrapeInterval` → `--scrape-interval`. */
 export function flagName(attribute: string): string {
   return `--${attribute.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
@@ -117,11 +117,12 @@ export function flagName(attribute: string): string {
 export async function loadServiceConfig(
   flags: ConfigInputs['flags'],
   env: ConfigInputs['env'],
+  options: ResolveOptions = {},
 ): Promise<ServiceConfig> {
   const fromFlag = flags.config;
   const fromEnv = env[`${ENV_PREFIX}CONFIG`];
   const path = typeof fromFlag === 'string' ? fromFlag : fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined;
-  if (path === undefined) return resolveServiceConfig({ flags, env });
+  if (path === undefined) return resolveServiceConfig({ flags, env }, options);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -129,11 +130,11 @@ export async function loadServiceConfig(
     const where = typeof fromFlag === 'string' ? '--config' : `${ENV_PREFIX}CONFIG`;
     throw new ConfigError(`${where}: cannot read ${JSON.stringify(path)}: ${(error as Error).message}`);
   }
-  return resolveServiceConfig({ flags, env, file: { path, text } });
+  return resolveServiceConfig({ flags, env, file: { path, text } }, options);
 }
 
 /** Merges and checks the three layers (see the module contract). */
-export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
+export function resolveServiceConfig(inputs: ConfigInputs, options: ResolveOptions = {}): ServiceConfig {
   const fileRoot = inputs.file === undefined ? undefined : parseConfigFile(inputs.file.text, inputs.file.path);
   const layers: Layer[] = [flagLayer(inputs.flags), envLayer(inputs.env)];
   if (inputs.file !== undefined && fileRoot !== undefined) layers.push(fileLayer(fileRoot, inputs.file.path));
@@ -168,30 +169,26 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
   const source = resolveSource(layers, get, origins);
   rejectIdleSettings(layers, source.kind);
   // Durations are inside their settings' ranges (parseSetting), so all are positive here.
-  const scrapeIntervalMs = get<number>('scrape.interval') ?? parseDuration(DEFAULT_SCRAPE_INTERVAL);
+  const intervalDefault = options.scrapeIntervalDefault ?? DEFAULT_SCRAPE_INTERVAL;
+  const scrapeIntervalMs = get<number>('scrape.interval') ?? parseDuration(intervalDefault);
   const scrapeTimeoutMs = get<number>('scrape.timeout');
   if (scrapeTimeoutMs !== undefined && scrapeTimeoutMs >= scrapeIntervalMs) {
     throw new ConfigError(
-      `${origins['scrape.timeout']}: the scrape timeout must be below the scrape interval (${origins['scrape.interval'] ?? `default ${DEFAULT_SCRAPE_INTERVAL}`})`,
+      `${origins['scrape.timeout']}: the scrape timeout must be below the scrape interval (${origins['scrape.interval'] ?? `default ${intervalDefault}`})`,
     );
   }
-  const retentionMs = get<number>('scrape.retention') ?? parseDuration(DEFAULT_RETENTION);
+  const retentionMs = get<number>('scrape.retention') ?? DEFAULT_SCRAPE_SETTINGS.retentionMs;
   if (retentionMs < 2 * scrapeIntervalMs) {
     throw new ConfigError(
       `${origins['scrape.retention'] ?? 'scrape.retention'}: the history must hold at least two scrape intervals`,
     );
   }
   const evaluationIntervalMs = get<number>('evaluation.interval') ?? parseDuration(DEFAULT_EVALUATION_INTERVAL);
-  const maxBytes = get<number>('scrape.maxBytes');
-  const concurrency = get<number>('scrape.concurrency');
-  const seriesLimit = get<number>('scrape.seriesLimit');
-  const labelValueLimit = get<number>('scrape.labelValueLimit');
-  const labelLimit = get<number>('scrape.labelLimit');
-  const queueLimit = get<number>('scrape.queueLimit');
   const apiTokenFile = get<string>('api.tokenFile');
   const bearerTokenFile = get<string>('scrape.bearerTokenFile');
   const caFile = get<string>('scrape.caFile');
   // Only read where it applies: the file may hold it for a deployment with another source.
+  const dashboardsReadRecordings = get<boolean>('dashboardsReadRecordings');
   const stateDir = setting('state.dir').sources?.includes(source.kind) ? get<string>('state.dir') : undefined;
 
   const overrides =
@@ -212,22 +209,43 @@ export function resolveServiceConfig(inputs: ConfigInputs): ServiceConfig {
     scrape: {
       intervalMs: scrapeIntervalMs,
       ...(scrapeTimeoutMs !== undefined ? { timeoutMs: scrapeTimeoutMs } : {}),
-      ...(maxBytes !== undefined ? { maxBytes } : {}),
-      ...(concurrency !== undefined ? { concurrency } : {}),
-      ...(seriesLimit !== undefined ? { seriesLimit } : {}),
-      ...(labelValueLimit !== undefined ? { labelValueLimit } : {}),
-      ...(labelLimit !== undefined ? { labelLimit } : {}),
-      ...(queueLimit !== undefined ? { queueLimit } : {}),
+      maxBytes: get<number>('scrape.maxBytes') ?? DEFAULT_SCRAPE_SETTINGS.maxBytes,
+      concurrency: get<number>('scrape.concurrency') ?? DEFAULT_SCRAPE_SETTINGS.concurrency,
+      seriesLimit: get<number>('scrape.seriesLimit') ?? DEFAULT_SCRAPE_SETTINGS.seriesLimit,
+      labelValueLimit: get<number>('scrape.labelValueLimit') ?? DEFAULT_SCRAPE_SETTINGS.labelValueLimit,
+      labelLimit: get<number>('scrape.labelLimit') ?? DEFAULT_SCRAPE_SETTINGS.labelLimit,
+      queueLimit: get<number>('scrape.queueLimit') ?? DEFAULT_SCRAPE_SETTINGS.queueLimit,
       retentionMs,
       ...(bearerTokenFile !== undefined ? { bearerTokenFile } : {}),
       ...(caFile !== undefined ? { caFile } : {}),
-      insecureSkipVerify: get<boolean>('scrape.insecureSkipVerify') ?? false,
+      insecureSkipVerify: get<boolean>('scrape.insecureSkipVerify') ?? DEFAULT_SCRAPE_SETTINGS.insecureSkipVerify,
     },
     evaluation: { intervalMs: evaluationIntervalMs },
     ...(stateDir !== undefined ? { stateDir } : {}),
     overrides,
+    scope: resolveScope(get, origins),
+    ...(dashboardsReadRecordings !== undefined ? { dashboardsReadRecordings } : {}),
     origins,
   };
+}
+
+/** The fleet: the selector's matchers, and placement labels that are neither a queue's nor each other. */
+function resolveScope(get: <T>(key: string) => T | undefined, origins: Record<string, string>): QueryScope {
+  const selector = get<LabelMatcher[]>('selector');
+  const reserved = identityLabels('queue');
+  const labels: { clusterLabel?: string; namespaceLabel?: string } = {};
+  for (const key of ['clusterLabel', 'namespaceLabel'] as const) {
+    const label = get<string>(key);
+    if (label === undefined) continue;
+    if (reserved.includes(label)) {
+      throw new ConfigError(`${origins[key]}: ${label} already identifies a queue (${reserved.join(', ')})`);
+    }
+    labels[key] = label;
+  }
+  if (labels.clusterLabel !== undefined && labels.clusterLabel === labels.namespaceLabel) {
+    throw new ConfigError(`${origins.namespaceLabel}: the same label as clusterLabel (${labels.clusterLabel})`);
+  }
+  return { ...(selector !== undefined && selector.length > 0 ? { selector } : {}), ...labels };
 }
 
 function resolveSource(

@@ -8,8 +8,8 @@ export const DEFAULT_LISTEN = '0.0.0.0:9808';
 export const DEFAULT_DEMO_LISTEN = '127.0.0.1:9808';
 /** The sidecar default: the controller's metrics port in the same pod. */
 export const DEFAULT_TARGET = 'http://127.0.0.1:8080/metrics';
-export const DEFAULT_SCRAPE_INTERVAL = '15s';
+/** Scraping's defaults are the scrape layer's (scrape/scrape-settings.ts). */
+export { DEFAULT_RETENTION, DEFAULT_SCRAPE_INTERVAL } from '../scrape/scrape-settings.js';
 export const DEFAULT_EVALUATION_INTERVAL = '15s';
-export const DEFAULT_RETENTION = '30m';
 export const DEFAULT_PROMETHEUS_TIMEOUT = '30s';
 export const DEMO_SCENARIO = 'mixed';

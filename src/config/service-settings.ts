@@ -1,12 +1,16 @@
 /**
- * The table of `serve`'s settings: each setting's key in the configuration file, the kind of value it
- * takes, and its command-line flag and `WQD_` environment variable, if any.
+ * The table of the configuration's settings, one file for every command (`serve`, `diagnose`, `calibrate`,
+ * `generate`): each setting's key in the configuration file, the kind of value it takes, and its command-line
+ * flag and `WQD_` environment variable, if any. Each command reads the settings it uses and accepts the others
+ * in the file; the `rules:` and `queues:` sections are read by rule-overrides.ts and queue-overrides.ts.
  *
  * Contract:
  * - Keys are dotted paths in the file (`scrape.interval`) and are what error messages name.
  * - A flag is given as its commander attribute (camelCase); `flagName` spells it as typed.
  * - `flagOnly` settings (e.g. `--demo`) are not read from the file.
  */
+
+import { SCRAPE_DURATION_RANGES } from '../scrape/scrape-settings.js';
 import { formatDuration, parseDuration } from '../util/duration.js';
 import { ConfigError } from './config-error.js';
 import { parseSettingValue, type SettingKind } from './setting-values.js';
@@ -43,6 +47,11 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'logLevel', kind: 'logLevel', flag: 'logLevel', env: 'WQD_LOG_LEVEL' },
   { key: 'api.tokenFile', kind: 'string', flag: 'apiTokenFile', env: 'WQD_API_TOKEN_FILE' },
   { key: 'runbookBaseUrl', kind: 'url', flag: 'runbookBaseUrl', env: 'WQD_RUNBOOK_BASE_URL' },
+  // The fleet: which series every query reads (Prometheus mode, generated rules and dashboards), and where.
+  { key: 'selector', kind: 'selector', flag: 'fleetSelector', env: 'WQD_FLEET_SELECTOR', sources: PROMETHEUS },
+  { key: 'clusterLabel', kind: 'labelName' },
+  { key: 'namespaceLabel', kind: 'labelName' },
+  { key: 'dashboardsReadRecordings', kind: 'boolean' },
   { key: 'targets', kind: 'urls', flag: 'target', env: 'WQD_TARGETS' },
   { key: 'kubernetes.enabled', kind: 'boolean', flag: 'kubernetes', env: 'WQD_KUBERNETES' },
   { key: 'kubernetes.namespaces', kind: 'list', flag: 'namespace', env: 'WQD_NAMESPACES', sources: DISCOVERY },
@@ -81,7 +90,7 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'duration',
     flag: 'scrapeInterval',
     env: 'WQD_SCRAPE_INTERVAL',
-    range: { min: '1s', max: '1h' },
+    range: SCRAPE_DURATION_RANGES.interval,
     sources: SCRAPING,
   },
   {
@@ -89,21 +98,51 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'duration',
     flag: 'scrapeTimeout',
     env: 'WQD_SCRAPE_TIMEOUT',
-    range: { min: '100ms', max: '1h' },
+    range: SCRAPE_DURATION_RANGES.timeout,
     sources: SCRAPING,
   },
-  { key: 'scrape.maxBytes', kind: 'integer', env: 'WQD_SCRAPE_MAX_BYTES', sources: SCRAPING },
-  { key: 'scrape.concurrency', kind: 'integer', env: 'WQD_SCRAPE_CONCURRENCY', sources: SCRAPING },
-  { key: 'scrape.seriesLimit', kind: 'integer', env: 'WQD_SCRAPE_SERIES_LIMIT', sources: SCRAPING },
-  { key: 'scrape.labelValueLimit', kind: 'integer', env: 'WQD_SCRAPE_LABEL_VALUE_LIMIT', sources: SCRAPING },
-  { key: 'scrape.labelLimit', kind: 'integer', env: 'WQD_SCRAPE_LABEL_LIMIT', sources: SCRAPING },
-  { key: 'scrape.queueLimit', kind: 'integer', env: 'WQD_SCRAPE_QUEUE_LIMIT', sources: SCRAPING },
+  { key: 'scrape.maxBytes', kind: 'integer', flag: 'scrapeMaxBytes', env: 'WQD_SCRAPE_MAX_BYTES', sources: SCRAPING },
+  {
+    key: 'scrape.concurrency',
+    kind: 'integer',
+    flag: 'scrapeConcurrency',
+    env: 'WQD_SCRAPE_CONCURRENCY',
+    sources: SCRAPING,
+  },
+  {
+    key: 'scrape.seriesLimit',
+    kind: 'integer',
+    flag: 'scrapeSeriesLimit',
+    env: 'WQD_SCRAPE_SERIES_LIMIT',
+    sources: SCRAPING,
+  },
+  {
+    key: 'scrape.labelValueLimit',
+    kind: 'integer',
+    flag: 'scrapeLabelValueLimit',
+    env: 'WQD_SCRAPE_LABEL_VALUE_LIMIT',
+    sources: SCRAPING,
+  },
+  {
+    key: 'scrape.labelLimit',
+    kind: 'integer',
+    flag: 'scrapeLabelLimit',
+    env: 'WQD_SCRAPE_LABEL_LIMIT',
+    sources: SCRAPING,
+  },
+  {
+    key: 'scrape.queueLimit',
+    kind: 'integer',
+    flag: 'scrapeQueueLimit',
+    env: 'WQD_SCRAPE_QUEUE_LIMIT',
+    sources: SCRAPING,
+  },
   {
     key: 'scrape.retention',
     kind: 'duration',
     flag: 'retention',
     env: 'WQD_RETENTION',
-    range: { min: '1m', max: '1d' },
+    range: SCRAPE_DURATION_RANGES.retention,
     sources: SCRAPING,
   },
   { key: 'scrape.bearerTokenFile', kind: 'string', flag: 'bearerTokenFile', env: 'WQD_BEARER_TOKEN_FILE' },

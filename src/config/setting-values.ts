@@ -4,10 +4,11 @@
  * number, boolean, list or mapping.
  *
  * Contract: `parseSettingValue(kind, raw, where)` returns the value in its final form (a duration in
- * milliseconds, a list without empty items, a `ListenAddress`, ...) or throws a `ConfigError` whose
+ * milliseconds, a list without empty items, a `ListenAddress`, a selector's `LabelMatcher`s, ...) or throws a `ConfigError` whose
  * message starts with `where` (e.g. `--scrape-interval: invalid duration "5x" ...`). Strings are
  * trimmed; an empty string is an error, an empty list item is dropped.
  */
+import { parseSelector, SelectorError } from '../promql/selector.js';
 import { ParseError, parseDuration } from '../util/duration.js';
 import { ConfigError, describeValue } from './config-error.js';
 
@@ -28,7 +29,11 @@ export type SettingKind =
   | 'listen'
   | 'logLevel'
   | 'headers'
-  | 'scheme';
+  | 'scheme'
+  | 'selector'
+  | 'labelName';
+
+const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function parseSettingValue(kind: SettingKind, raw: unknown, where: string): unknown {
   switch (kind) {
@@ -78,6 +83,25 @@ export function parseSettingValue(kind: SettingKind, raw: unknown, where: string
     }
     case 'headers':
       return parseHeaders(raw, where);
+    case 'selector': {
+      if (typeof raw !== 'string') {
+        throw new ConfigError(
+          `${where}: expected label matchers as a string such as 'job=~"my-operator.*"', got ${describeValue(raw)}`,
+        );
+      }
+      try {
+        return parseSelector(raw);
+      } catch (error) {
+        if (error instanceof SelectorError) throw new ConfigError(`${where}: ${error.message}`);
+        throw error;
+      }
+    }
+    case 'labelName': {
+      if (typeof raw !== 'string' || !LABEL_NAME.test(raw.trim())) {
+        throw new ConfigError(`${where}: expected a label name such as cluster, got ${describeValue(raw)}`);
+      }
+      return raw.trim();
+    }
   }
 }
 

@@ -8,12 +8,13 @@
  * a trailing newline).
  */
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { type RuleOverrides, ruleSettings } from '../diagnosis/catalog.js';
 import { reportJsonSchema } from '../diagnosis/report-schema.js';
 import { EVALUATION_INTERVAL_MS } from '../diagnosis/rule.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
-import { alertRuleFile } from './alert-rules.js';
+import { type AlertingRule, alertRuleFile, type RuleFile } from './alert-rules.js';
+import { alertTestFiles } from './alert-tests.js';
 import { alertmanagerExample } from './alertmanager.js';
 import { analyseRule, type RuleAnalysis } from './condition-analysis.js';
 import { COMPUTE_EVERY_SIGNAL, type RecordedSeries } from './dashboards/common.js';
@@ -52,6 +53,7 @@ export const GENERATED_DIRECTORIES: ReadonlyArray<{ readonly dir: string; readon
   { dir: OUTPUT.dashboardsDir, extension: '.json' },
   { dir: OUTPUT.runbooksDir, extension: '.md' },
   { dir: OUTPUT.monitoringDir, extension: '.yaml' },
+  { dir: OUTPUT.alertTestsDir, extension: '.yaml' },
 ];
 
 /** The analyses of the enabled rules, with the overrides applied. */
@@ -92,6 +94,7 @@ export function generateArtifacts(options: GenerateOptions = {}): GeneratedFile[
     evaluationIntervalMs: EVALUATION_INTERVAL_MS,
     runbookBaseUrl,
     scope,
+    ...(options.overrides !== undefined ? { overrides: options.overrides } : {}),
   });
   files.push({ path: OUTPUT.alertRules, content: yamlText(rules) });
 
@@ -119,6 +122,25 @@ export function generateArtifacts(options: GenerateOptions = {}): GeneratedFile[
   files.push({ path: OUTPUT.reportSchema, content: jsonText(reportJsonSchema()) });
 
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Every generated file, with the promtool tests of the alert rules (`alert-tests.ts`), which simulate
+ * scenarios and so are asynchronous.
+ */
+export async function generateAllArtifacts(options: GenerateOptions = {}): Promise<GeneratedFile[]> {
+  const files = generateArtifacts(options);
+  const analyses = ruleAnalyses(options.overrides);
+  const scope = options.scope ?? {};
+  const ruleFile = parse(files.find((f) => f.path === OUTPUT.alertRules)?.content ?? '') as RuleFile;
+  const tests = await alertTestFiles({
+    analyses,
+    rules: ruleFile.groups.flatMap((g) => g.rules.filter((r): r is AlertingRule => 'alert' in r)),
+    plan: recordingPlan(analyses, scope),
+    scope,
+    evaluationIntervalMs: EVALUATION_INTERVAL_MS,
+  });
+  return [...files, ...tests].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 function jsonText(value: unknown): string {

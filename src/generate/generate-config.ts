@@ -1,5 +1,6 @@
 /**
- * The configuration file of `generate --config`:
+ * What `generate` reads of the configuration file every command reads (config/service-config.ts; documented
+ * in `deploy/config-example.yaml`):
  *
  * ```yaml
  * selector: 'job=~"my-operator.*"'   # label matchers added to every alert, recording rule and dashboard query
@@ -7,71 +8,44 @@
  * namespaceLabel: namespace          # the target label naming a target's namespace (default: none)
  * dashboardsReadRecordings: true     # dashboards read the series the rules file records (default); false:
  *                                    # they compute every signal, for a Prometheus without the rules
- * rules:                             # threshold overrides, as in the service's configuration
+ * runbookBaseUrl: https://...        # where the alerts' and dashboards' runbook links point
+ * rules:                             # threshold overrides, as the service reads them
  *   WorkqueueBacklog:
  *     thresholds: { minDepth: 50 }
+ * queues:                            # per-queue thresholds and silences: their own alert expressions
+ *   - name: pod
+ *     rules: { WorkqueueBacklog: { thresholds: { minDepth: 200 } } }
  * ```
  *
- * Validated here, at the edge: every error names the file and the key.
+ * The other sections (the server, the sources, scraping) are accepted and left aside. Validated by the one
+ * loader: every error names the file and the key.
  */
-import { ConfigError, describeValue } from '../config/config-error.js';
-import { parseConfigSections, parseRuleOverrides } from '../config/rule-overrides.js';
+import { resolveServiceConfig, type ServiceConfig } from '../config/service-config.js';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
-import { identityLabels } from '../diagnosis/identity.js';
 import type { QueryScope } from './query-scope.js';
-import { parseSelector, SelectorError } from './selector.js';
 
 export type GenerateConfig = {
   readonly overrides: RuleOverrides;
   readonly scope: QueryScope;
   /** Set when the file sets it; `generateArtifacts` reads recordings by default. */
   readonly dashboardsReadRecordings?: boolean;
+  /** Set when the file or the flag sets it; `generateArtifacts` has its default. */
+  readonly runbookBaseUrl?: string;
 };
 
-const KEYS = ['selector', 'clusterLabel', 'namespaceLabel', 'dashboardsReadRecordings', 'rules'] as const;
-const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The parts of a resolved configuration `generate` uses. */
+export function generateConfigOf(config: ServiceConfig): GenerateConfig {
+  return {
+    overrides: config.overrides,
+    scope: config.scope,
+    ...(config.dashboardsReadRecordings !== undefined
+      ? { dashboardsReadRecordings: config.dashboardsReadRecordings }
+      : {}),
+    ...(config.origins.runbookBaseUrl !== undefined ? { runbookBaseUrl: config.runbookBaseUrl } : {}),
+  };
+}
 
+/** The text of a configuration file, as `generate --config` reads it; `source` names it in errors. */
 export function parseGenerateConfig(text: string, source: string): GenerateConfig {
-  const top = parseConfigSections(text, source, KEYS);
-  const overrides = parseRuleOverrides(top.rules, `${source}: rules`);
-  let scope: QueryScope = {};
-  if (top.selector !== undefined && top.selector !== null) {
-    if (typeof top.selector !== 'string') {
-      throw new ConfigError(
-        `${source}: selector: expected label matchers as a string such as 'job=~"my-operator.*"', got ${describeValue(top.selector)}`,
-      );
-    }
-    try {
-      const matchers = parseSelector(top.selector);
-      if (matchers.length > 0) scope = { ...scope, selector: matchers };
-    } catch (error) {
-      if (error instanceof SelectorError) throw new ConfigError(`${source}: selector: ${error.message}`);
-      throw error;
-    }
-  }
-  const reserved = identityLabels('queue');
-  for (const key of ['clusterLabel', 'namespaceLabel'] as const) {
-    const value = top[key];
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'string' || !LABEL_NAME.test(value)) {
-      throw new ConfigError(
-        `${source}: ${key}: expected a label name such as ${key === 'clusterLabel' ? 'cluster' : 'namespace'}, got ${describeValue(value)}`,
-      );
-    }
-    if (reserved.includes(value)) {
-      throw new ConfigError(`${source}: ${key}: ${value} already identifies a queue (${reserved.join(', ')})`);
-    }
-    scope = { ...scope, [key]: value };
-  }
-  if (scope.clusterLabel !== undefined && scope.clusterLabel === scope.namespaceLabel) {
-    throw new ConfigError(`${source}: namespaceLabel: the same label as clusterLabel (${scope.clusterLabel})`);
-  }
-  const readRecordings = top.dashboardsReadRecordings;
-  if (readRecordings === undefined || readRecordings === null) return { overrides, scope };
-  if (typeof readRecordings !== 'boolean') {
-    throw new ConfigError(
-      `${source}: dashboardsReadRecordings: expected true or false, got ${describeValue(readRecordings)}`,
-    );
-  }
-  return { overrides, scope, dashboardsReadRecordings: readRecordings };
+  return generateConfigOf(resolveServiceConfig({ flags: {}, env: {}, file: { path: source, text } }));
 }

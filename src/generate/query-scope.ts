@@ -1,20 +1,13 @@
 /**
- * Where the generated queries look, from `generate --config`: the fleet selector (label matchers added to
+ * Where the generated queries look, from the configuration (`QueryScope`, promql/query-scope.ts): the fleet selector (label matchers added to
  * every raw selector of the recording rules, alerts and dashboards) and the target labels that name a
  * target's cluster and namespace (kept in the recorded series and the alerts' labels, grouped by in the
  * Alertmanager example, offered as dashboard variables). None of them by default.
  */
 import { type IdentityOptions, type IdentityScope, identityLabels } from '../diagnosis/identity.js';
-import type { LabelMatcher } from '../promql/expr.js';
+import type { QueryScope } from '../promql/query-scope.js';
 
-export type QueryScope = {
-  /** Matchers added to every raw selector, e.g. `job=~"my-operator.*"`. */
-  readonly selector?: readonly LabelMatcher[];
-  /** The target label that names a target's cluster, e.g. `cluster`. */
-  readonly clusterLabel?: string;
-  /** The target label that names a target's namespace, e.g. `namespace`. */
-  readonly namespaceLabel?: string;
-};
+export type { QueryScope };
 
 /** The placement labels of the scope, coarsest first, for `identity.ts`. */
 export function identityOptions(scope: QueryScope = {}): IdentityOptions {

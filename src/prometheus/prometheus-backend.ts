@@ -8,13 +8,17 @@
  * the server: every label set coming back, from `seriesLabels` and from `evaluate` alike, that carries
  * neither label gets `instance="<targetName>"` (default `prometheusTargetName(url)`), so the engine's queue
  * identities, target keys and `targetName()` all see that one target and never `unknown`. Label sets with
- * `job` or `instance` are returned as the server sent them. Nothing is added to the PromQL: the label
- * only names what came back.
+ * `job` or `instance` are returned as the server sent them. Nothing is added to the PromQL for this: the
+ * label only names what came back.
+ *
+ * Contract (fleet selector): the `selector` matchers (the configuration's `selector:`) are added to every raw
+ * selector of every query and to every series lookup, as the generated rules add them (`renderPromQL`'s
+ * `extraMatchers`): the diagnoses see only the selected series.
  */
 import { labelValue, makeLabels } from '../exposition/labels.js';
 import { LABEL } from '../metrics/names.js';
 import type { DiagnosisBackend } from '../promql/backend.js';
-import type { Expr } from '../promql/expr.js';
+import { type Expr, type LabelMatcher, selector as selectorExpr } from '../promql/expr.js';
 import { renderPromQL } from '../promql/render.js';
 import type { InstantVector, Labels, VectorSample } from '../promql/vector.js';
 import type { PrometheusClient } from './prometheus-api.js';
@@ -22,6 +26,8 @@ import type { PrometheusClient } from './prometheus-api.js';
 export type PrometheusBackendOptions = {
   /** The `instance` given to label sets without `job` and `instance`; see the module contract. */
   readonly targetName: string;
+  /** Matchers added to every selector; see the module contract. None by default. */
+  readonly selector?: readonly LabelMatcher[];
 };
 
 /**
@@ -40,13 +46,14 @@ export function prometheusTargetName(url: string): string {
 
 export function createPrometheusBackend(client: PrometheusClient, options: PrometheusBackendOptions): DiagnosisBackend {
   const fallback = options.targetName;
+  const extraMatchers = options.selector ?? [];
   const named = (labels: Labels): Labels =>
     labelValue(labels, LABEL.job) === undefined && labelValue(labels, LABEL.instance) === undefined
       ? makeLabels([...Object.entries(labels), [LABEL.instance, fallback]])
       : labels;
   return {
     async evaluate(expr: Expr, timesMs: readonly number[], signal?: AbortSignal): Promise<InstantVector[]> {
-      const query = renderPromQL(expr);
+      const query = renderPromQL(expr, { extraMatchers });
       const first = timesMs[0];
       const last = timesMs[timesMs.length - 1];
       if (first === undefined || last === undefined) return [];
@@ -70,7 +77,8 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
       return vectors;
     },
     async seriesLabels(metric, fromMs, toMs, signal) {
-      return (await client.series([metric], fromMs / 1000, toMs / 1000, { signal })).map(named);
+      const match = renderPromQL(selectorExpr(metric), { extraMatchers });
+      return (await client.series([match], fromMs / 1000, toMs / 1000, { signal })).map(named);
     },
   };
 }

@@ -17,20 +17,20 @@
  *   only in the demo.
  */
 
-import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/config-error.js';
 import type { ServiceConfig } from '../config/service-config.js';
+import { isFiring } from '../diagnosis/report.js';
 import { staticTargets } from '../discovery/static.js';
 import type { Target } from '../discovery/target.js';
-import { createPrometheusClient, type PrometheusClientOptions } from '../prometheus/prometheus-api.js';
+import { createPrometheusClient } from '../prometheus/prometheus-api.js';
 import { redactUrl } from '../scrape/scrape-error.js';
-import { createPrometheusSource } from '../sources/prometheus-source.js';
-import { createScrapeSource, type ScrapeSource } from '../sources/scrape-source.js';
+import { historySizing } from '../scrape/scrape-settings.js';
 import type { MetricsSource } from '../sources/source.js';
 import type { TargetProvider } from '../sources/target-provider.js';
 import { History } from '../store/history.js';
 import { createDiagnosisService, type DiagnosisService, type EvaluationOutcome } from './diagnosis-service.js';
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
+import { prometheusClientOptions, prometheusSourceFor, readSecret, scrapeSourceFor } from './source-factory.js';
 import {
   createPrometheusStatus,
   type DiscoveryView,
@@ -104,23 +104,8 @@ export async function createServiceRuntime(
 
     if (config.source.kind === 'prometheus') {
       const s = config.source;
-      const clientOptions: PrometheusClientOptions = {
-        url: s.url,
-        timeoutMs: s.timeoutMs,
-        headers: s.headers,
-        ...(config.scrape.bearerTokenFile !== undefined ? { bearerTokenFile: config.scrape.bearerTokenFile } : {}),
-        ...(config.scrape.caFile !== undefined ? { caFile: config.scrape.caFile } : {}),
-        ...(config.scrape.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
-        ...(s.basicAuth !== undefined
-          ? {
-              basicAuth: {
-                username: s.basicAuth.username,
-                password: await readSecret(config, 'prometheus.basicAuth.passwordFile', s.basicAuth.passwordFile),
-              },
-            }
-          : {}),
-      };
-      source = createPrometheusSource(clientOptions);
+      const clientOptions = await prometheusClientOptions(config, s);
+      source = prometheusSourceFor(config, clientOptions);
       cleanups.push(() => source.close());
       const status: PrometheusStatus = createPrometheusStatus(
         createPrometheusClient(clientOptions),
@@ -134,10 +119,7 @@ export async function createServiceRuntime(
         status.start();
       };
     } else {
-      const history = new History({
-        retentionMs: config.scrape.retentionMs,
-        maxSamplesPerSeries: Math.ceil(config.scrape.retentionMs / config.scrape.intervalMs) + 1,
-      });
+      const history = new History(historySizing(config.scrape));
       const persistence =
         config.stateDir === undefined
           ? undefined
@@ -216,38 +198,20 @@ export async function createServiceRuntime(
         currentTargets = () => list;
       }
 
-      let scrapeSource: ScrapeSource;
-      try {
-        scrapeSource = createScrapeSource({
-          targets: provider,
-          intervalMs: config.scrape.intervalMs,
-          history,
-          ...(config.scrape.timeoutMs !== undefined ? { timeoutMs: config.scrape.timeoutMs } : {}),
-          ...(config.scrape.maxBytes !== undefined ? { maxBytes: config.scrape.maxBytes } : {}),
-          ...(config.scrape.concurrency !== undefined ? { concurrency: config.scrape.concurrency } : {}),
-          ...(config.scrape.seriesLimit !== undefined ? { seriesLimit: config.scrape.seriesLimit } : {}),
-          ...(config.scrape.labelValueLimit !== undefined ? { labelValueLimit: config.scrape.labelValueLimit } : {}),
-          ...(config.scrape.labelLimit !== undefined ? { labelLimit: config.scrape.labelLimit } : {}),
-          ...(config.scrape.queueLimit !== undefined ? { queueLimit: config.scrape.queueLimit } : {}),
-          ...(config.scrape.bearerTokenFile !== undefined ? { bearerTokenFile: config.scrape.bearerTokenFile } : {}),
-          ...(config.scrape.caFile !== undefined ? { caFile: config.scrape.caFile } : {}),
-          ...(config.scrape.insecureSkipVerify ? { insecureSkipVerify: true } : {}),
-          onScrape: (event) => {
-            const target = targetNameOf(event.target);
-            metrics.scrape({
-              target,
-              durationMs: event.durationMs,
-              ok: event.ok,
-              ...(event.errorCode !== undefined ? { errorCode: event.errorCode } : {}),
-            });
-            if (!event.ok)
-              log.warn({ target, url: redactUrl(event.target.url), code: event.errorCode }, 'scrape failed');
-          },
-        });
-      } catch (error) {
-        if (error instanceof RangeError) throw new ConfigError(`scrape: ${error.message}`);
-        throw error;
-      }
+      const scrapeSource = scrapeSourceFor(config, {
+        targets: provider,
+        history,
+        onScrape: (event) => {
+          const target = targetNameOf(event.target);
+          metrics.scrape({
+            target,
+            durationMs: event.durationMs,
+            ok: event.ok,
+            ...(event.errorCode !== undefined ? { errorCode: event.errorCode } : {}),
+          });
+          if (!event.ok) log.warn({ target, url: redactUrl(event.target.url), code: event.errorCode }, 'scrape failed');
+        },
+      });
       cleanups.push(() => scrapeSource.close());
       source = scrapeSource;
       metrics.read({
@@ -314,29 +278,15 @@ export async function createServiceRuntime(
 function logEvaluation(log: RuntimeLogger, outcome: EvaluationOutcome, first: boolean): void {
   const report = outcome.report;
   if (report === undefined) return;
-  const findings = report.queues.reduce((n, q) => n + q.findings.length, 0);
+  const count = (status: string) => report.queues.filter((q) => q.status === status).length;
   const entry = {
     queues: report.queues.length,
-    findings,
+    findings: report.queues.reduce((n, q) => n + q.findings.filter(isFiring).length, 0),
+    pending: count('pending'),
+    unknown: count('unknown'),
     errors: report.errors.length,
     ms: Math.round(outcome.durationMs),
   };
   if (first) log.info(entry, 'first evaluation finished; ready');
   else log.debug(entry, 'evaluation finished');
-}
-
-/** Reads a token or password file; an unreadable or empty file is a configuration error naming its key. */
-async function readSecret(config: ServiceConfig, key: string, file: string): Promise<string> {
-  const where = config.origins[key] ?? key;
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError(
-      `${where}: cannot read ${JSON.stringify(file)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
-  const secret = text.trim();
-  if (secret === '') throw new ConfigError(`${where}: ${JSON.stringify(file)} is empty`);
-  return secret;
 }

@@ -14,23 +14,11 @@ import { labelValue } from '../exposition/labels.js';
 import type { ParsedPage } from '../exposition/parsed-page.js';
 import { LABEL, WORKQUEUE } from '../metrics/names.js';
 
-/**
- * Longest label value accepted in a kept series, in characters, like Prometheus's `label_value_length_limit`:
- * queue, controller and target names are short; a huge value would be stored in every sample's series and
- * carried into ids and reports.
- */
-export const DEFAULT_SCRAPE_LABEL_VALUE_LIMIT = 1024;
-/**
- * Most labels on one kept series (before the target's own are added), like Prometheus's `label_limit`: the
- * work-queue, controller-runtime and REST-client series carry one to five.
- */
-export const DEFAULT_SCRAPE_LABEL_LIMIT = 30;
-/**
- * Most work queues on one target: a controller process runs one queue per controller, a few dozen even in
- * kube-controller-manager; 250 queues and their series (about 35 each, 47 with controller-runtime's) fit the
- * default series limit.
- */
-export const DEFAULT_SCRAPE_QUEUE_LIMIT = 250;
+export {
+  DEFAULT_SCRAPE_LABEL_LIMIT,
+  DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
+  DEFAULT_SCRAPE_QUEUE_LIMIT,
+} from '../scrape/scrape-settings.js';
 
 export interface PageLimits {
   readonly labelValueLimit: number;

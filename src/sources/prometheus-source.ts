@@ -1,18 +1,22 @@
 /**
  * Prometheus mode: signals and conditions are evaluated by a Prometheus-compatible server. Series without
  * `job` and `instance` form one target named after the server's URL, credentials removed
- * (`prometheusTargetName`).
+ * (`prometheusTargetName`). The fleet selector, when given, restricts every query (prometheus-backend.ts).
  */
 
 import { createPrometheusClient, type PrometheusClientOptions } from '../prometheus/prometheus-api.js';
 import { createPrometheusBackend, prometheusTargetName } from '../prometheus/prometheus-backend.js';
+import type { LabelMatcher } from '../promql/expr.js';
 import type { MetricsSource } from './source.js';
 
-export function createPrometheusSource(options: PrometheusClientOptions): MetricsSource {
+export function createPrometheusSource(
+  options: PrometheusClientOptions,
+  selector: readonly LabelMatcher[] = [],
+): MetricsSource {
   const client = createPrometheusClient(options);
   return {
     kind: 'prometheus',
-    backend: createPrometheusBackend(client, { targetName: prometheusTargetName(options.url) }),
+    backend: createPrometheusBackend(client, { targetName: prometheusTargetName(options.url), selector }),
     targets: () => [],
     dataRange: () => undefined,
     close: async () => {},

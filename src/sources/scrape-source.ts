@@ -48,21 +48,27 @@ import type { ScrapeErrorCode } from '../scrape/scrape-error.js';
 import { redactUrl, urlCredentials, withoutCredentials } from '../scrape/scrape-error.js';
 import { createScrapeScheduler } from '../scrape/scrape-scheduler.js';
 import {
+  DEFAULT_SCRAPE_CONCURRENCY,
+  DEFAULT_SCRAPE_INTERVAL_MS,
+  DEFAULT_SCRAPE_LABEL_LIMIT,
+  DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
+  DEFAULT_SCRAPE_MAX_BYTES,
+  DEFAULT_SCRAPE_QUEUE_LIMIT,
+  DEFAULT_SCRAPE_SERIES_LIMIT,
+  defaultScrapeTimeoutMs,
+  historySizing,
+  MAX_DEFAULT_SCRAPE_TIMEOUT_MS,
+  type ScrapeSettings,
+} from '../scrape/scrape-settings.js';
+import {
   newTargetHealth,
   recordScrapeFailure,
   recordScrapeSuccess,
   recordSkippedScrape,
   type TargetHealth,
 } from '../scrape/target-health.js';
-import { DEFAULT_SCRAPE_INTERVAL_MS, History } from '../store/history.js';
-import {
-  DEFAULT_SCRAPE_LABEL_LIMIT,
-  DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
-  DEFAULT_SCRAPE_QUEUE_LIMIT,
-  labelLimitDetail,
-  type PageLimits,
-  queueLimitViolation,
-} from './page-limits.js';
+import { History } from '../store/history.js';
+import { labelLimitDetail, type PageLimits, queueLimitViolation } from './page-limits.js';
 import type { MetricsSource } from './source.js';
 import { isDynamicProvider, labelSignature, scrapeLabels, type TargetProvider } from './target-provider.js';
 import { type TargetState, targetName } from './target-state.js';
@@ -70,22 +76,16 @@ import { type TargetState, targetName } from './target-state.js';
 export type { DynamicTargetProvider, TargetProvider } from './target-provider.js';
 
 export {
+  DEFAULT_SCRAPE_CONCURRENCY,
   DEFAULT_SCRAPE_INTERVAL_MS,
   DEFAULT_SCRAPE_LABEL_LIMIT,
   DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
+  DEFAULT_SCRAPE_MAX_BYTES,
   DEFAULT_SCRAPE_QUEUE_LIMIT,
+  DEFAULT_SCRAPE_SERIES_LIMIT,
+  MAX_DEFAULT_SCRAPE_TIMEOUT_MS,
 };
-export const MAX_DEFAULT_SCRAPE_TIMEOUT_MS = 10_000;
-export const DEFAULT_SCRAPE_MAX_BYTES = 32 * 1024 * 1024;
-export const DEFAULT_SCRAPE_CONCURRENCY = 8;
-/**
- * Distinct series of the diagnostic families one target's page may hold, like Prometheus's `sample_limit`. Each
- * series held for the 30-minute retention costs about 3 KiB (121 samples of 16 bytes, its record and labels):
- * 10,000 series are about 30 MiB, within the sidecar's memory limit (192 MiB) beside the service's own ~75 MiB
- * and an evaluation's working set. A controller process with 200 controllers exposes about 9,500; a larger
- * manager is diagnosed by the standalone service with a raised limit.
- */
-export const DEFAULT_SCRAPE_SERIES_LIMIT = 10_000;
+
 /** A target's last success must be this many intervals older than its last failure to count as down. */
 const ERROR_AFTER_INTERVALS = 1.5;
 /** `History.prune` runs at most this often. */
@@ -120,28 +120,13 @@ export interface ScrapeEvent {
   readonly bytes: number;
 }
 
-export interface ScrapeSourceOptions {
+/**
+ * The scrape settings (each unset one at its default in scrape/scrape-settings.ts: `ScrapeSettings` spreads in
+ * as it is) and what the source is wired to.
+ */
+export interface ScrapeSourceOptions extends Partial<ScrapeSettings> {
   readonly targets: TargetProvider;
-  /** Default 15 s. */
-  readonly intervalMs?: number;
-  /** Bound on one fetch. Default min(10 s, 0.8 × interval); must be below the interval. */
-  readonly timeoutMs?: number;
-  /** Bound on the uncompressed page. Default 32 MiB. */
-  readonly maxBytes?: number;
-  /** Scrapes running at once. Default 8. */
-  readonly concurrency?: number;
-  /** Distinct series of the diagnostic families per page; a page over it fails. Default `DEFAULT_SCRAPE_SERIES_LIMIT`. */
-  readonly seriesLimit?: number;
-  /** Longest label value of a kept series, in characters; a page over it fails. Default `DEFAULT_SCRAPE_LABEL_VALUE_LIMIT`. */
-  readonly labelValueLimit?: number;
-  /** Most labels on a kept series; a page over it fails. Default `DEFAULT_SCRAPE_LABEL_LIMIT`. */
-  readonly labelLimit?: number;
-  /** Most work queues on a page; a page over it fails. Default `DEFAULT_SCRAPE_QUEUE_LIMIT`. */
-  readonly queueLimit?: number;
-  readonly bearerTokenFile?: string;
-  readonly caFile?: string;
-  readonly insecureSkipVerify?: boolean;
-  /** Default: a new `History` with its default (30 minute) retention. */
+  /** Default: a new `History` holding `retentionMs` (default 30 minutes) of scrapes every `intervalMs`. */
   readonly history?: History;
   /** Scrape times come from here (default `Date.now`); durations are always real time. */
   readonly clock?: { now(): number };
@@ -196,7 +181,7 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
   if (!(Number.isFinite(intervalMs) && intervalMs > 0)) {
     throw new RangeError(`scrape interval must be a positive number of milliseconds, got ${intervalMs}`);
   }
-  const timeoutMs = options.timeoutMs ?? Math.min(MAX_DEFAULT_SCRAPE_TIMEOUT_MS, 0.8 * intervalMs);
+  const timeoutMs = options.timeoutMs ?? defaultScrapeTimeoutMs(intervalMs);
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
     throw new RangeError(`scrape timeout must be a positive number of milliseconds, got ${timeoutMs}`);
   }
@@ -222,7 +207,11 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
     bearerTokenFile === undefined ? [] : [await readTokenFile(bearerTokenFile).catch(() => '')];
   const concurrency = options.concurrency ?? DEFAULT_SCRAPE_CONCURRENCY;
   const scheduler = createScrapeScheduler({ concurrency });
-  const history = options.history ?? new History();
+  const history =
+    options.history ??
+    (options.retentionMs === undefined
+      ? new History()
+      : new History(historySizing({ intervalMs, retentionMs: options.retentionMs })));
   const clock = options.clock ?? { now: Date.now };
   const removeAfterMs = options.removeAfterMs ?? history.retentionMs;
   if (!(removeAfterMs >= 0)) throw new RangeError(`removeAfterMs must not be negative, got ${removeAfterMs}`);

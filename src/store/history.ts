@@ -45,6 +45,7 @@ import {
 } from '../exposition/labels.js';
 import type { ParsedPage } from '../exposition/parsed-page.js';
 import { detachString } from '../exposition/series-table.js';
+import { DEFAULT_RETENTION_MS, DEFAULT_SCRAPE_INTERVAL_MS } from '../scrape/scrape-settings.js';
 import { type AppendCounts, type AppendReport, countAppend, newAppendCounts } from './append-report.js';
 import { type ChangeReader, ChangeWatermarks } from './change-watermarks.js';
 import { eachInSlices, rangeInSlices, type Slicing } from './event-loop-slices.js';
@@ -68,9 +69,7 @@ import { pageKeyHash, type SeriesRecord, TargetState } from './target-state.js';
 
 export type { AppendReport, InstantSample, SeriesQueries, SeriesSelector, SeriesView };
 
-export const DEFAULT_RETENTION_MS = 30 * 60_000;
-/** Prometheus's default scrape interval: the scraper's, the simulator's recordings' and the store's sizing default. */
-export const DEFAULT_SCRAPE_INTERVAL_MS = 15_000;
+export { DEFAULT_RETENTION_MS, DEFAULT_SCRAPE_INTERVAL_MS };
 /** 30 minutes at 15 s, both ends included. */
 export const DEFAULT_MAX_SAMPLES_PER_SERIES = DEFAULT_RETENTION_MS / DEFAULT_SCRAPE_INTERVAL_MS + 1;
 export const DEFAULT_LOOKBACK_DELTA_MS = 5 * 60_000;

@@ -2,6 +2,7 @@
  * `serve`'s configuration: defaults, precedence flags > environment > file (per setting, and for the
  * source as a whole), every bad value named with where it came from and its key, the file format.
  */
+
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { type ConfigInputs, loadServiceConfig, resolveServiceConfig } from '../.
 import { DEFAULT_TARGET } from '../../src/config/service-defaults.js';
 import { flagName, SETTINGS } from '../../src/config/service-settings.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../../src/diagnosis/runbook.js';
+import { DEFAULT_SCRAPE_SETTINGS } from '../../src/scrape/scrape-settings.js';
 import { parseDuration } from '../../src/util/duration.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wqd-config-'));
@@ -43,7 +45,8 @@ describe('defaults', () => {
     expect(config.source).toEqual({ kind: 'targets', urls: [DEFAULT_TARGET] });
     expect(config.listen).toEqual({ host: '0.0.0.0', port: 9808 });
     expect(config.listenGiven).toBe(false);
-    expect(config.scrape).toEqual({ intervalMs: 15_000, retentionMs: 1_800_000, insecureSkipVerify: false });
+    expect(config.scrape).toEqual(DEFAULT_SCRAPE_SETTINGS);
+    expect(config.scrape).toMatchObject({ intervalMs: 15_000, retentionMs: 1_800_000, insecureSkipVerify: false });
     expect(config.evaluation).toEqual({ intervalMs: 15_000 });
     expect(config.logLevel).toBe('info');
     expect(config.runbookBaseUrl).toBe(DEFAULT_RUNBOOK_BASE_URL);
@@ -179,6 +182,8 @@ describe('bad values are named with their key', () => {
     logLevel: { file: 'loud', env: 'verbose', flag: 'chatty' },
     headers: { file: 'x', flag: ['no colon'] },
     scheme: { file: 'ftp' },
+    selector: { file: 'job=', env: '{job="x"', flag: 'job' },
+    labelName: { file: 'my-cluster' },
   };
 
   for (const setting of SETTINGS) {

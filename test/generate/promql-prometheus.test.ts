@@ -14,7 +14,7 @@ import { diagnose } from '../../src/diagnosis/engine.js';
 import type { Report } from '../../src/diagnosis/report.js';
 import { generateArtifacts } from '../../src/generate/artifacts.js';
 import type { QueryScope } from '../../src/generate/query-scope.js';
-import { parseSelector } from '../../src/generate/selector.js';
+import { parseSelector } from '../../src/promql/selector.js';
 import { DOCTOR, LABEL, WORKQUEUE } from '../../src/metrics/names.js';
 import { DEFAULT_START_MS, runVirtual } from '../../src/simulate/index.js';
 import type { GroundTruth } from '../../src/simulate/model.js';

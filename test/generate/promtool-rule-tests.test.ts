@@ -19,7 +19,7 @@ import { parseExposition } from '../../src/exposition/parser.js';
 import { generateArtifacts } from '../../src/generate/artifacts.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
 import type { QueryScope } from '../../src/generate/query-scope.js';
-import { parseSelector } from '../../src/generate/selector.js';
+import { parseSelector } from '../../src/promql/selector.js';
 import { DEFAULT_JOB, type Flavor, type GroundTruth, runVirtual, SCENARIO_NAMES } from '../../src/simulate/index.js';
 import { tempDir } from '../simulate/helpers.js';
 import { requireTool } from '../support/prometheus.js';
@@ -30,7 +30,7 @@ import {
   promtoolRuleTest,
   promtoolTestYaml,
   seriesValues,
-} from '../support/promtool-tests.js';
+} from '../../src/generate/promtool-tests.js';
 import { alertRulesOf, filesByPath, ruleFileOf, runTool } from './helpers.js';
 
 const SEED = 1;

@@ -1,11 +1,11 @@
 /**
- * The fleet selector of `generate --config`: PromQL label matchers, e.g. `job=~"my-operator.*"` or
+ * The fleet selector of the configuration (`selector:`): PromQL label matchers, e.g. `job=~"my-operator.*"` or
  * `{namespace="system", job!="kube-controller-manager"}`, added to every selector the generated recording
  * rules, alerts and dashboards read. Parsed strictly: label names as PromQL spells them, the four matcher
  * operators, double- or single-quoted values with Go's escapes, regular expressions that compile; anything
  * else is an error naming what was wrong.
  */
-import type { LabelMatcher } from '../promql/expr.js';
+import type { LabelMatcher } from './expr.js';
 
 export class SelectorError extends Error {}
 

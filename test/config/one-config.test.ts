@@ -1,0 +1,85 @@
+/**
+ * One configuration file for every command: `deploy/config-example.yaml` (which exercises every section) is
+ * accepted by serve (its configuration entry point), diagnose, calibrate and generate; a key no command knows
+ * is still rejected with the file, the dotted key and the valid keys; the fleet selector and the scrape
+ * settings reach what each command builds.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadServiceConfig } from '../../src/config/service-config.js';
+import { DEFAULT_SCRAPE_SETTINGS } from '../../src/scrape/scrape-settings.js';
+import { runCli } from '../support/cli.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const EXAMPLE = join(ROOT, 'deploy/config-example.yaml');
+const work = mkdtempSync(join(tmpdir(), 'wqd-one-config-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('deploy/config-example.yaml serves every command', () => {
+  it('serve: the configuration serve loads has every section', async () => {
+    const config = await loadServiceConfig({ config: EXAMPLE }, {});
+    expect(config.scope.selector).toEqual([{ label: 'job', op: '=~', value: '.+' }]);
+    expect(config.scope.clusterLabel).toBe('cluster');
+    expect(config.scope.namespaceLabel).toBe('namespace');
+    expect(config.dashboardsReadRecordings).toBe(true);
+    expect(config.overrides.queues?.length).toBeGreaterThan(0);
+    expect(config.scrape.seriesLimit).toBe(DEFAULT_SCRAPE_SETTINGS.seriesLimit);
+  });
+
+  it('diagnose --config', async () => {
+    const recording = join(ROOT, 'test/fixtures/client-go/controller-runtime-hotloop.prom');
+    const result = await runCli('diagnose', '--recording', recording, '--config', EXAMPLE, '-o', 'json');
+    expect(result.stderr).not.toMatch(/unknown key|config/);
+    expect(() => JSON.parse(result.stdout)).not.toThrow();
+  });
+
+  it('calibrate --config', async () => {
+    const result = await runCli('calibrate', '--config', EXAMPLE, '--scenario', 'healthy', '--seeds', '1');
+    expect(result.stderr).not.toMatch(/unknown key|config-example/);
+    expect(result.stdout).toMatch(/1 runs/);
+  }, 120_000);
+
+  it('generate --config', async () => {
+    const result = await runCli('generate', '--config', EXAMPLE, '--out', join(work, 'generated'));
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const rules = readFileSync(join(work, 'generated/alerts/workqueue-doctor.rules.yaml'), 'utf8');
+    expect(rules).toContain('job=~".+"');
+  });
+});
+
+describe('a key no command knows', () => {
+  it.each([
+    ['diagnose', '--recording', 'x.om'],
+    ['generate', '--out', 'x'],
+    ['calibrate', '--seeds', '1'],
+  ])('%s names the file, the key and the valid keys', async (command, ...rest) => {
+    const bad = join(work, 'bad.yaml');
+    writeFileSync(bad, 'scrape:\n  seriesLimitt: 5\n');
+    const result = await runCli(command, ...rest, '--config', bad);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/bad\.yaml: scrape\.seriesLimitt: unknown key; expected one of .*seriesLimit/);
+  });
+});
+
+describe('every command sets every scrape limit', () => {
+  it('diagnose takes the limits from flags and the file (flags win)', async () => {
+    const file = join(work, 'limits.yaml');
+    writeFileSync(file, 'scrape:\n  seriesLimit: 7\n  queueLimit: 9\n');
+    // A limit of 7 series refuses any controller's page: the one target cannot be read.
+    const result = await runCli(
+      'diagnose',
+      '--target',
+      'http://127.0.0.1:9/metrics',
+      '--config',
+      file,
+      '--scrape-series-limit',
+      '0',
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--scrape-series-limit: expected an integer/);
+  });
+});
