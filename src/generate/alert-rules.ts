@@ -5,6 +5,7 @@
  * measured values filled in by Prometheus at evaluation time.
  */
 
+import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { ruleIdentityScope } from '../diagnosis/rule.js';
 import { runbookUrl } from '../diagnosis/runbook.js';
 import { signal } from '../diagnosis/signals.js';
@@ -37,17 +38,22 @@ export type AlertRuleOptions = {
   readonly runbookBaseUrl: string;
   /** The fleet selector and placement labels; none by default. */
   readonly scope?: QueryScope;
+  /** The configuration's overrides: its `queues:` give queues their own alerts (recording-rules.ts). */
+  readonly overrides?: RuleOverrides;
 };
 
 export function alertRuleFile(analyses: readonly RuleAnalysis[], options: AlertRuleOptions): RuleFile {
   const scope = options.scope ?? {};
-  const plan = recordingPlan(analyses, scope);
+  const plan = recordingPlan(analyses, scope, options.overrides);
   return {
     groups: [
       {
         name: options.groupName,
         interval: formatDuration(options.evaluationIntervalMs),
-        rules: [...plan.rules, ...analyses.map((a) => alertingRule(a, plan, scope, options.runbookBaseUrl))],
+        rules: [
+          ...plan.rules,
+          ...plan.alerts.map((alert) => alertingRule(alert.analysis, alert.expr, plan, scope, options.runbookBaseUrl)),
+        ],
       },
     ],
   };
@@ -55,6 +61,7 @@ export function alertRuleFile(analyses: readonly RuleAnalysis[], options: AlertR
 
 function alertingRule(
   analysis: RuleAnalysis,
+  expr: string,
   plan: RecordingPlan,
   scope: QueryScope,
   runbookBaseUrl: string,
@@ -62,7 +69,7 @@ function alertingRule(
   const { rule, forMs } = analysis.settings;
   return {
     alert: rule.id,
-    expr: plan.alertExpr.get(rule.id) ?? '',
+    expr,
     for: formatDuration(forMs),
     labels: { [LABEL.severity]: rule.severity },
     annotations: {

@@ -15,9 +15,15 @@
  * series and the alerts read only the selected targets. Recording rules come first in the alerts' group:
  * Prometheus runs a group's rules in order at one evaluation time, so every alert reads recordings of the
  * same evaluation and fires exactly when its expression written in full would.
+ *
+ * The `queues:` section of the configuration (queue-cells.ts): a rule whose thresholds, `for` or state some
+ * entries change gets one alert per cell of queues, each the condition with the cell's settings and the cell's
+ * `name`/`controller` matchers on every series that carries those labels (queue-level series carry both,
+ * controller-level ones `controller`); silenced and disabled cells get none. Sub-conditions recorded for a
+ * cell's own thresholds are named `<level>:<alert>_queues<n>:part<m>`.
  */
-import { withPlacementLabels } from '../diagnosis/identity.js';
-import type { RuleId } from '../diagnosis/rule.js';
+import type { RuleOverrides } from '../diagnosis/catalog.js';
+import { type IdentityScope, labelsBeyond, withPlacementLabels } from '../diagnosis/identity.js';
 import { SIGNALS, type SignalDefinition, type SignalId } from '../diagnosis/signals.js';
 import {
   CONFLICT_CODE,
@@ -27,10 +33,11 @@ import {
   SUFFIX,
   WRITE_METHODS,
 } from '../metrics/names.js';
-import { childrenOf, type Expr, type LabelMatcher } from '../promql/expr.js';
+import { childrenOf, type Expr, type LabelMatcher, selector as selectorExpr } from '../promql/expr.js';
 import { formatDuration, renderPromQL } from '../promql/render.js';
-import { type RuleAnalysis, signalsIn } from './condition-analysis.js';
+import { analyseRule, type RuleAnalysis, signalsIn } from './condition-analysis.js';
 import { identityOptions, type QueryScope } from './query-scope.js';
+import { queueCells } from './queue-cells.js';
 
 /** Alert expressions, and recorded sub-conditions, are kept shorter than this many characters. */
 export const EXPRESSION_LIMIT = 300;
@@ -135,11 +142,21 @@ export function recordedName(s: SignalDefinition): string | undefined {
 
 // ---- the plan ----
 
+/** One alerting rule of the plan: a rule's condition with the settings of some queues (all, without `queues:`). */
+export type PlannedAlert = {
+  /** The analysis of the rule with the settings in force for the queues of `matchers`. */
+  readonly analysis: RuleAnalysis;
+  /** The queue matchers (`name`, `controller`) of the cell; none: every queue. */
+  readonly matchers: readonly LabelMatcher[];
+  /** The expression, over the recorded series. */
+  readonly expr: string;
+};
+
 export type RecordingPlan = {
   /** The recording rules, each after every rule it reads. */
   readonly rules: readonly RecordingRule[];
-  /** Each enabled alert's expression, over the recorded series. */
-  readonly alertExpr: ReadonlyMap<RuleId, string>;
+  /** The alerting rules, in the order of the analyses: per rule, its cells of queues (queue-cells.ts). */
+  readonly alerts: readonly PlannedAlert[];
   /** The series a signal is recorded to, when it is. */
   readonly seriesOf: (signalId: string) => string | undefined;
 };
@@ -165,7 +182,16 @@ function operands(e: Expr): Expr[] {
   return [...chain(e.lhs), ...chain(e.rhs)];
 }
 
-export function recordingPlan(analyses: readonly RuleAnalysis[], scope: QueryScope = {}): RecordingPlan {
+/** The series of `scope` carry these of the queue matchers' labels. */
+function queueLabelsOf(scope: string | undefined): readonly string[] {
+  return scope === undefined ? [] : labelsBeyond(scope as IdentityScope, 'process');
+}
+
+export function recordingPlan(
+  analyses: readonly RuleAnalysis[],
+  scope: QueryScope = {},
+  overrides: RuleOverrides = {},
+): RecordingPlan {
   const selector = scope.selector ?? [];
   const identity = identityOptions(scope);
 
@@ -187,13 +213,39 @@ export function recordingPlan(analyses: readonly RuleAnalysis[], scope: QuerySco
     });
   }
 
+  const conditions = new Map<RuleAnalysis, Expr>();
   const partSeries = new Map<Expr, string>();
+  /** The output scope of each recorded sub-condition. */
+  const partScope = new Map<string, string | undefined>();
   const replace = (e: Expr): string | undefined =>
     partSeries.get(e) ?? (e.kind === 'signal' ? signalSeries.get(e.id) : undefined);
   const render = (e: Expr): string => renderPromQL(e, { extraMatchers: selector, replace });
+  /** `e` rendered for the queues of `matchers`: each on every series that carries its label. */
+  const renderFor = (e: Expr, matchers: readonly LabelMatcher[]): string => {
+    if (matchers.length === 0) return render(e);
+    const on = (level: string | undefined) => matchers.filter((m) => queueLabelsOf(level).includes(m.label));
+    return renderPromQL(e, {
+      extraMatchers: selector,
+      replace: (node) => {
+        const part = partSeries.get(node);
+        if (part !== undefined) return renderPromQL(selectorExpr(part, on(partScope.get(part))));
+        if (node.kind !== 'signal') return undefined;
+        const level = SIGNALS.find((s) => s.id === node.id)?.scope;
+        const recorded = signalSeries.get(node.id);
+        if (recorded !== undefined) return renderPromQL(selectorExpr(recorded, on(level)));
+        // A metric read as exposed: a selector, an atom.
+        return renderPromQL(node.expr, { extraMatchers: [...selector, ...on(level)] });
+      },
+    });
+  };
 
-  const alertExpr = new Map<RuleId, string>();
-  for (const a of analyses) {
+  /**
+   * The condition of `a` with placement labels, its sub-conditions recorded until it renders shorter than the
+   * limit (once per analysis: the cells with the same settings share them).
+   */
+  const shortened = (a: RuleAnalysis, suffix: string): Expr => {
+    const known = conditions.get(a);
+    if (known !== undefined) return known;
     const { rule } = a.settings;
     let parts = 0;
     /**
@@ -210,17 +262,46 @@ export function recordingPlan(analyses: readonly RuleAnalysis[], scope: QuerySco
         if (render(e).length < EXPRESSION_LIMIT) return;
         parts += 1;
         const level = outputScope(candidate) ?? (rule.scope === 'queue' ? 'queue' : 'process');
-        const name = `${level}:${snakeCase(rule.id)}:part${parts}`;
+        const name = `${level}:${snakeCase(rule.id)}${suffix}:part${parts}`;
         rules.push({ record: name, expr: render(candidate) });
         partSeries.set(candidate, name);
+        partScope.set(name, level);
         if (render(e).length < EXPRESSION_LIMIT) return;
       }
       throw new Error(`${rule.id}: the alert expression cannot be made shorter than ${EXPRESSION_LIMIT} characters`);
     };
     const condition = withPlacementLabels(a.condition, identity);
     shorten(condition);
-    alertExpr.set(rule.id, render(condition));
+    conditions.set(a, condition);
+    return condition;
+  };
+
+  const alerts: PlannedAlert[] = [];
+  for (const a of analyses) {
+    /** Analyses by the settings they were made with, in order: the rule-wide first. */
+    const variants: RuleAnalysis[] = [a];
+    for (const cell of queueCells(a.settings.rule.id, overrides)) {
+      if (cell.silenced || !cell.settings.enabled) continue;
+      let variant = variants.find((v) => sameSettings(v, cell.settings));
+      if (variant === undefined) {
+        variant = analyseRule(cell.settings);
+        variants.push(variant);
+      }
+      const index = variants.indexOf(variant);
+      const condition = shortened(variant, index === 0 ? '' : `_queues${index}`);
+      alerts.push({ analysis: variant, matchers: cell.matchers, expr: renderFor(condition, cell.matchers) });
+    }
   }
 
-  return { rules, alertExpr, seriesOf: (id) => signalSeries.get(id) };
+  return { rules, alerts, seriesOf: (id) => signalSeries.get(id) };
+}
+
+/** Whether an analysis was made with these settings. */
+function sameSettings(a: RuleAnalysis, settings: RuleAnalysis['settings']): boolean {
+  const mine = a.settings;
+  return (
+    mine.forMs === settings.forMs &&
+    mine.enabled === settings.enabled &&
+    Object.keys(settings.thresholds).every((k) => mine.thresholds[k] === settings.thresholds[k])
+  );
 }
