@@ -77,7 +77,7 @@ describe('HighAddRateLowDepth', () => {
     expect(observation?.evidence.depthAvg?.value).toBeCloseTo(0.25, 1);
     expect(observation?.evidence.writeRate).toEqual({ value: null, unit: '1/s', missing: 'metric_absent' });
     expect(observation?.summary).toMatch(
-      /^80\/s added with an average depth of 0\.2\d* items: a self-requeue loop or a busy controller with fast syncs; the metrics cannot tell which\.$/,
+      /^80\/s added with an average depth of 0\.2\d* items, beside .* failed API requests .*: a self-requeue loop or a busy controller with fast syncs; the metrics cannot tell which\.$/,
     );
   });
 
@@ -155,6 +155,7 @@ describe('ListDraining', () => {
       'depthSlope',
       'addRate',
       'completionRate',
+      'normalPriorityDepthSlope',
       'timeToDrain',
     ]);
   });

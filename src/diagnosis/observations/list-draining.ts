@@ -1,6 +1,7 @@
 import { allOf, binary } from '../../promql/expr.js';
 import { DRAIN_SHARE } from '../capacity.js';
 import { compare, negated, scale, sig } from '../conditions.js';
+import { describeSlope, directionOf } from '../direction.js';
 import { formatNumberWithUnit, formatValue, numberOf } from '../format.js';
 import { defineObservation } from '../observation.js';
 import type { SignalSnapshot } from '../rule.js';
@@ -30,27 +31,35 @@ export const listDraining = defineObservation({
       compare('depth', '>=', t.minDepth),
       binary('<=', sig('depthSlope'), scale('completionRate', negated(t.drainShare))),
     ),
-  evidence: ['depth', 'depthSlope', 'addRate', 'completionRate'],
+  evidence: ['depth', 'depthSlope', 'addRate', 'completionRate', 'normalPriorityDepthSlope'],
   derivedTitles: { timeToDrain: 'Time to drain' },
   derive: (signals) => ({ timeToDrain: timeToDrain(signals) }),
   text: {
     summary: ({ signals }) => {
-      const slope = numberOf(signals.depthSlope);
-      const draining = slope !== undefined && slope < 0;
-      return draining
-        ? `A list of ${formatValue(signals.depth)} is draining at ${formatNumberWithUnit(-slope, '1/s')}: empty in about ${formatValue(signals.timeToDrain)}.`
-        : `A list of ${formatValue(signals.depth)} is waiting; its depth is no longer falling (${formatValue(signals.depthSlope)}).`;
+      if (directionOf(signals.depthSlope) !== 'falling')
+        return `A list of ${formatValue(signals.depth)} is waiting; its depth is no longer falling (${describeSlope(signals.depthSlope)}).`;
+      const falling = `A list of ${formatValue(signals.depth)} is draining at ${formatNumberWithUnit(-(numberOf(signals.depthSlope) ?? 0), '1/s')}`;
+      // Real changes are served first: while their depth grows, the list falls only as they lift its keys.
+      if (directionOf(signals.normalPriorityDepthSlope) === 'growing')
+        return `${falling}, but the depth at priority 0 and above is ${describeSlope(signals.normalPriorityDepthSlope)}: the queue will not empty while real changes back up.`;
+      return `${falling}: empty in about ${formatValue(signals.timeToDrain)}.`;
     },
     meaning:
       'Many keys are waiting, but the workers finish them faster than new ones arrive and the depth is falling: a start-up list, a resync or a rollout being worked off. It is not a backlog and needs no action if it empties; keys at the end of the list wait until then. The metrics cannot tell whether it will empty before the next burst: if it keeps reappearing, or the time to drain is longer than changes may wait, compare the resync period and the worker count with the list size.',
   },
 });
 
-/** Depth over the rate at which it falls; no finite time while it does not fall. */
+/**
+ * Depth over the rate at which it falls; no finite time while it does not fall, nor while the depth at priority 0
+ * and above grows (those keys are served first, so the queue cannot empty).
+ */
 function timeToDrain(signals: SignalSnapshot): SignalValue {
   const depth = numberOf(signals.depth);
   const slope = numberOf(signals.depthSlope);
-  return depth !== undefined && slope !== undefined && slope < 0
+  return depth !== undefined &&
+    slope !== undefined &&
+    directionOf(signals.depthSlope) === 'falling' &&
+    directionOf(signals.normalPriorityDepthSlope) !== 'growing'
     ? { value: depth / -slope, unit: 's' }
     : { value: null, unit: 's', missing: 'insufficient_data' };
 }

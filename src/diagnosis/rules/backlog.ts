@@ -1,8 +1,9 @@
 import { allOf, anyOf, binary, type Expr } from '../../promql/expr.js';
 import { DRAIN_SHARE, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
 import { compare, negated, scale, sig } from '../conditions.js';
-import { formatNumber, formatNumberWithUnit, formatValue, numberOf, round } from '../format.js';
-import { defineRule, type SignalSnapshot, type ThresholdNodes } from '../rule.js';
+import { describeSlope, directionOf } from '../direction.js';
+import { formatNumber, formatValue, numberOf } from '../format.js';
+import { defineRule, type SignalSnapshot, type ThresholdNodes, type ThresholdValues } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
@@ -119,6 +120,7 @@ export const backlog = defineRule({
     'queueLatencyMean',
     'lowPriorityDepth',
     'lowPriorityDepthSlope',
+    'normalPriorityDepthFloor',
     'normalPriorityDepthSlope',
   ],
   derivedTitles: { timeToDrain: 'Time to drain', workersNeeded: 'Workers needed' },
@@ -127,24 +129,28 @@ export const backlog = defineRule({
     const adds = numberOf(signals.addRate);
     const completions = numberOf(signals.completionRate);
     const net = adds !== undefined && completions !== undefined ? completions - adds : undefined;
+    // The queue empties only if every level of it falls: real changes (priority 0 and above) are served first,
+    // so while their depth grows the queue never drains, however fast the low-priority list falls.
+    const draining =
+      directionOf(signals.depthSlope) === 'falling' && directionOf(signals.normalPriorityDepthSlope) !== 'growing';
     const timeToDrain =
       depth === undefined || net === undefined
         ? { value: null, unit: 's' as const, missing: 'insufficient_data' as const }
-        : net > 0
+        : draining && net > 0
           ? { value: depth / net, unit: 's' as const }
-          : // Not draining: arrivals are at or above completions; there is no finite time.
+          : // Not draining: the depth (or its part at priority 0 and above) does not fall; there is no finite time.
             { value: null, unit: 's' as const, missing: 'insufficient_data' as const };
     return { timeToDrain, workersNeeded: recommendedWorkers(signals, t.targetUtilization) };
   },
   text: {
-    summary: ({ signals }) =>
-      `Depth ${formatValue(signals.depth)}, ${depthDirection(signals)}: ${formatValue(signals.addRate)} added, ${formatValue(signals.completionRate)} finished; ${
+    summary: ({ signals, thresholds }) =>
+      `${depthNow(signals, backlogShape(signals, thresholds))}: ${formatValue(signals.addRate)} added, ${formatValue(signals.completionRate)} finished; ${
         signals.timeToDrain?.value == null ? 'not draining' : `drains in ${formatValue(signals.timeToDrain)}`
       }.`,
     meaning:
       'Keys arrive faster than the workers finish them, so the queue grows without bound and every change waits longer to be reconciled.',
-    cause: ({ signals }) =>
-      `Syncs are too slow or too few for the event rate (mean sync ${formatValue(signals.workDurationMean)}, ${formatNumber(signals.busyWorkers)} of ${formatValue(signals.maxWorkers)} busy). A burst that drains is not a backlog: this one has grown for the whole evaluation period.`,
+    cause: ({ signals, thresholds }) =>
+      `${capacityCause(signals, thresholds)} A burst that drains is not a backlog: this one did not drain in the last minute (never below ${formatValue(signals.depthFloor)}), and ${backlogEvidence(signals, backlogShape(signals, thresholds))}.`,
     fix: ({ signals, thresholds }) =>
       `Raise MaxConcurrentReconciles to about ${formatValue(signals.workersNeeded)} (Little's law at ${Math.round(thresholds.targetUtilization * 100)}% utilization), or make the sync cheaper: cache reads, avoid API calls that need no answer, batch work. Check that events are not triggered needlessly (predicates on generation or resourceVersion).`,
     confirm: [
@@ -161,12 +167,53 @@ export const backlog = defineRule({
 });
 
 /**
- * "growing 3.2/s" for a rising depth, "falling 67/s" for a falling one (a backlog at priority 0 while the
- * listed keys drain), "holding steady" for a level one (a standing backlog).
+ * Which of the backlog's clauses the evidence shows now, in the order the texts prefer them: the depth growing,
+ * the priority queue's real changes (priority 0 and above) growing while the whole depth does not, the depth
+ * rising over half an hour (batches outpacing their drain), or keys standing in a queue that holds its level.
  */
-function depthDirection(signals: SignalSnapshot): string {
-  const slope = numberOf(signals.depthSlope);
-  if (slope === undefined) return 'trend unknown';
-  if (round(slope) === '0') return 'holding steady while keys wait';
-  return slope > 0 ? `growing ${formatValue(signals.depthSlope)}` : `falling ${formatNumberWithUnit(-slope, '1/s')}`;
+type BacklogShape = 'growing' | 'priority' | 'outpaced' | 'standing';
+
+function backlogShape(signals: SignalSnapshot, t: ThresholdValues<'minGrowth'>): BacklogShape {
+  const atLeastGrowth = (id: string): boolean => (numberOf(signals[id]) ?? Number.NEGATIVE_INFINITY) >= t.minGrowth;
+  if (atLeastGrowth('depthSlope')) return 'growing';
+  if (atLeastGrowth('normalPriorityDepthSlope')) return 'priority';
+  if (atLeastGrowth('depthTrend')) return 'outpaced';
+  return 'standing';
+}
+
+/**
+ * The depth that is backing up, with its direction: the depth at priority 0 and above when that is what
+ * grows (the whole depth falls as real changes lift listed keys to priority 0), the whole depth otherwise.
+ */
+function depthNow(signals: SignalSnapshot, shape: BacklogShape): string {
+  if (shape === 'priority')
+    return `Depth at priority 0 and above ${describeSlope(signals.normalPriorityDepthSlope)} (at least ${formatValue(signals.normalPriorityDepthFloor)} over the last minute); the whole depth, ${formatValue(signals.depth)}, is ${describeSlope(signals.depthSlope)}`;
+  return `Depth ${formatValue(signals.depth)}, ${describeSlope(signals.depthSlope)}`;
+}
+
+/** What shows that keys keep waiting, by the clause that holds now. */
+function backlogEvidence(signals: SignalSnapshot, shape: BacklogShape): string {
+  switch (shape) {
+    case 'growing':
+      return `its depth is ${describeSlope(signals.depthSlope)}`;
+    case 'priority':
+      return `real changes back up: its depth at priority 0 and above is ${describeSlope(signals.normalPriorityDepthSlope)}, and they are served before any other key`;
+    case 'outpaced':
+      return `over half an hour its depth is ${describeSlope(signals.depthTrend)}: batches arrive faster than they drain`;
+    case 'standing':
+      return `keys wait ${formatValue(signals.queueLatencyMean)} on average for a sync of ${formatValue(signals.workDurationMean)}`;
+  }
+}
+
+/**
+ * Why keys wait: workers too slow or too few when they are busy (at or above the sizing target), something
+ * other than their capacity when most of them are idle.
+ */
+function capacityCause(signals: SignalSnapshot, t: ThresholdValues<'targetUtilization'>): string {
+  const busy = numberOf(signals.busyWorkers);
+  const max = numberOf(signals.maxWorkers);
+  const workers = `mean sync ${formatValue(signals.workDurationMean)}, ${formatNumber(signals.busyWorkers)} of ${formatValue(signals.maxWorkers)} busy`;
+  if (busy !== undefined && max !== undefined && max > 0 && busy / max < t.targetUtilization)
+    return `Keys wait although most workers are idle (${workers}): something other than worker capacity holds them, such as a sync that never returns holding its key, or keys the queue hands out only when nothing else is ready.`;
+  return `Syncs are too slow or too few for the event rate (${workers}).`;
 }

@@ -1,7 +1,7 @@
 import { allOf, anyOf, binary } from '../../promql/expr.js';
 import { compare, relate, scale, sig, unlessAny } from '../conditions.js';
 import { formatValue, numberOf } from '../format.js';
-import { defineRule, type RuleCase, type SignalSnapshot } from '../rule.js';
+import { defineRule, type RuleCase, type SignalSnapshot, type ThresholdValues } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
@@ -29,7 +29,7 @@ const HOT_LOOP_CASES = {
     fix: 'Write only when the status actually changed (compare before Update/Patch; no timestamps that change on every pass), and filter self-caused events with predicates such as GenerationChangedPredicate.',
   },
   'no-backoff': {
-    when: 'reconcile errors or failed API requests track the adds, and no retries are counted',
+    when: 'reconcile errors or failed API writes track the adds, and next to no retries are counted',
     cause:
       'Failing syncs are requeued with a plain Add (or Requeue without the rate limiter), so a failing key retries at once instead of backing off.',
     fix: 'Return the error to controller-runtime (or call AddRateLimited) so the key backs off exponentially; use RequeueAfter for "not ready yet".',
@@ -130,16 +130,12 @@ export const hotLoop = defineRule({
     };
   },
   text: {
-    summary: ({ signals }) =>
-      `${formatValue(signals.addRate)} added with an average depth of ${formatValue(signals.depthAvg)}: ${
-        mechanism(signals) === 'status-write'
-          ? `${formatValue(signals.writeRate)} API writes track the adds`
-          : `${formatValue(signals.reconcileErrorRate)} reconcile errors are requeued without backoff`
-      }.`,
+    summary: ({ signals, thresholds }) =>
+      `${formatValue(signals.addRate)} added with an average depth of ${formatValue(signals.depthAvg)}: ${loopEvidence(signals, thresholds).sentence}.`,
     meaning:
       'The controller wakes itself: each sync causes the next one, so the same few keys are reconciled over and over while the queue looks empty. It burns CPU and API-server capacity and can starve other work.',
-    cause: ({ signals }) => HOT_LOOP_CASES[mechanism(signals)].cause,
-    fix: ({ signals }) => HOT_LOOP_CASES[mechanism(signals)].fix,
+    cause: ({ signals, thresholds }) => HOT_LOOP_CASES[loopEvidence(signals, thresholds).mechanism].cause,
+    fix: ({ signals, thresholds }) => HOT_LOOP_CASES[loopEvidence(signals, thresholds).mechanism].fix,
     cases: [HOT_LOOP_CASES['status-write'], HOT_LOOP_CASES['no-backoff']],
     confirm: [
       { text: 'Adds are high while the depth stays near zero:', signals: ['addRate', 'depthAvg'] },
@@ -151,17 +147,39 @@ export const hotLoop = defineRule({
   },
 });
 
+type HotLoopThresholds = ThresholdValues<'minWriteRatio' | 'maxWriteRatio' | 'minErrorRatio' | 'maxRetryPerError'>;
+
 /**
- * Which of the two loop mechanisms the evidence points at: writes that track the adds and succeed are a
- * status-write loop; errors that track the adds, failed writes, or neither (keys re-added the moment their
- * sync ends) are a requeue without backoff.
+ * Which loop the evidence shows, and the sentence that says so, by the comparisons of the rule's branches in
+ * its order of proof: reconcile errors at `minErrorRatio` of the adds or more with retries at most
+ * `maxRetryPerError` of them, failed writes within the write band of the adds with retries at most
+ * `maxRetryPerError` of the adds (both: requeued without backoff), writes within the band (a status write).
+ * None of them holding now (the rule held over its `for`, the evidence is of this instant): the rates,
+ * without a claim that they track the adds.
  */
-function mechanism(signals: SignalSnapshot): 'status-write' | 'no-backoff' {
+function loopEvidence(
+  signals: SignalSnapshot,
+  t: HotLoopThresholds,
+): { mechanism: keyof typeof HOT_LOOP_CASES; sentence: string } {
   const adds = numberOf(signals.addRate) ?? 0;
+  const retries = numberOf(signals.retryRate) ?? 0;
   const errors = numberOf(signals.reconcileErrorRate);
-  const writes = numberOf(signals.writeRate) ?? 0;
-  const failed = numberOf(signals.failedWriteRate) ?? 0;
-  if (errors !== undefined && errors >= 0.5 * adds) return 'no-backoff';
-  if (failed >= 0.5 * adds) return 'no-backoff';
-  return writes >= 0.5 * adds ? 'status-write' : 'no-backoff';
+  const withinWriteBand = (rate: number | undefined): boolean =>
+    rate !== undefined && rate >= t.minWriteRatio * adds && rate <= t.maxWriteRatio * adds;
+  if (errors !== undefined && errors >= t.minErrorRatio * adds && retries <= t.maxRetryPerError * errors)
+    return {
+      mechanism: 'no-backoff',
+      sentence: `${formatValue(signals.reconcileErrorRate)} reconcile errors are requeued without backoff (${formatValue(signals.retryRate)} retries)`,
+    };
+  if (withinWriteBand(numberOf(signals.failedWriteRate)) && retries <= t.maxRetryPerError * adds)
+    return {
+      mechanism: 'no-backoff',
+      sentence: `${formatValue(signals.failedWriteRate)} failed API writes track the adds and are requeued without backoff (${formatValue(signals.retryRate)} retries)`,
+    };
+  if (withinWriteBand(numberOf(signals.writeRate)))
+    return { mechanism: 'status-write', sentence: `${formatValue(signals.writeRate)} API writes track the adds` };
+  return {
+    mechanism: 'no-backoff',
+    sentence: `API writes ${formatValue(signals.writeRate)}, failed writes ${formatValue(signals.failedWriteRate)}, reconcile errors ${formatValue(signals.reconcileErrorRate)}, retries ${formatValue(signals.retryRate)}`,
+  };
 }

@@ -1,6 +1,6 @@
 import { allOf } from '../../promql/expr.js';
 import { compare, relate, sig, where } from '../conditions.js';
-import { formatValue, numberOf } from '../format.js';
+import { formatValue, numberOf, round } from '../format.js';
 import { defineRule, type RuleCase, SHARE, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
@@ -97,7 +97,7 @@ export const persistentFailures = defineRule({
   ],
   text: {
     summary: ({ signals }) =>
-      `Reconciles keep failing: ${formatValue(signals.reconcileErrorRate)} errors now, ${formatValue(signals.errorRatio)} of reconciles beyond what conflicts explain (${formatValue(signals.sustainedErrorRatio)} over 15 minutes), retried with backoff at ${formatValue(signals.sustainedRetryRate)}.`,
+      `Reconciles keep failing: ${formatValue(signals.reconcileErrorRate)} errors now, ${formatValue(signals.errorRatio)} of reconciles beyond what conflicts explain (${formatValue(signals.sustainedErrorRatio)} over 15 minutes)${retries(signals)}.`,
     meaning:
       'Some objects fail to reconcile again and again, far more often than the everyday conflicts and not-yet-created dependencies of a busy controller. Backoff keeps the controller from spinning, but those objects are not converging, and each retry waits longer than the last (up to about 16 minutes).',
     cause: ({ signals }) => FAILURE_CASES[failureCase(signals)].cause,
@@ -135,4 +135,13 @@ function looksNotReady(signals: SignalSnapshot): boolean {
     successes >= errors * 0.5 &&
     successes <= errors * 4
   );
+}
+
+/** How the failures are retried: with backoff at the sustained retry rate, or not through the rate limiter at all. */
+function retries(signals: SignalSnapshot): string {
+  const rate = numberOf(signals.sustainedRetryRate);
+  if (rate === undefined) return `; retries ${formatValue(signals.sustainedRetryRate)}`;
+  return round(rate) === '0'
+    ? ', with no retries counted'
+    : `, retried with backoff at ${formatValue(signals.sustainedRetryRate)}`;
 }
