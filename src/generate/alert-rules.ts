@@ -8,12 +8,13 @@
 import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { ruleIdentityScope } from '../diagnosis/rule.js';
 import { runbookUrl } from '../diagnosis/runbook.js';
-import { signal } from '../diagnosis/signals.js';
+import { type SignalId, signal } from '../diagnosis/signals.js';
 import { LABEL } from '../metrics/names.js';
 import { selector as selectorExpr } from '../promql/expr.js';
 import { formatDuration } from '../promql/render.js';
+import { descriptionSignals, summarySignals } from './alert-evidence.js';
 import type { RuleAnalysis } from './condition-analysis.js';
-import { formatTemplateValue, labelRef, measuredValue, templateText } from './go-template.js';
+import { goTemplate, label, measured, type SignalQuery, type TemplatePart, text } from './go-template.js';
 import { type QueryScope, scopedIdentityLabels } from './query-scope.js';
 import { type RecordingPlan, type RecordingRule, recordingPlan } from './recording-rules.js';
 
@@ -73,52 +74,97 @@ function alertingRule(
     for: formatDuration(forMs),
     labels: { [LABEL.severity]: rule.severity },
     annotations: {
-      summary: summary(analysis, scope),
-      description: description(analysis, plan, scope),
+      summary: goTemplate(summary(analysis, plan, scope)),
+      description: goTemplate(description(analysis, plan, scope)),
       runbook_url: runbookUrl(runbookBaseUrl, rule.id),
     },
   };
 }
 
-/** Which queue (or target), and the value the condition's output carries when it is one signal. */
-function summary(analysis: RuleAnalysis, scope: QueryScope): string {
+/** The summary and description of an alert, as template parts (`go-template.ts`). */
+export type AlertAnnotationParts = {
+  readonly summary: readonly TemplatePart[];
+  readonly description: readonly TemplatePart[];
+};
+
+export function alertAnnotationParts(
+  analysis: RuleAnalysis,
+  plan: RecordingPlan,
+  scope: QueryScope,
+): AlertAnnotationParts {
+  return { summary: summary(analysis, plan, scope), description: description(analysis, plan, scope) };
+}
+
+/**
+ * Which queue (or target), then the decisive evidence measured for it (`alert-evidence.ts`): the first value
+ * always ("no data" when missing), the others only when they have one.
+ */
+function summary(analysis: RuleAnalysis, plan: RecordingPlan, scope: QueryScope): TemplatePart[] {
   const { rule } = analysis.settings;
   // Placement labels a series may lack are printed only when present.
   const placement = [scope.clusterLabel, scope.namespaceLabel]
-    .filter((label) => label !== undefined)
-    .map((label) => `{{ with $labels.${label} }}{{ . }}/{{ end }}`)
-    .join('');
-  const target = `${placement}${labelRef(LABEL.job)}/${labelRef(LABEL.instance)}`;
-  const where =
+    .filter((name) => name !== undefined)
+    .map((name): TemplatePart => ({ kind: 'labelIfSet', label: name, before: '', after: '/' }));
+  const target = [...placement, label(LABEL.job), text('/'), label(LABEL.instance)];
+  const where: TemplatePart[] =
     rule.scope === 'queue'
-      ? `queue ${labelRef(LABEL.name)}{{ with $labels.${LABEL.controller} }} (controller {{ . }}){{ end }} on ${target}`
+      ? [
+          text('queue '),
+          label(LABEL.name),
+          { kind: 'labelIfSet', label: LABEL.controller, before: ' (controller ', after: ')' },
+          text(' on '),
+          ...target,
+        ]
       : target;
-  const value =
-    analysis.valueSignal === undefined
-      ? ''
-      : `: ${templateText(analysis.valueSignal.title.toLowerCase())} ${formatTemplateValue('$value', analysis.valueSignal.unit)}`;
-  return `${templateText(rule.title)} for ${where}${value}.`;
+  const values = summarySignals(analysis).map((id, i) =>
+    evidenceValue(id, analysis, plan, scope, `${i === 0 ? ': ' : ', '}${lowerFirst(signal(id).title)} `, i === 0),
+  );
+  return [text(`${rule.title} for `), ...where, ...values, text('.')];
 }
 
-/** What it means, the condition that held, and the evidence measured for this alert's series. */
-function description(analysis: RuleAnalysis, plan: RecordingPlan, scope: QueryScope): string {
+/** What it means, the condition that held, and the evidence measured for this alert's series, decisive first. */
+function description(analysis: RuleAnalysis, plan: RecordingPlan, scope: QueryScope): TemplatePart[] {
   const { rule, forMs } = analysis.settings;
-  const alertLabels = scopedIdentityLabels(ruleIdentityScope(rule.scope), scope);
-  const evidence = rule.evidence.map((id) => {
-    const s = signal(id);
-    const labels = scopedIdentityLabels(s.scope, scope).filter((l) => alertLabels.includes(l));
-    const series = plan.seriesOf(id);
-    // The recorded series when there is one; the signal's own PromQL, on the selected targets, otherwise.
-    const query =
-      series === undefined ? { expr: s.expr, matchers: scope.selector ?? [] } : { expr: selectorExpr(series) };
-    return `- ${templateText(s.title)}: ${measuredValue(s, labels, query)}`;
-  });
-  return [
-    templateText(rule.text.meaning),
+  const header = [
+    rule.text.meaning,
     '',
-    `Held for ${formatDuration(forMs)}: ${templateText(analysis.clauses.map((c) => c.text).join('; '))}.`,
+    `Held for ${formatDuration(forMs)}: ${analysis.clauses.map((c) => c.text).join('; ')}.`,
     '',
     'Measured now:',
-    ...evidence,
   ].join('\n');
+  const evidence = descriptionSignals(analysis).flatMap((id) => [
+    text(`\n- ${signal(id).title}: `),
+    evidenceValue(id, analysis, plan, scope, '', true),
+  ]);
+  return [text(header), ...evidence];
+}
+
+/**
+ * A signal's value for the alert's series, after `before`: from its recorded series when there is one, from
+ * its own PromQL on the selected targets otherwise. When `always`, "no data" stands for a missing value;
+ * otherwise nothing is printed.
+ */
+function evidenceValue(
+  id: SignalId,
+  analysis: RuleAnalysis,
+  plan: RecordingPlan,
+  scope: QueryScope,
+  before: string,
+  always: boolean,
+): TemplatePart {
+  const s = signal(id);
+  const alertLabels = scopedIdentityLabels(ruleIdentityScope(analysis.settings.rule.scope), scope);
+  const labels = scopedIdentityLabels(s.scope, scope).filter((l) => alertLabels.includes(l));
+  const series = plan.seriesOf(id);
+  const recordedFrom = plan.recordedFrom(id);
+  const query: SignalQuery =
+    series === undefined || recordedFrom === undefined
+      ? { expr: s.expr, matchers: scope.selector ?? [] }
+      : { expr: selectorExpr(series), recordedFrom };
+  return always ? measured(s, labels, query, before) : measured(s, labels, query, before, '');
+}
+
+/** `Add rate` → `add rate`; an acronym (`API write rate`) stays as it is. */
+function lowerFirst(title: string): string {
+  return /^[A-Z][A-Z]/.test(title) ? title : title.charAt(0).toLowerCase() + title.slice(1);
 }

@@ -26,6 +26,8 @@ export const OUTPUT = {
   alertRules: 'alerts/workqueue-doctor.rules.yaml',
   runbooksDir: 'alerts/runbooks',
   runbook: (id: string) => `alerts/runbooks/${id}.md`,
+  alertTestsDir: 'alerts/tests',
+  alertTest: (id: string) => `alerts/tests/${id}.yaml`,
   monitoringDir: 'deploy/monitoring',
   prometheusRule: 'deploy/monitoring/prometheus-rule.yaml',
   serviceMonitor: 'deploy/monitoring/servicemonitor.yaml',

@@ -36,6 +36,7 @@ import {
 import { childrenOf, type Expr, type LabelMatcher, selector as selectorExpr } from '../promql/expr.js';
 import { formatDuration, renderPromQL } from '../promql/render.js';
 import { analyseRule, type RuleAnalysis, signalsIn } from './condition-analysis.js';
+import { narrowed } from './dashboards/common.js';
 import { identityOptions, type QueryScope } from './query-scope.js';
 import { queueCells } from './queue-cells.js';
 
@@ -159,6 +160,8 @@ export type RecordingPlan = {
   readonly alerts: readonly PlannedAlert[];
   /** The series a signal is recorded to, when it is. */
   readonly seriesOf: (signalId: string) => string | undefined;
+  /** The expression a signal's recording rule evaluates (selector applied), when it is recorded. */
+  readonly recordedFrom: (signalId: string) => Expr | undefined;
 };
 
 /** Rule id in snake case: `WorkqueueHotLoop` → `workqueue_hot_loop`. */
@@ -201,16 +204,16 @@ export function recordingPlan(
     for (const id of a.settings.rule.evidence) used.add(id);
   }
   const signalSeries = new Map<string, string>();
+  const signalExprs = new Map<string, Expr>();
   const rules: RecordingRule[] = [];
   for (const s of SIGNALS) {
     if (!used.has(s.id)) continue;
     const name = recordedName(s);
     if (name === undefined) continue;
     signalSeries.set(s.id, name);
-    rules.push({
-      record: name,
-      expr: renderPromQL(withPlacementLabels(s.expr, identity), { extraMatchers: selector }),
-    });
+    const recorded = narrowed(withPlacementLabels(s.expr, identity), selector);
+    signalExprs.set(s.id, recorded);
+    rules.push({ record: name, expr: renderPromQL(recorded) });
   }
 
   const conditions = new Map<RuleAnalysis, Expr>();
@@ -293,7 +296,7 @@ export function recordingPlan(
     }
   }
 
-  return { rules, alerts, seriesOf: (id) => signalSeries.get(id) };
+  return { rules, alerts, seriesOf: (id) => signalSeries.get(id), recordedFrom: (id) => signalExprs.get(id) };
 }
 
 /** Whether an analysis was made with these settings. */

@@ -18,11 +18,6 @@ import type { ParsedPage } from '../../src/exposition/parsed-page.js';
 import { parseExposition } from '../../src/exposition/parser.js';
 import { generateArtifacts } from '../../src/generate/artifacts.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
-import type { QueryScope } from '../../src/generate/query-scope.js';
-import { parseSelector } from '../../src/promql/selector.js';
-import { DEFAULT_JOB, type Flavor, type GroundTruth, runVirtual, SCENARIO_NAMES } from '../../src/simulate/index.js';
-import { tempDir } from '../simulate/helpers.js';
-import { requireTool } from '../support/prometheus.js';
 import {
   type AlertRuleRef,
   alertChecks,
@@ -31,6 +26,11 @@ import {
   promtoolTestYaml,
   seriesValues,
 } from '../../src/generate/promtool-tests.js';
+import type { QueryScope } from '../../src/generate/query-scope.js';
+import { parseSelector } from '../../src/promql/selector.js';
+import { DEFAULT_JOB, type Flavor, type GroundTruth, runVirtual, SCENARIO_NAMES } from '../../src/simulate/index.js';
+import { tempDir } from '../simulate/helpers.js';
+import { requireTool } from '../support/prometheus.js';
 import { alertRulesOf, filesByPath, ruleFileOf, runTool } from './helpers.js';
 
 const SEED = 1;

@@ -28,12 +28,12 @@
  * exactly.
  */
 import { stringify } from 'yaml';
-import type { RuleId, RuleScope, Severity } from '../../src/diagnosis/rule.js';
-import { escapeLabelValue, seriesKey } from '../../src/exposition/labels.js';
-import type { ParsedPage } from '../../src/exposition/parsed-page.js';
-import { LABEL, PROMETHEUS_ALERTS } from '../../src/metrics/names.js';
-import type { GroundTruth, QueueTruth } from '../../src/simulate/model.js';
-import { formatDuration, parseDuration } from '../../src/util/duration.js';
+import type { RuleId, RuleScope, Severity } from '../diagnosis/rule.js';
+import { escapeLabelValue, type Labels, seriesKey } from '../exposition/labels.js';
+import type { ParsedPage } from '../exposition/parsed-page.js';
+import { LABEL, PROMETHEUS_ALERTS } from '../metrics/names.js';
+import type { GroundTruth, QueueTruth } from '../simulate/model.js';
+import { formatDuration, parseDuration } from '../util/duration.js';
 
 /** What the test needs to know of an alerting rule in the rule file. */
 export type AlertRuleRef = { readonly id: RuleId; readonly severity: Severity; readonly scope: RuleScope };
@@ -52,10 +52,15 @@ export type PromtoolTestOptions = {
 };
 
 export type InputSeries = { readonly series: string; readonly values: string };
+/** An expected alert: its labels (`alertname` excluded) and, when given, its annotations exactly. */
+export type ExpectedAlert = {
+  readonly exp_labels: Readonly<Record<string, string>>;
+  readonly exp_annotations?: Readonly<Record<string, string>>;
+};
 export type AlertRuleTest = {
   readonly eval_time: string;
   readonly alertname: string;
-  readonly exp_alerts: ReadonlyArray<{ readonly exp_labels: Readonly<Record<string, string>> }>;
+  readonly exp_alerts: readonly ExpectedAlert[];
 };
 export type PromqlExprTest = {
   readonly expr: string;
@@ -210,6 +215,35 @@ export function inputSeries(
   page: ParsedPage,
   intervalMs?: number,
 ): { series: InputSeries[]; intervalMs: number; endMs: number } {
+  const grid = seriesGrid(page, intervalMs);
+  return {
+    series: gridInputSeries(grid.series),
+    intervalMs: grid.intervalMs,
+    endMs: grid.endMs,
+  };
+}
+
+/** Series on the grid as promtool's `input_series`. */
+export function gridInputSeries(series: readonly GridSeries[]): InputSeries[] {
+  return series.map((s) => ({ series: seriesKey(s.name, s.labels), values: seriesValues(s.values) }));
+}
+
+/** One series on promtool's grid: its value at each step (undefined for none), trailing steps left out. */
+export type GridSeries = {
+  readonly name: string;
+  readonly labels: Labels;
+  readonly values: readonly (number | undefined)[];
+};
+
+/**
+ * The recording's series on promtool's grid (see `inputSeries`), in page order; `keep` selects series by
+ * sample name.
+ */
+export function seriesGrid(
+  page: ParsedPage,
+  intervalMs?: number,
+  keep: (name: string) => boolean = () => true,
+): { series: GridSeries[]; intervalMs: number; endMs: number } {
   const { count, series: ids, values, timestamps } = page.samples;
   if (count === 0) throw new PromtoolTestError('the recording has no samples');
   let startMs = Number.POSITIVE_INFINITY;
@@ -255,11 +289,11 @@ export function inputSeries(
     }
     row[at] = values[i] as number;
   }
-  const out: InputSeries[] = [];
+  const out: GridSeries[] = [];
   for (let id = 0; id < page.series.count; id++) {
     const row = perSeries[id];
-    if (row === undefined) continue;
-    out.push({ series: seriesKey(page.series.name(id), page.series.labels(id)), values: seriesValues(row) });
+    if (row === undefined || !keep(page.series.name(id))) continue;
+    out.push({ name: page.series.name(id), labels: page.series.labels(id), values: row });
   }
   const endMs = snap ? Math.round((lastMs - startMs) / step) * step : lastMs - startMs;
   return { series: out, intervalMs: step, endMs };
