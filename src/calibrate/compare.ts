@@ -4,7 +4,7 @@
  */
 
 import { rule } from '../diagnosis/catalog.js';
-import type { QueueReport, Report } from '../diagnosis/report.js';
+import { isFiring, type QueueReport, type Report } from '../diagnosis/report.js';
 import { conditionWith, defaultThresholds, RULE_IDS, type RuleId } from '../diagnosis/rule.js';
 import { childrenOf, type Expr } from '../promql/expr.js';
 import type { GroundTruth, QueueTruth } from '../simulate/index.js';
@@ -45,8 +45,8 @@ export function compareWithTruth(report: Report, truth: GroundTruth, elapsedMs: 
   }
   // Findings on queues the truth does not know are false positives too.
   for (const entry of report.queues) {
-    if (matched.has(entry) || entry.findings.length === 0) continue;
-    const found = entry.findings.map((f) => f.rule);
+    const found = entry.findings.filter(isFiring).map((f) => f.rule);
+    if (matched.has(entry) || found.length === 0) continue;
     verdicts.push({
       scenario: truth.scenario,
       seed: truth.parameters.seed,
@@ -130,7 +130,7 @@ function verdictFor(
   entries: readonly QueueReport[],
   elapsedMs: number,
 ): QueueVerdict {
-  const found = [...new Set(entries.flatMap((e) => e.findings.map((f) => f.rule)))];
+  const found = [...new Set(entries.flatMap((e) => e.findings.filter(isFiring).map((f) => f.rule)))];
   const expected = queue.expected as readonly RuleId[];
   const allowed = queue.allowed as readonly RuleId[];
   const missed = expected.filter((id) => !found.includes(id));

@@ -13,9 +13,8 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { ConfigError } from '../config/config-error.js';
-import { parseConfigFile } from '../config/config-layers.js';
-import { parseOverrideSections } from '../config/queue-overrides.js';
-import type { RuleOverrides } from '../diagnosis/catalog.js';
+import type { ServiceConfig } from '../config/service-config.js';
+import { DEFAULT_PROMETHEUS_TIMEOUT } from '../config/service-defaults.js';
 import type { Report } from '../diagnosis/report.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { renderTextReport } from '../diagnosis/text-report.js';
@@ -23,17 +22,23 @@ import { staticTargets } from '../discovery/static.js';
 import { ExpositionError } from '../exposition/exposition-error.js';
 import { PrometheusApiError } from '../prometheus/prometheus-api.js';
 import { redactUrl } from '../scrape/scrape-error.js';
+import { DEFAULT_DIAGNOSE_SCRAPE_INTERVAL } from '../scrape/scrape-settings.js';
 import { diagnoseSource } from '../service/diagnose-source.js';
-import { createPrometheusSource } from '../sources/prometheus-source.js';
+import { prometheusClientOptions, prometheusSourceFor, scrapeSourceFor } from '../service/source-factory.js';
 import { recordingSourceFromText } from '../sources/recording-source.js';
-import { createScrapeSource, type ScrapeSource } from '../sources/scrape-source.js';
+import type { ScrapeSource } from '../sources/scrape-source.js';
 import type { MetricsSource } from '../sources/source.js';
 import { DEFAULT_LOOKBACK_DELTA_MS } from '../store/history.js';
 import { historyToRecording } from '../store/history-recording.js';
 import { formatDuration, ParseError, parseDuration, parseTime } from '../util/duration.js';
+import { loadCommandConfig } from './config-file.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { DEFAULT_FAIL_ON, exitCodeFor, parseFailOn } from './fail-on.js';
 import { fileProblem, readTextFile } from './input-files.js';
 import { oneLine } from './run-program.js';
+import { addScrapeLimitOptions } from './scrape-options.js';
+
+type PrometheusSource = Extract<ServiceConfig['source'], { kind: 'prometheus' }>;
 
 type DiagnoseFlags = {
   recording?: string;
@@ -46,25 +51,30 @@ type DiagnoseFlags = {
   interval?: string;
   record?: string;
   output: 'text' | 'json';
-  failOn: 'warning' | 'critical';
+  failOn: string;
   config?: string;
-  runbookBaseUrl: string;
+  runbookBaseUrl?: string;
   bearerTokenFile?: string;
   caFile?: string;
   insecureSkipVerify?: boolean;
   header?: string[];
   basicAuthUser?: string;
   basicAuthPasswordFile?: string;
-  timeout: string;
+  timeout?: string;
+  /** The scrape limits (scrape-options.ts), read by the configuration. */
+  scrapeMaxBytes?: string;
+  scrapeConcurrency?: string;
+  scrapeSeriesLimit?: string;
+  scrapeLabelValueLimit?: string;
+  scrapeLabelLimit?: string;
+  scrapeQueueLimit?: string;
 };
 
 /** Where the progress line goes: stderr, shown only when `isTTY`. */
 export type ProgressStream = { readonly isTTY?: boolean; write(chunk: string): unknown };
 
-const DEFAULT_SCRAPE_INTERVAL = '5s';
-
 export function registerDiagnoseCommand(program: Command): void {
-  program
+  const command = program
     .command('diagnose')
     .description(
       'Diagnose work queues once, from a recording, live targets or Prometheus, and print a report. Exit code 0: no finding at or above --fail-on; 1: at least one; 2: nothing could be diagnosed, or a usage error.',
@@ -77,30 +87,43 @@ export function registerDiagnoseCommand(program: Command): void {
       'evaluation time, RFC 3339 or unix seconds, within the recording (default: end of the recording, or now)',
     )
     .option('--window <duration>', 'live targets: how long to scrape before diagnosing', '2m')
-    .option('--scrape-interval <duration>', `live targets: scrape interval (default ${DEFAULT_SCRAPE_INTERVAL})`)
+    .option(
+      '--scrape-interval <duration>',
+      `live targets: scrape interval (default ${DEFAULT_DIAGNOSE_SCRAPE_INTERVAL})`,
+    )
     .addOption(new Option('--interval <duration>', 'the former name of --scrape-interval').hideHelp())
     .option('--record <file>', 'live targets: also write the scraped window as a recording (for --recording)')
     .addOption(new Option('-o, --output <format>', 'report format').choices(['text', 'json']).default('text'))
-    .addOption(
-      new Option('--fail-on <severity>', 'lowest severity that makes the exit code 1')
-        .choices(['warning', 'critical'])
-        .default('warning'),
+    .option(
+      '--fail-on <list>',
+      'what makes the exit code non-zero, comma-separated: warning or critical (lowest severity of a firing finding: exit 1), pending (pending findings count as firing ones), unknown (a rule without the data to judge it: exit 3)',
+      DEFAULT_FAIL_ON,
     )
     .option(
       '--config <file>',
-      "YAML file with threshold overrides (`rules:` and `queues:`); serve's configuration file is accepted as it is",
+      'the configuration file every command reads (see deploy/config-example.yaml): diagnose reads rules:, queues:, selector:, runbookBaseUrl, scrape.* and prometheus.*; flags win over it',
     )
-    .option('--runbook-base-url <url>', 'base URL of the runbooks linked from findings', DEFAULT_RUNBOOK_BASE_URL)
+    .option(
+      '--runbook-base-url <url>',
+      `base URL of the runbooks linked from findings (default ${DEFAULT_RUNBOOK_BASE_URL})`,
+    )
     .option('--bearer-token-file <file>', 'bearer token sent to targets or Prometheus (re-read when it changes)')
     .option('--ca-file <file>', 'CA certificate bundle for HTTPS targets or Prometheus')
     .option('--insecure-skip-verify', 'do not verify TLS certificates')
     .option('--header <header...>', 'extra header for Prometheus, "Name: value" (e.g. "X-Scope-OrgID: team-a")')
     .option('--basic-auth-user <user>', 'Prometheus basic-auth user')
     .option('--basic-auth-password-file <file>', 'file holding the Prometheus basic-auth password')
-    .option('--timeout <duration>', 'timeout of each request to Prometheus or a target', '30s')
-    .action(async (flags: DiagnoseFlags) => {
-      process.exitCode = await runDiagnose(flags, process.stderr);
-    });
+    .option(
+      '--timeout <duration>',
+      `timeout of each request to Prometheus (default ${DEFAULT_PROMETHEUS_TIMEOUT}) or a target (at most 0.8 x --scrape-interval)`,
+    )
+    .option(
+      '--fleet-selector <matchers>',
+      'Prometheus: label matchers added to every query, e.g. \'job=~"my-operator.*"\' (selector: in --config)',
+    );
+  addScrapeLimitOptions(command, 'live targets: ', false).action(async (flags: DiagnoseFlags) => {
+    process.exitCode = await runDiagnose(flags, process.stderr);
+  });
 }
 
 async function runDiagnose(flags: DiagnoseFlags, progress: ProgressStream): Promise<number> {
@@ -119,20 +142,21 @@ async function runDiagnose(flags: DiagnoseFlags, progress: ProgressStream): Prom
       '--at goes with --recording or --prometheus-url; live targets are diagnosed at the end of --window',
     );
   }
-  const overrides = await loadOverrides(flags.config);
+  const failOn = parseFailOn(flags.failOn);
+  const config = await loadDiagnoseConfig(flags);
   const atOption = flags.at === undefined ? undefined : usage(() => parseTime(flags.at as string));
   let source: MetricsSource | undefined;
   try {
-    source = await openSource(flags, progress);
+    source = await openSource(flags, config, progress);
     if (source === undefined) return EXIT.usage;
     if (atOption !== undefined && source.kind === 'recording') checkWithin(atOption, source, flags.recording as string);
     const report = await diagnoseSource(source, {
       ...(atOption !== undefined ? { atMs: atOption } : {}),
-      runbookBaseUrl: flags.runbookBaseUrl,
-      overrides,
+      runbookBaseUrl: config.runbookBaseUrl,
+      overrides: config.overrides,
     });
     process.stdout.write(flags.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderTextReport(report));
-    return exitCodeFor(report, flags.failOn);
+    return exitCodeFor(report, failOn);
   } catch (error) {
     if (error instanceof PrometheusApiError) {
       // The expression is long and says nothing to the reader; the request and the cause do.
@@ -164,53 +188,40 @@ function checkWithin(atMs: number, source: MetricsSource, file: string): void {
 }
 
 /** The source to diagnose; undefined when no live target could be scraped (already reported). */
-async function openSource(flags: DiagnoseFlags, progress: ProgressStream): Promise<MetricsSource | undefined> {
-  const timeoutMs = usage(() => parseDuration(flags.timeout));
+async function openSource(
+  flags: DiagnoseFlags,
+  config: ServiceConfig,
+  progress: ProgressStream,
+): Promise<MetricsSource | undefined> {
   if (flags.recording !== undefined) {
     const text = await readTextFile(flags.recording, '--recording');
     return recordingSourceFromText(text, flags.recording);
   }
-  if (flags.prometheusUrl !== undefined) {
-    const basicAuth =
-      flags.basicAuthUser === undefined
-        ? undefined
-        : {
-            username: flags.basicAuthUser,
-            password: (
-              await readTextFile(
-                requireFlag(flags.basicAuthPasswordFile, '--basic-auth-password-file'),
-                '--basic-auth-password-file',
-              )
-            ).trim(),
-          };
-    return usage(() =>
-      createPrometheusSource({
-        url: flags.prometheusUrl as string,
-        timeoutMs,
-        headers: parseHeaders(flags.header ?? []),
-        ...(flags.bearerTokenFile !== undefined ? { bearerTokenFile: flags.bearerTokenFile } : {}),
-        ...(flags.caFile !== undefined ? { caFile: flags.caFile } : {}),
-        ...(flags.insecureSkipVerify === true ? { insecureSkipVerify: true } : {}),
-        ...(basicAuth !== undefined ? { basicAuth } : {}),
-      }),
-    );
+  if (config.source.kind === 'prometheus') {
+    const clientOptions = await asUsage(() => prometheusClientOptions(config, config.source as PrometheusSource));
+    return usage(() => prometheusSourceFor(config, clientOptions));
   }
-  if (flags.scrapeInterval !== undefined && flags.interval !== undefined && flags.scrapeInterval !== flags.interval)
-    throw new UsageError('--interval is the former name of --scrape-interval: give one of them');
   const windowMs = usage(() => parseDuration(flags.window));
+  const intervalMs = config.scrape.intervalMs;
   const intervalFlag = flags.interval !== undefined ? '--interval' : '--scrape-interval';
-  const intervalMs = usage(() => parseDuration(flags.scrapeInterval ?? flags.interval ?? DEFAULT_SCRAPE_INTERVAL));
-  if (intervalMs <= 0) throw new UsageError(`${intervalFlag} must be longer than 0`);
   if (windowMs < intervalMs) throw new UsageError(`--window must be at least one ${intervalFlag}`);
   const targets = usage(() => staticTargets(flags.target ?? [], { job: 'workqueue-doctor-diagnose' }));
-  const source = createScrapeSource({
-    targets,
-    intervalMs,
-    timeoutMs: Math.min(timeoutMs, Math.floor(intervalMs * 0.8)),
-    ...(flags.bearerTokenFile !== undefined ? { bearerTokenFile: flags.bearerTokenFile } : {}),
-    ...(flags.caFile !== undefined ? { caFile: flags.caFile } : {}),
-    ...(flags.insecureSkipVerify === true ? { insecureSkipVerify: true } : {}),
-  });
+  // `--timeout` bounds a scrape too, below the interval; `scrape.timeout` (the file) says exactly.
+  const timeoutMs =
+    config.scrape.timeoutMs ??
+    (flags.timeout === undefined
+      ? undefined
+      : Math.min(
+          usage(() => parseDuration(flags.timeout as string)),
+          Math.floor(intervalMs * 0.8),
+        ));
+  const scrape = {
+    ...config.scrape,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    // The whole window is kept, whatever the retention.
+    retentionMs: Math.max(config.scrape.retentionMs, windowMs + 2 * intervalMs),
+  };
+  const source = await asUsage(async () => scrapeSourceFor({ scrape }, { targets }));
   try {
     if (!(await scrapeWindow(source, windowMs, intervalMs, progress))) {
       for (const line of unreachableLines(source)) process.stderr.write(`workqueue-doctor: ${line}\n`);
@@ -286,44 +297,31 @@ async function writeRecording(file: string, source: ScrapeSource): Promise<void>
   }
 }
 
-function exitCodeFor(report: Report, failOn: 'warning' | 'critical'): number {
-  const failing = report.queues.some((q) =>
-    q.findings.some((f) => (failOn === 'warning' ? true : f.severity === 'critical')),
-  );
-  if (failing) return EXIT.findings;
-  if (report.queues.length === 0 && report.errors.length > 0) return EXIT.usage;
-  return EXIT.ok;
+/**
+ * The configuration of `--config` (the one file of every command; keys are checked as for `serve`), with the
+ * flags above it. Diagnose reads no `WQD_` variable; its source is the one flag of --recording, --target and
+ * --prometheus-url, and `--timeout` is Prometheus's request timeout in Prometheus mode.
+ */
+async function loadDiagnoseConfig(flags: DiagnoseFlags): Promise<ServiceConfig> {
+  if (flags.scrapeInterval !== undefined && flags.interval !== undefined && flags.scrapeInterval !== flags.interval)
+    throw new UsageError('--interval is the former name of --scrape-interval: give one of them');
+  const { recording: _recording, timeout, interval, ...settings } = flags;
+  const settingFlags = {
+    ...settings,
+    scrapeInterval: flags.scrapeInterval ?? interval,
+    ...(flags.prometheusUrl !== undefined ? { prometheusTimeout: timeout } : {}),
+  };
+  return loadCommandConfig(settingFlags, { scrapeIntervalDefault: DEFAULT_DIAGNOSE_SCRAPE_INTERVAL });
 }
 
-/**
- * The overrides of `--config`: the `rules:` and `queues:` sections of a YAML file, which may be serve's whole
- * configuration file (its keys are checked as serve checks them; its other settings are left aside).
- */
-async function loadOverrides(file: string | undefined): Promise<RuleOverrides> {
-  if (file === undefined) return {};
-  const text = await readTextFile(file, '--config');
+/** Runs a step that reads the configuration, turning its `ConfigError` into a usage error. */
+async function asUsage<T>(step: () => Promise<T>): Promise<T> {
   try {
-    const root = parseConfigFile(text, file);
-    return parseOverrideSections(root['rules'], root['queues'], `${file}: `);
+    return await step();
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
-}
-
-function parseHeaders(headers: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const header of headers) {
-    const colon = header.indexOf(':');
-    if (colon <= 0) throw new UsageError(`--header "${header}": expected "Name: value"`);
-    out[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
-  }
-  return out;
-}
-
-function requireFlag(value: string | undefined, flag: string): string {
-  if (value === undefined) throw new UsageError(`${flag} is required with --basic-auth-user`);
-  return value;
 }
 
 /** Runs a parser of user input, turning its error into a usage error. */

@@ -1,9 +1,10 @@
 /**
  * Exit codes shared by every command.
- * 0: nothing at or above the failure threshold; 1: at least one such finding (or a stale generated file);
- * 2: nothing could be done (usage error, unreadable input, unreachable targets).
+ * 0: nothing counted by the failure threshold; 1: at least one counted finding (or a stale generated file);
+ * 2: nothing could be done (usage error, unreadable input, unreachable targets, a source without work queues);
+ * 3: no counted finding, but a rule could not be judged for lack of data (`diagnose`: unknown counted).
  */
-export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;
+export const EXIT = { ok: 0, findings: 1, usage: 2, unknown: 3 } as const;
 
 /**
  * A problem with how the command was called or with its inputs; reported as one line without a stack trace,

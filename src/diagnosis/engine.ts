@@ -4,7 +4,9 @@
  *
  * A rule's condition holds for a queue only if it held at every evaluation step across the rule's `for`
  * duration (steps of `stepMs`, ending at the evaluation time), exactly as a Prometheus alert with that
- * `for` evaluated on the same grid would fire.
+ * `for` evaluated on the same grid would fire. A condition holding now for less than its `for` is a pending
+ * finding (`state: "pending"`, `firesAt`); a rule that could not be judged for lack of data is listed under the
+ * queue's `unknown` (judgement.ts). The status says which: firing, pending, unknown or ok.
  *
  * Observations are evaluated after the rules, per queue, with the same `for` semantics. They fill the
  * queue's `observations` and nothing else: never a finding, never the status.
@@ -18,16 +20,19 @@ import type { DiagnosisBackend } from './backend.js';
 import { type RuleOverrides, type RuleSettings, ruleSettingsForQueue } from './catalog.js';
 import { type CheckResult, type ConditionCheck, checkConditions, EvaluationMemory } from './holding.js';
 import { identityOf, type QueueIdentity, queueKey, scopeKey } from './identity.js';
+import { type DataSpan, ESSENTIAL_SIGNALS, unjudgedRules } from './judgement.js';
 import { type ObservationSettings, observationSettings } from './observation.js';
 import { OBSERVATIONS } from './observations/index.js';
 import {
   compareQueues,
   type Finding,
+  isFiring,
   type Observation,
   type QueueReport,
   type QueueStatus,
   type Report,
   type ReportError,
+  type UnknownRule,
 } from './report.js';
 import {
   type ConditionDefinition,
@@ -43,8 +48,6 @@ import { runbookUrl } from './runbook.js';
 import { REPORTED_SIGNALS, SIGNAL_WINDOW_MS, type SignalDefinition, signal } from './signals.js';
 import type { SignalValue } from './units.js';
 
-/** Signals without which a queue's health cannot be judged. */
-const ESSENTIAL_SIGNALS = ['depthAvg', 'addRate'] as const;
 /** Observations take no overrides: their defaults are in force everywhere. */
 const OBSERVATION_SETTINGS: readonly ObservationSettings[] = OBSERVATIONS.map(observationSettings);
 
@@ -54,8 +57,9 @@ export type DiagnoseOptions = {
   readonly overrides?: RuleOverrides;
   readonly stepMs?: number;
   /**
-   * Earliest time with data. A `for` longer than the history available is shortened to it (one-shot
-   * diagnosis of a live target over a short window); a recording or Prometheus covers it in full.
+   * Earliest time with data (a live history's or a recording's first sample): no condition holds before it,
+   * so a `for` longer than the history leaves a finding pending, and a rule whose range the history does not
+   * span is `unknown` unless its condition holds. Undefined where the source cannot tell (Prometheus).
    */
   readonly historyStartMs?: number;
   /** Targets the caller scraped or replayed: targets without queues, standby replicas and scrape errors. */
@@ -140,14 +144,21 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
   const targetResults = results.slice(groups.size + OBSERVATION_SETTINGS.length);
 
   [...groups.values()].forEach(({ settings, queues: members }, index) => {
-    const since = groupResults[index]?.since;
+    const result = groupResults[index];
     for (const queue of members) {
-      const sinceMs = since?.get(queue.key);
+      const sinceMs = result?.since.get(queue.key);
       if (sinceMs === undefined) continue;
       const snapshot = signals.get(queue.key) ?? {};
-      findingsByQueue.get(queue.key)?.push(buildFinding(settings, snapshot, sinceMs, options.runbookBaseUrl));
+      const pending = result?.keys.has(queue.key) === true ? undefined : { firesAtMs: sinceMs + settings.forMs };
+      findingsByQueue
+        .get(queue.key)
+        ?.push(buildFinding(settings, snapshot, sinceMs, options.runbookBaseUrl, { ...(pending ? { pending } : {}) }));
     }
   });
+  const span: DataSpan = {
+    atMs: at,
+    ...(options.historyStartMs !== undefined ? { historyStartMs: options.historyStartMs } : {}),
+  };
 
   const observationsByQueue = queueObservations(queues, signals, findingsByQueue, observationResults);
 
@@ -155,13 +166,15 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
     if (silenced.has(queue.key)) continue;
     const snapshot = signals.get(queue.key) ?? {};
     const findings = findingsByQueue.get(queue.key) ?? [];
+    const unknown = unjudgedRules(queue.settings ?? [], new Set(findings.map((f) => f.rule)), snapshot, span);
     queueReports.push({
       id: queue.identity.id,
       queue: { target: queue.identity.target, name: queue.identity.name, controller: queue.identity.controller },
-      status: queueStatus(findings, snapshot),
-      findings: findings.sort((a, b) => severityRank(b) - severityRank(a)),
+      status: queueStatus(findings, snapshot, unknown.length > 0),
+      findings: findings.sort(compareFindings),
       signals: snapshot,
       observations: observationsByQueue.get(queue.key) ?? [],
+      unknown,
     });
   }
 
@@ -288,15 +301,16 @@ function toSignalValue(
 
 // ---- rules and observations ----
 
+/** A finding of a rule; `pending` when its condition holds but its `for` has not elapsed. */
 function buildFinding(
   settings: RuleSettings,
   snapshot: SignalSnapshot,
   sinceMs: number | null,
   runbookBase: string,
-  detail?: string,
+  options: { readonly detail?: string; readonly pending?: { readonly firesAtMs: number } } = {},
 ): Finding {
   const r: DiagnosisRule = settings.rule;
-  const { context, evidence } = evidenceOf(r, snapshot, settings.thresholds, detail);
+  const { context, evidence } = evidenceOf(r, snapshot, settings.thresholds, options.detail);
   return {
     rule: r.id,
     severity: r.severity,
@@ -306,6 +320,9 @@ function buildFinding(
     cause: r.text.cause(context),
     fix: r.text.fix(context),
     runbook: runbookUrl(runbookBase, r.id),
+    ...(options.pending === undefined
+      ? { state: 'firing' as const }
+      : { state: 'pending' as const, firesAt: new Date(options.pending.firesAtMs).toISOString() }),
   };
 }
 
@@ -325,7 +342,7 @@ function queueObservations(
     for (const queue of queues) {
       if (!held[index]?.keys.has(queue.key)) continue;
       const findings = findingsByQueue.get(queue.key) ?? [];
-      if (findings.some((f) => observation.supersededBy?.includes(f.rule))) continue;
+      if (findings.some((f) => isFiring(f) && observation.supersededBy?.includes(f.rule))) continue;
       const { context, evidence } = evidenceOf(observation, signals.get(queue.key) ?? {}, settings.thresholds);
       out.get(queue.key)?.push({ id: observation.id, summary: observation.text.summary(context), evidence });
     }
@@ -360,14 +377,18 @@ function defaultTargetAssessment(target: TargetFacts): TargetAssessment | undefi
   return target.holdingSinceMs === undefined ? undefined : { kind: 'finding', sinceMs: target.holdingSinceMs };
 }
 
-function severityRank(f: Finding): number {
-  return f.severity === 'critical' ? 2 : 1;
+/** Firing before pending, then critical before warning. */
+function compareFindings(a: Finding, b: Finding): number {
+  const rank = (f: Finding) => (isFiring(f) ? 2 : 0) + (f.severity === 'critical' ? 1 : 0);
+  return rank(b) - rank(a);
 }
 
-function queueStatus(findings: readonly Finding[], snapshot: SignalSnapshot): QueueStatus {
-  if (findings.some((f) => f.severity === 'critical')) return 'critical';
-  if (findings.length > 0) return 'warning';
-  if (ESSENTIAL_SIGNALS.some((id) => snapshot[id]?.value == null)) return 'unknown';
+function queueStatus(findings: readonly Finding[], snapshot: SignalSnapshot, unknown: boolean): QueueStatus {
+  const firing = findings.filter(isFiring);
+  if (firing.some((f) => f.severity === 'critical')) return 'critical';
+  if (firing.length > 0) return 'warning';
+  if (findings.length > 0) return 'pending';
+  if (unknown || ESSENTIAL_SIGNALS.some((id) => snapshot[id]?.value == null)) return 'unknown';
   return 'ok';
 }
 
@@ -412,11 +433,11 @@ function targetReports(
     const id = identityOf({ ...target.labels }).id;
     const base = { id, queue: identity, observations: [] };
     if (target.error === undefined && leaderByTarget.get(target.name) === 0) {
-      reports.push({ ...base, status: 'standby', findings: [], signals: {} });
+      reports.push({ ...base, status: 'standby', findings: [], signals: {}, unknown: [] });
       continue;
     }
     const findings: Finding[] = [];
-    let unknown = false;
+    const unknown: UnknownRule[] = [];
     targetRules.forEach((ruleSettings, index) => {
       const since = evaluated.results[index]?.since.get(target.name);
       const facts: TargetFacts = {
@@ -428,18 +449,23 @@ function targetReports(
       const { rule } = ruleSettings;
       const assessment = rule.assessTarget === undefined ? defaultTargetAssessment(facts) : rule.assessTarget(facts);
       if (assessment?.kind === 'finding')
-        findings.push(buildFinding(ruleSettings, {}, assessment.sinceMs, options.runbookBaseUrl, assessment.detail));
-      else if (assessment?.kind === 'unknown') unknown = true;
+        findings.push(
+          buildFinding(ruleSettings, {}, assessment.sinceMs, options.runbookBaseUrl, {
+            ...(assessment.detail !== undefined ? { detail: assessment.detail } : {}),
+          }),
+        );
+      else if (assessment?.kind === 'unknown') unknown.push({ rule: rule.id, reason: assessment.reason });
     });
     if (findings.length > 0) {
       reports.push({
         ...base,
-        status: queueStatus(findings, {}),
-        findings: findings.sort((a, b) => severityRank(b) - severityRank(a)),
+        status: queueStatus(findings, {}, false),
+        findings: findings.sort(compareFindings),
         signals: {},
+        unknown: [],
       });
-    } else if (unknown) {
-      reports.push({ ...base, status: 'unknown', findings: [], signals: {} });
+    } else if (unknown.length > 0) {
+      reports.push({ ...base, status: 'unknown', findings: [], signals: {}, unknown });
     }
   }
   return reports;

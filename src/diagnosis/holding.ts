@@ -1,7 +1,10 @@
 /**
- * When conditions hold: at `at` and at every step of their `for` before it (as a Prometheus alert's pending
- * state, evaluated on the grid of `step`), and since when (traced back step by step, or carried over from the
- * previous evaluation of the same source).
+ * When conditions hold: at `at` and at every step of their `for` before it (as a Prometheus alert, evaluated on
+ * the grid of `step`), and since when (traced back step by step, or carried over from the previous evaluation
+ * of the same source). A condition that holds at `at` but not yet at every step of its `for` is pending, as a
+ * Prometheus alert is: its `since` is known and it fires at `since + for` if it keeps holding. A `for` is never
+ * shortened: steps before the first sample hold nothing, so a history shorter than `for` leaves the condition
+ * pending, never firing.
  *
  * Steps lie on the grid of multiples of `step`, so successive evaluations ask for the same times: what a
  * condition gave at a step is kept in the `EvaluationMemory` (as the keys it held for) and reused while the
@@ -35,13 +38,20 @@ export type ConditionCheck = {
   readonly traceSince: boolean;
 };
 
-/** The keys a check holds for, and for a check that traces, since when each has held. */
+/**
+ * The keys a check holds for at every step of its `for` (firing), and for a check that traces, since when each
+ * key holding at the evaluation time has held: firing keys and pending ones (holding now, but not yet for the
+ * whole `for`) alike.
+ */
 export type CheckResult = { readonly keys: ReadonlySet<string>; readonly since: ReadonlyMap<string, number> };
 
 export type CheckOptions = {
   readonly at: number;
   readonly step: number;
-  /** Earliest time with data: a `for` longer than the history there is is shortened to it (one step at least). */
+  /**
+   * Earliest time with data: steps before it hold nothing (they are not evaluated), and no `since` is earlier.
+   * Undefined where the source cannot tell (Prometheus): every step is evaluated.
+   */
   readonly historyStartMs?: number;
   readonly memory: EvaluationMemory;
   /** Once aborted, the check rejects at the backend's next unit of work (the service is stopping). */
@@ -138,18 +148,18 @@ function sinceKey(settings: ConditionSettings): string {
   return `${conditionKey(settings)}\u0000${settings.forMs}`;
 }
 
-/** The check's step times: the grid steps of its `for` (shortened to the history there is), then `at`. */
+/** The check's step times, ascending: the grid steps of its whole `for`, then `at`. */
 function checkTimes(settings: ConditionSettings, options: CheckOptions): number[] {
-  const { at, step, historyStartMs } = options;
-  let forMs = settings.forMs;
-  if (historyStartMs !== undefined) {
-    const available = Math.max(0, at - historyStartMs - SIGNAL_WINDOW_MS);
-    forMs = Math.min(forMs, Math.floor(available / step) * step);
-  }
+  const { at, step } = options;
   const grid = Math.floor(at / step) * step;
-  const times = stepTimes(grid, step, Math.floor(forMs / step));
+  const times = stepTimes(grid, step, Math.floor(settings.forMs / step));
   if (grid !== at) times.push(at);
   return times;
+}
+
+/** The times worth evaluating: those at or after the first sample (earlier ones hold nothing). */
+function withData(times: readonly number[], historyStartMs: number | undefined): number[] {
+  return historyStartMs === undefined ? [...times] : times.filter((t) => t >= historyStartMs);
 }
 
 /** The condition of one check and where its steps are kept. */
@@ -190,14 +200,14 @@ function keysOf(vector: InstantVector, keyOf: (labels: Labels) => string): Reado
 }
 
 /**
- * Which keys each check holds for at `at` and every step of its `for`, and for checks that trace, since when.
- * `atExprs` are evaluated at `at` in the same batch as the conditions (the report's signals share their
- * subexpressions); their vectors are returned in order.
+ * Which keys each check holds for at `at` and every step of its `for`, and for checks that trace, since when
+ * each key holding at `at` has held (firing or pending). `atExprs` are evaluated at `at` in the same batch as
+ * the conditions (the report's signals share their subexpressions); their vectors are returned in order.
  *
- * A key remembered to hold at an evaluation whose time falls within this evaluation's `for` steps held
- * throughout (the two `for` checks overlap), so it keeps the remembered `since` (no earlier than the lookback
- * allows) instead of being traced back again. The memory is updated: the keys holding now are remembered with
- * this evaluation's time, those that no longer hold are forgotten.
+ * A key remembered to hold at an evaluation whose time falls within this evaluation's `for` steps, and holding
+ * at every step after it, held throughout, so it keeps the remembered `since` (no earlier than the lookback
+ * and the first sample allow) instead of being traced back again. The memory is updated: the keys holding now
+ * are remembered with this evaluation's time, those that no longer hold are forgotten.
  */
 export async function checkConditions(
   backend: DiagnosisBackend,
@@ -226,7 +236,7 @@ export async function checkConditions(
   // queries then cover no more than each `for`).
   const grid = Math.floor(at / step) * step;
   const gridSteps = plans
-    .map((plan, i) => ({ plan, times: (timesOf[i] ?? []).filter((t) => t !== at) }))
+    .map((plan, i) => ({ plan, times: withData(timesOf[i] ?? [], options.historyStartMs).filter((t) => t !== at) }))
     .filter((x) => x.times.length > 0);
   if (backend.evaluateBatch !== undefined) {
     const earliest = Math.min(...gridSteps.map((x) => x.times[0] ?? grid));
@@ -246,26 +256,37 @@ export async function checkConditions(
   const floor = Math.max(at - SINCE_LOOKBACK_MS, options.historyStartMs ?? Number.NEGATIVE_INFINITY);
   plans.forEach((plan, i) => {
     const times = timesOf[i] ?? [at];
-    let keys: ReadonlySet<string> | undefined;
-    for (const t of times) {
-      const these = plan.steps.get(t) ?? NOTHING;
-      keys = keys === undefined ? these : new Set([...keys].filter((k) => these.has(k)));
-    }
-    const holding = keys ?? NOTHING;
-    const since = new Map<string, number>();
-    results.push({ keys: holding, since });
-    if (!plan.check.traceSince) return;
+    const holds = (t: number, key: string) => (plan.steps.get(t) ?? NOTHING).has(key);
     const from = times[0] ?? at;
+    if (!plan.check.traceSince) {
+      const atKeys = plan.steps.get(at) ?? NOTHING;
+      results.push({ keys: new Set([...atKeys].filter((k) => times.every((t) => holds(t, k)))), since: new Map() });
+      return;
+    }
+    const firing = new Set<string>();
+    const since = new Map<string, number>();
+    results.push({ keys: firing, since });
     const remembered = memory.sinceOf(sinceKey(plan.check.settings));
     const alive = new Set<string>();
-    for (const key of holding) {
+    for (const key of plan.steps.get(at) ?? NOTHING) {
+      // Back from `at` through the `for` steps while the key holds; a remembered run that reaches into them
+      // (it held at a previous evaluation, at or after the step reached) carries its `since`.
       const before = remembered.get(key);
-      if (before !== undefined && before.atMs >= from && before.atMs <= at) {
-        since.set(key, Math.max(before.sinceMs, floorStep(from, step, floor)));
-      } else {
-        since.set(key, from);
-        alive.add(key);
+      let start = at;
+      let carried: number | undefined;
+      for (let j = times.length - 1; j >= 0; j--) {
+        const t = times[j] as number;
+        if (before !== undefined && before.atMs <= at && t <= before.atMs) {
+          carried = Math.max(before.sinceMs, floorStep(from, step, floor));
+          break;
+        }
+        if (!holds(t, key)) break;
+        start = t;
       }
+      const sinceMs = carried ?? start;
+      since.set(key, sinceMs);
+      if (sinceMs <= from) firing.add(key);
+      if (carried === undefined && start === from) alive.add(key);
     }
     tracing.push({ plan, alive, since, earliest: from });
   });

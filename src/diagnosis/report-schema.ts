@@ -15,8 +15,14 @@ import { RULE_IDS, SEVERITIES } from './rule.js';
 export const UNITS = ['s', '1/s', 'items', 'workers', 'ratio'] as const;
 /** Why a signal value is null: too few samples in the window, or the metric is not exposed at all. */
 export const MISSING_REASONS = ['insufficient_data', 'metric_absent'] as const;
-/** A queue's status, from its worst finding (`standby`: a replica that does not lead). */
-export const QUEUE_STATUSES = ['ok', 'warning', 'critical', 'unknown', 'standby'] as const;
+/**
+ * A queue's status: `critical` or `warning` from its worst firing finding; `pending` when nothing fires but a
+ * condition holds whose `for` has not elapsed; `unknown` when nothing fires or is pending but a rule could not
+ * be judged; `ok` only when every rule was judged and none holds; `standby`: a replica that does not lead.
+ */
+export const QUEUE_STATUSES = ['ok', 'pending', 'warning', 'critical', 'unknown', 'standby'] as const;
+/** A finding's state: `firing` once its condition has held for the rule's whole `for`, `pending` before. */
+export const FINDING_STATES = ['firing', 'pending'] as const;
 /** A queue's `id` in the report and in `/api/v1/queues/{id}`: URL-safe without escaping. */
 export const QUEUE_ID_PATTERN = '^[A-Za-z0-9._~-]+$';
 
@@ -53,7 +59,15 @@ function NotRequired<T extends TObject>(schema: T, keys: readonly (keyof T['prop
   return { ...schema, required: required.filter((key) => !keys.includes(key)) };
 }
 
-export type DefinitionName = 'ruleId' | 'observationId' | 'value' | 'finding' | 'observation' | 'queueReport' | 'error';
+export type DefinitionName =
+  | 'ruleId'
+  | 'observationId'
+  | 'value'
+  | 'finding'
+  | 'observation'
+  | 'unknownRule'
+  | 'queueReport'
+  | 'error';
 
 export const RuleIdSchema = StringEnum(RULE_IDS);
 export const ObservationIdSchema = StringEnum(OBSERVATION_IDS);
@@ -87,8 +101,11 @@ export const FindingSchema = NotRequired(
     cause: Text,
     fix: Text,
     runbook: Text,
+    state: StringEnum(FINDING_STATES),
+    /** For a pending finding: when it fires if the condition keeps holding (RFC 3339). Absent when firing. */
+    firesAt: Type.Optional(Type.String({ format: 'date-time' })),
   }),
-  ['since'],
+  ['since', 'state'],
 );
 
 export const ObservationSchema = Type.Object(
@@ -103,19 +120,35 @@ export const ObservationSchema = Type.Object(
   },
 );
 
-export const QueueReportSchema = Type.Object({
-  id: Type.String({ pattern: QUEUE_ID_PATTERN }),
-  queue: Type.Object({
-    target: Type.String(),
-    name: Nullable(Type.String()),
-    controller: Nullable(Type.String()),
+export const UnknownRuleSchema = Type.Object(
+  {
+    rule: Ref('ruleId', RuleIdSchema),
+    reason: Text,
+  },
+  {
+    description:
+      'A rule that could not be judged at the evaluation time, with why (the data spans less than the rule reads, too few scrapes, series missing).',
+  },
+);
+
+export const QueueReportSchema = NotRequired(
+  Type.Object({
+    id: Type.String({ pattern: QUEUE_ID_PATTERN }),
+    queue: Type.Object({
+      target: Type.String(),
+      name: Nullable(Type.String()),
+      controller: Nullable(Type.String()),
+    }),
+    status: QueueStatusSchema,
+    findings: Type.Array(Ref('finding', FindingSchema)),
+    signals: MapOf(Ref('value', SignalValueSchema)),
+    /** Always present; empty for target-level entries. */
+    observations: Type.Array(Ref('observation', ObservationSchema)),
+    /** Always present: the rules that could not be judged. A queue is `ok` only when this is empty. */
+    unknown: Type.Array(Ref('unknownRule', UnknownRuleSchema)),
   }),
-  status: QueueStatusSchema,
-  findings: Type.Array(Ref('finding', FindingSchema)),
-  signals: MapOf(Ref('value', SignalValueSchema)),
-  /** Always present; empty for target-level entries. */
-  observations: Type.Array(Ref('observation', ObservationSchema)),
-});
+  ['unknown'],
+);
 
 export const ReportErrorSchema = Type.Object({
   target: Type.String(),
@@ -136,6 +169,7 @@ const DEFINITIONS: Readonly<Record<DefinitionName, TSchema>> = {
   value: SignalValueSchema,
   finding: FindingSchema,
   observation: ObservationSchema,
+  unknownRule: UnknownRuleSchema,
   queueReport: QueueReportSchema,
   error: ReportErrorSchema,
 };
@@ -184,9 +218,11 @@ type Frozen<T> = T extends readonly (infer E)[]
 export type Unit = (typeof UNITS)[number];
 export type MissingReason = (typeof MISSING_REASONS)[number];
 export type QueueStatus = (typeof QUEUE_STATUSES)[number];
+export type FindingState = (typeof FINDING_STATES)[number];
 export type SignalValue = Frozen<Static<typeof SignalValueSchema>>;
 export type Finding = Frozen<Static<typeof FindingSchema>>;
 export type Observation = Frozen<Static<typeof ObservationSchema>>;
+export type UnknownRule = Frozen<Static<typeof UnknownRuleSchema>>;
 export type QueueReport = Frozen<Static<typeof QueueReportSchema>>;
 export type ReportError = Frozen<Static<typeof ReportErrorSchema>>;
 export type Report = Frozen<Static<typeof ReportSchema>>;

@@ -119,7 +119,7 @@ export type TargetFacts = {
  */
 export type TargetAssessment =
   | { readonly kind: 'finding'; readonly sinceMs: number | null; readonly detail?: string }
-  | { readonly kind: 'unknown' };
+  | { readonly kind: 'unknown'; readonly reason: string };
 
 export type DiagnosisRule<K extends string = string> = ConditionDefinition<K> & {
   readonly id: RuleId;

@@ -6,12 +6,13 @@
 
 import { RULES } from './catalog.js';
 import { formatValue } from './format.js';
-import type { QueueReport, Report } from './report.js';
+import { type Finding, isFiring, type QueueReport, type Report } from './report.js';
 import { SIGNAL_BY_ID } from './signals.js';
 
 const STATUS_MARK: Record<QueueReport['status'], string> = {
   critical: 'CRITICAL',
   warning: 'WARNING',
+  pending: 'PENDING',
   unknown: 'UNKNOWN',
   standby: 'STANDBY',
   ok: 'OK',
@@ -19,16 +20,21 @@ const STATUS_MARK: Record<QueueReport['status'], string> = {
 
 export function renderTextReport(report: Report): string {
   const lines: string[] = [];
-  const problems = report.queues.filter((q) => q.findings.length > 0).length;
+  const problems = report.queues.filter((q) => q.findings.some(isFiring)).length;
+  const counted = [`${problems} with findings`];
+  for (const status of ['pending', 'unknown'] as const) {
+    const n = report.queues.filter((q) => q.status === status).length;
+    if (n > 0) counted.push(`${n} ${status}`);
+  }
   lines.push(
-    `workqueue-doctor: ${report.queues.length} queue${report.queues.length === 1 ? '' : 's'}, ${problems} with findings, at ${report.evaluatedAt} (window ${report.window})`,
+    `workqueue-doctor: ${report.queues.length} queue${report.queues.length === 1 ? '' : 's'}, ${counted.join(', ')}, at ${report.evaluatedAt} (window ${report.window})`,
   );
   for (const queue of report.queues) {
     lines.push('');
     lines.push(`${STATUS_MARK[queue.status]}  ${queueTitle(queue)}`);
     if (queue.findings.length === 0) lines.push(`  ${quietLine(queue)}`);
     for (const finding of queue.findings) {
-      lines.push(`  ${finding.rule} (${finding.severity}${finding.since === null ? '' : `, since ${finding.since}`})`);
+      lines.push(`  ${finding.rule} (${findingState(finding)})`);
       lines.push(`    ${finding.summary}`);
       lines.push('    evidence:');
       for (const [id, value] of Object.entries(finding.evidence)) {
@@ -38,6 +44,7 @@ export function renderTextReport(report: Report): string {
       lines.push(`    fix:     ${finding.fix}`);
       lines.push(`    runbook: ${finding.runbook}`);
     }
+    for (const unknown of queue.unknown ?? []) lines.push(`  unknown: ${unknown.rule}: ${unknown.reason}`);
     if (queue.observations.length > 0) {
       lines.push('  observations (what the metrics suggest but cannot prove; not findings):');
       for (const observation of queue.observations) lines.push(`    note: ${observation.id}: ${observation.summary}`);
@@ -73,6 +80,13 @@ function quietLine(queue: QueueReport): string {
   if (queue.status === 'standby') return 'standby replica (not the leader): no queues by design';
   const facts = quietFacts(queue).join(', ');
   return queue.status === 'unknown' ? `not enough data yet: ${facts}` : facts;
+}
+
+/** `warning, since …` for a firing finding; `pending warning, since …, fires at …` for a pending one. */
+function findingState(finding: Finding): string {
+  const since = finding.since === null ? '' : `, since ${finding.since}`;
+  if (isFiring(finding)) return `${finding.severity}${since}`;
+  return `pending ${finding.severity}${since}${finding.firesAt === undefined ? '' : `, fires at ${finding.firesAt} if it keeps holding`}`;
 }
 
 /** What a queue without findings is doing, in a few words each (the text report and the page). */

@@ -83,8 +83,12 @@ export const SUFFIX = {
 
 /** The service's own metrics. */
 export const DOCTOR = {
-  /** 1 per active finding; labels in `DOCTOR_FINDING_LABELS`. */
+  /** 1 per active (firing) finding; labels in `DOCTOR_FINDING_LABELS`. */
   finding: 'workqueue_doctor_finding',
+  /** Per pending finding: the unix time it fires if its condition keeps holding; labels in `DOCTOR_FINDING_LABELS`. */
+  pendingFinding: 'workqueue_doctor_pending_finding_fires_at_seconds',
+  /** 1 per rule that could not be judged for a queue; labels in `DOCTOR_UNKNOWN_LABELS`. */
+  unknownRule: 'workqueue_doctor_unknown_rule',
   scrapeDuration: 'workqueue_doctor_scrape_duration_seconds',
   scrapeErrors: 'workqueue_doctor_scrape_errors_total',
   targetUp: 'workqueue_doctor_target_up',
@@ -94,6 +98,7 @@ export const DOCTOR = {
   queues: 'workqueue_doctor_queues',
 } as const;
 export const DOCTOR_FINDING_LABELS = [LABEL.rule, LABEL.severity, LABEL.target, LABEL.name, LABEL.controller] as const;
+export const DOCTOR_UNKNOWN_LABELS = [LABEL.rule, LABEL.target, LABEL.name, LABEL.controller] as const;
 
 /**
  * Prometheus' own series of pending and firing alerts (one per alert instance, value 1, carrying the alert's

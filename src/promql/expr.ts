@@ -163,3 +163,12 @@ export function metricsOf(expr: Expr): string[] {
   visit(expr);
   return [...names];
 }
+
+/**
+ * The longest range an expression reads (`metric[window]`), in milliseconds; 0 when it reads only instant
+ * vectors. Data spanning less than it is a partial window for at least one of the expression's range functions.
+ */
+export function longestRangeOf(expr: Expr): number {
+  if (expr.kind === 'range') return expr.windowMs;
+  return childrenOf(expr).reduce((longest, child) => Math.max(longest, longestRangeOf(child)), 0);
+}

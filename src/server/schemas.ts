@@ -35,7 +35,8 @@ export const DIAGNOSIS_QUERY_SCHEMA = {
     rule: {
       type: 'array',
       items: RuleIdSchema,
-      description: 'Only queues with a finding of one of these rules (repeat the parameter or separate with commas).',
+      description:
+        'Only queues with a finding (firing or pending) of one of these rules (repeat the parameter or separate with commas).',
     },
   },
 } as const;

@@ -36,7 +36,8 @@ export function diagnoseSource(source: MetricsSource, options: DiagnoseSourceOpt
     targets: source.targets(),
     ...(options.memory !== undefined ? { memory: options.memory } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
-    // A live history may be shorter than a rule's `for`; a recording or Prometheus covers it in full.
-    ...(source.kind === 'scrape' && range !== undefined ? { historyStartMs: range.startMs } : {}),
+    // A live history and a recording alike start at their first sample: nothing held before it, so a window
+    // recorded live and replayed at the same time gives the same report. Prometheus cannot tell (undefined).
+    ...(range !== undefined ? { historyStartMs: range.startMs } : {}),
   });
 }

@@ -3,9 +3,13 @@
  * active finding so that dashboards (and teams that prefer it) can use the service's verdicts.
  *
  * Contract:
- * - `workqueue_doctor_finding{rule,severity,target,name,controller}` is 1 for every finding of the latest
- *   report and absent otherwise: a resolved finding's series disappears at the next evaluation. A queue
- *   without a `name` or `controller` label has the label empty.
+ * - `workqueue_doctor_finding{rule,severity,target,name,controller}` is 1 for every firing finding of the
+ *   latest report and absent otherwise: a resolved finding's series disappears at the next evaluation, a pending
+ *   one has none yet. A queue without a `name` or `controller` label has the label empty.
+ * - `workqueue_doctor_pending_finding_fires_at_seconds{rule,severity,target,name,controller}` is, for every
+ *   pending finding, the unix time it fires if its condition keeps holding.
+ * - `workqueue_doctor_unknown_rule{rule,target,name,controller}` is 1 for every rule that could not be judged
+ *   for a queue (the report's `unknown`, with the reason).
  * - `workqueue_doctor_queues{status}` counts the latest report's queues by status (every status present,
  *   0 when none) once there is a report.
  * - `workqueue_doctor_target_up{target}` is 1 when the target's last scrape succeeded, 0 otherwise (also
@@ -18,9 +22,9 @@
  * - Gauges read the report and the scrape health when scraped, so they are never older than the report.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { QueueStatus, Report } from '../diagnosis/report.js';
+import { type Finding, isFiring, type QueueReport, type QueueStatus, type Report } from '../diagnosis/report.js';
 import { QUEUE_STATUSES } from '../diagnosis/report-schema.js';
-import { DOCTOR, DOCTOR_FINDING_LABELS, LABEL } from '../metrics/names.js';
+import { DOCTOR, DOCTOR_FINDING_LABELS, DOCTOR_UNKNOWN_LABELS, LABEL } from '../metrics/names.js';
 import type { EvaluationOutcome } from './diagnosis-service.js';
 
 /** What the gauges read at collect time; each may be set late (the source exists before the service). */
@@ -117,24 +121,38 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   });
   new Gauge({
     name: DOCTOR.finding,
-    help: '1 for every active finding of the latest evaluation (no series once resolved).',
+    help: '1 for every active (firing) finding of the latest evaluation (no series once resolved or while pending).',
     labelNames: DOCTOR_FINDING_LABELS,
     registers: [registry],
     collect() {
       this.reset();
+      for (const { queue, finding } of findingsOf(readings.report?.())) {
+        if (isFiring(finding)) this.set(findingLabels(queue, finding), 1);
+      }
+    },
+  });
+  new Gauge({
+    name: DOCTOR.pendingFinding,
+    help: 'For every pending finding of the latest evaluation (its condition holds, its for has not elapsed): the unix time it fires if the condition keeps holding.',
+    labelNames: DOCTOR_FINDING_LABELS,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { queue, finding } of findingsOf(readings.report?.())) {
+        if (!isFiring(finding) && finding.firesAt !== undefined)
+          this.set(findingLabels(queue, finding), Date.parse(finding.firesAt) / 1000);
+      }
+    },
+  });
+  new Gauge({
+    name: DOCTOR.unknownRule,
+    help: '1 for every rule that could not be judged for a queue at the latest evaluation (too little data; the reason is in the report).',
+    labelNames: DOCTOR_UNKNOWN_LABELS,
+    registers: [registry],
+    collect() {
+      this.reset();
       for (const q of readings.report?.()?.queues ?? []) {
-        for (const f of q.findings) {
-          this.set(
-            {
-              [LABEL.rule]: f.rule,
-              [LABEL.severity]: f.severity,
-              [LABEL.target]: q.queue.target,
-              [LABEL.name]: q.queue.name ?? '',
-              [LABEL.controller]: q.queue.controller ?? '',
-            },
-            1,
-          );
-        }
+        for (const u of q.unknown ?? []) this.set({ ...queueLabels(q), [LABEL.rule]: u.rule }, 1);
       }
     },
   });
@@ -157,4 +175,20 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
       if (next.targets !== undefined) readings.targets = next.targets;
     },
   };
+}
+
+function queueLabels(q: QueueReport): Record<string, string> {
+  return {
+    [LABEL.target]: q.queue.target,
+    [LABEL.name]: q.queue.name ?? '',
+    [LABEL.controller]: q.queue.controller ?? '',
+  };
+}
+
+function findingLabels(q: QueueReport, f: Finding): Record<string, string> {
+  return { ...queueLabels(q), [LABEL.rule]: f.rule, [LABEL.severity]: f.severity };
+}
+
+function* findingsOf(report: Report | undefined): Generator<{ queue: QueueReport; finding: Finding }> {
+  for (const queue of report?.queues ?? []) for (const finding of queue.findings) yield { queue, finding };
 }

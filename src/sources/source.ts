@@ -18,7 +18,8 @@ export interface MetricsSource {
   targets(): TargetState[];
   /**
    * The time span with data: a recording's first and last sample, the scraped history's; undefined where
-   * the source cannot tell (Prometheus). The engine shortens `for` durations to it and `diagnose` defaults
+   * the source cannot tell (Prometheus). The engine holds no condition before its start (a `for` longer than
+   * the data leaves a finding pending, a range longer than it leaves a rule unknown) and `diagnose` defaults
    * `--at` to its end.
    */
   dataRange(): { readonly startMs: number; readonly endMs: number } | undefined;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { diagnose } from '../../src/diagnosis/engine.js';
-import type { Report } from '../../src/diagnosis/report.js';
+import { isFiring, type Report } from '../../src/diagnosis/report.js';
 import { prometheusTargetName } from '../../src/prometheus/prometheus-backend.js';
 import { runVirtual } from '../../src/simulate/index.js';
 import { createPrometheusSource } from '../../src/sources/prometheus-source.js';
@@ -30,7 +30,7 @@ function targetsOf(report: Report): string[] {
 }
 
 function rulesOf(report: Report): string[] {
-  return report.queues.flatMap((q) => q.findings.map((f) => f.rule));
+  return report.queues.flatMap((q) => q.findings.filter(isFiring).map((f) => f.rule));
 }
 
 /** Queue identity without the target, status and findings: what must not depend on the target's name. */

@@ -17,8 +17,8 @@ import { OUTPUT } from '../../src/generate/defaults.js';
 import { parseGenerateConfig } from '../../src/generate/generate-config.js';
 import type { QueryScope } from '../../src/generate/query-scope.js';
 import { EXPRESSION_LIMIT, RECORDING_NAME_PATTERN, recordedName } from '../../src/generate/recording-rules.js';
-import { parseSelector } from '../../src/promql/selector.js';
 import { metricsOf } from '../../src/promql/expr.js';
+import { parseSelector } from '../../src/promql/selector.js';
 import { tempDir } from '../simulate/helpers.js';
 import { requireTool } from '../support/prometheus.js';
 import {

@@ -1,5 +1,6 @@
 import { CLIENT_GO, CONTROLLER_RUNTIME, WORKQUEUE } from '../../metrics/names.js';
 import { aggregateBy, binary, num, selector } from '../../promql/expr.js';
+import { formatDuration } from '../../util/duration.js';
 import { TARGET_LABELS } from '../identity.js';
 import { defineRule, type RuleCase, type TargetAssessment, type TargetFacts } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
@@ -29,13 +30,15 @@ const NOT_OBSERVABLE_CASES = {
   },
 } as const satisfies Record<string, RuleCase>;
 
+const notObservableForMs = 5 * MINUTE_MS;
+
 export const notObservable = defineRule({
   id: 'WorkqueueNotObservable',
   title: 'Work queue not observable',
   severity: 'warning',
   scope: 'target',
   thresholds: {},
-  forMs: 5 * MINUTE_MS,
+  forMs: notObservableForMs,
   condition: () =>
     binary(
       'unless',
@@ -76,7 +79,12 @@ export const notObservable = defineRule({
 function assessNotObservable(target: TargetFacts): TargetAssessment | undefined {
   if (target.error !== undefined) return { kind: 'finding', sinceMs: null, detail: target.error.message };
   if (target.holdingSinceMs !== undefined) return { kind: 'finding', sinceMs: target.holdingSinceMs };
-  if (target.hasControllerMetrics) return { kind: 'unknown' };
+  if (target.hasControllerMetrics) {
+    return {
+      kind: 'unknown',
+      reason: `controller metrics are exposed without work-queue metrics, not yet for the rule's for (${formatDuration(notObservableForMs)})`,
+    };
+  }
   if (target.listed) return { kind: 'finding', sinceMs: null, detail: 'it exposes no workqueue_* metrics at all' };
   return undefined;
 }

@@ -1,7 +1,7 @@
 /** The page's stylesheet (served as `/assets/page.<hash>.css`): plain, readable, printable. */
 export const PAGE_CSS = `:root {
   --fg: #1d2327; --muted: #5c6770; --line: #d9dee3; --bg: #ffffff; --panel: #f6f8fa;
-  --critical: #c92a2a; --warning: #d9480f; --unknown: #6c757d; --standby: #4c6ef5; --ok: #2b8a3e;
+  --critical: #c92a2a; --warning: #d9480f; --pending: #9c6500; --unknown: #6c757d; --standby: #4c6ef5; --ok: #2b8a3e;
 }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
@@ -21,6 +21,7 @@ code { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; 
   font-size: 12px; font-weight: 600; text-align: center; text-transform: uppercase; letter-spacing: .03em; }
 .badge.critical { background: var(--critical); } .badge.warning { background: var(--warning); }
 .badge.unknown { background: var(--unknown); } .badge.standby { background: var(--standby); }
+.badge.pending { background: var(--pending); }
 .badge.ok, .badge.up { background: var(--ok); } .badge.down { background: var(--critical); }
 table { border-collapse: collapse; }
 th, td { text-align: left; padding: 3px 10px 3px 0; vertical-align: top; }
@@ -35,7 +36,7 @@ section.queue { border: 1px solid var(--line); border-left-width: 6px; border-ra
   margin: 16px 0; }
 section.queue.critical { border-left-color: var(--critical); } section.queue.warning { border-left-color: var(--warning); }
 section.queue.unknown { border-left-color: var(--unknown); } section.queue.standby { border-left-color: var(--standby); }
-section.queue.ok { border-left-color: var(--ok); }
+section.queue.ok { border-left-color: var(--ok); } section.queue.pending { border-left-color: var(--pending); }
 section.queue > header { display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 12px; margin-bottom: 8px; }
 article.finding { background: var(--panel); border-radius: 6px; padding: 10px 14px; margin: 8px 0; }
 article.finding p { margin: 4px 0; }

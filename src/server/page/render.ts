@@ -9,7 +9,15 @@
  * as JSON in a `<script type="application/json">` block with `<` escaped, so nothing in a label can end it.
  */
 import { formatNumberWithUnit, formatValue } from '../../diagnosis/format.js';
-import type { Finding, Observation, QueueReport, QueueStatus, Report } from '../../diagnosis/report.js';
+import {
+  type Finding,
+  isFiring,
+  type Observation,
+  type QueueReport,
+  type QueueStatus,
+  type Report,
+  type UnknownRule,
+} from '../../diagnosis/report.js';
 import { SIGNAL_BY_ID } from '../../diagnosis/signals.js';
 import { evidenceTitle, quietFacts } from '../../diagnosis/text-report.js';
 import type { SignalValue } from '../../diagnosis/units.js';
@@ -63,6 +71,7 @@ export function scriptJson(value: unknown): string {
 const STATUS_TITLE: Record<QueueStatus, string> = {
   critical: 'critical',
   warning: 'warning',
+  pending: 'pending',
   unknown: 'unknown',
   standby: 'standby',
   ok: 'ok',
@@ -155,7 +164,7 @@ ${body}
 }
 
 function statusCounts(queues: readonly QueueReport[]): string {
-  const order: QueueStatus[] = ['critical', 'warning', 'unknown', 'standby', 'ok'];
+  const order: QueueStatus[] = ['critical', 'warning', 'pending', 'unknown', 'standby', 'ok'];
   const parts = order
     .map((status) => [status, queues.filter((q) => q.status === status).length] as const)
     .filter(([, n]) => n > 0)
@@ -175,7 +184,7 @@ function queueTitle(queue: QueueReport): string {
 function renderOverview(queues: readonly QueueReport[]): string {
   if (queues.length === 0) return '<p class="quiet">No work queues found yet.</p>';
   const rows = queues.map((q) => {
-    const rules = q.findings.map((f) => escapeHtml(f.rule)).join(', ');
+    const rules = q.findings.map((f) => escapeHtml(isFiring(f) ? f.rule : `${f.rule} (pending)`)).join(', ');
     const observations = q.observations.map((o) => escapeHtml(o.id)).join(', ');
     return `<tr><td>${badge(q.status, STATUS_TITLE[q.status])}</td><td><a href="#q-${escapeHtml(q.id)}">${escapeHtml(
       queueTitle(q),
@@ -211,6 +220,7 @@ function renderQueue(queue: QueueReport, series: SeriesSet | undefined, drawn: M
     queue.queue.target,
   )}${controller}</small></header>
 ${findings}${quiet}
+${renderUnknown(queue.unknown ?? [])}
 ${renderObservations(queue.observations)}
 </section>`;
 }
@@ -223,8 +233,11 @@ function quietLine(queue: QueueReport): string {
 function renderFinding(finding: Finding, charts: string): string {
   const since =
     finding.since === null || finding.since === undefined ? '' : ` <small>since ${time(finding.since)}</small>`;
-  return `<article class="finding" data-rule="${escapeHtml(finding.rule)}">
-<h3>${badge(finding.severity)} ${escapeHtml(finding.rule)}${since}</h3>
+  const pending = isFiring(finding)
+    ? ''
+    : ` <small class="pending">pending: fires at ${finding.firesAt === undefined ? 'the end of its for' : time(finding.firesAt)} if it keeps holding</small>`;
+  return `<article class="finding${isFiring(finding) ? '' : ' pending'}" data-rule="${escapeHtml(finding.rule)}" data-state="${escapeHtml(finding.state ?? 'firing')}">
+<h3>${badge(isFiring(finding) ? finding.severity : 'pending', isFiring(finding) ? finding.severity : `pending ${finding.severity}`)} ${escapeHtml(finding.rule)}${since}${pending}</h3>
 <p class="summary">${escapeHtml(finding.summary)}</p>
 <div class="details">
 ${renderEvidence(finding.evidence)}
@@ -244,6 +257,16 @@ function renderEvidence(evidence: Readonly<Record<string, SignalValue>>): string
       `<tr><th scope="row">${escapeHtml(evidenceTitle(id))}</th><td>${escapeHtml(formatValue(value))}</td></tr>`,
   );
   return rows.length === 0 ? '' : `<table class="evidence"><tbody>\n${rows.join('\n')}\n</tbody></table>`;
+}
+
+/** The rules that could not be judged, each with why. */
+function renderUnknown(unknown: readonly UnknownRule[]): string {
+  if (unknown.length === 0) return '';
+  const items = unknown.map((u) => `<li><strong>${escapeHtml(u.rule)}</strong>: ${escapeHtml(u.reason)}</li>`);
+  return `<h3>Not judged <small>rules without the data they need yet</small></h3>
+<ul class="unknown">
+${items.join('\n')}
+</ul>`;
 }
 
 function renderObservations(observations: readonly Observation[]): string {

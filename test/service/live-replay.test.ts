@@ -1,0 +1,120 @@
+/**
+ * Live equals replay: a window diagnosed live and written as a recording gives the identical report (findings
+ * with their state and `since`, every signal value, observations, unknown rules) when the recording is replayed
+ * at the live report's evaluation time. Every scenario runs as a live simulated controller on loopback with a
+ * warmed history (the demo's path: half an hour on virtual time, then the same process on the real clock),
+ * scraped live a few times more, so the window holds findings that fire, pending ones and quiet queues.
+ *
+ * Also: a live history shorter than a rule's `for` leaves its finding pending, never firing, and a replay of it
+ * agrees (the recording starts where the live history did).
+ */
+import { describe, expect, it } from 'vitest';
+import type { Report } from '../../src/diagnosis/report.js';
+import { staticTargets } from '../../src/discovery/static.js';
+import { type DemoTarget, startDemoTarget } from '../../src/service/demo-source.js';
+import { diagnoseSource } from '../../src/service/diagnose-source.js';
+import { SCENARIO_NAMES, startLiveSimulation } from '../../src/simulate/index.js';
+import { recordingSourceFromText } from '../../src/sources/recording-source.js';
+import { createScrapeSource, type ScrapeSource } from '../../src/sources/scrape-source.js';
+import { History } from '../../src/store/history.js';
+import { historyToRecording } from '../../src/store/history-recording.js';
+
+const RUNBOOKS = 'https://runbooks.invalid';
+const MINUTE = 60_000;
+const WARM_UP_MS = 35 * MINUTE;
+const WARM_UP_INTERVAL_MS = 15_000;
+const LIVE_INTERVAL_MS = 1_000;
+const LIVE_SCRAPES = 3;
+
+/** Runs `body` with a list of stops, then runs them in reverse order whatever happened. */
+async function withStops(body: (stops: Array<() => Promise<void>>) => Promise<void>): Promise<void> {
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    await body(stops);
+  } finally {
+    for (const stop of stops.reverse()) await stop();
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Scrapes `source` `count` times, `LIVE_INTERVAL_MS` apart. */
+async function scrapeLive(source: ScrapeSource, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    if (i > 0) await sleep(LIVE_INTERVAL_MS);
+    await source.scrapeOnce();
+  }
+}
+
+/** The live report, and the report of the same history replayed from its recording at the live evaluation time. */
+async function liveAndReplay(source: ScrapeSource): Promise<{ live: Report; replayed: Report }> {
+  const live = await diagnoseSource(source, { runbookBaseUrl: RUNBOOKS });
+  const recording = recordingSourceFromText(historyToRecording(source.history), 'live.om');
+  try {
+    const replayed = await diagnoseSource(recording, { atMs: Date.parse(live.evaluatedAt), runbookBaseUrl: RUNBOOKS });
+    return { live, replayed };
+  } finally {
+    await recording.close();
+  }
+}
+
+// Concurrent: each case spends most of its time waiting for the next live scrape.
+describe.concurrent('live equals replay', () => {
+  it.each(SCENARIO_NAMES)(
+    '%s: the recorded live window replays to the identical report',
+    { timeout: 300_000 },
+    (scenario) =>
+      withStops(async (stops) => {
+        const history = new History();
+        const demo: DemoTarget = await startDemoTarget({
+          scenario,
+          history,
+          scrapeIntervalMs: WARM_UP_INTERVAL_MS,
+          warmUpMs: WARM_UP_MS,
+        });
+        stops.push(() => demo.stop());
+        const source = createScrapeSource({ targets: [demo.target], history, intervalMs: LIVE_INTERVAL_MS });
+        stops.push(() => source.close());
+        await scrapeLive(source, LIVE_SCRAPES);
+
+        const { live, replayed } = await liveAndReplay(source);
+        expect(live.queues.length).toBeGreaterThan(0);
+        expect(live.errors).toEqual([]);
+        // A scenario with a planted problem shows it after its warm-up: the comparison covers findings too.
+        if (demo.truth.queues.some((q) => q.expected.length > 0)) {
+          expect(live.queues.some((q) => q.findings.length > 0)).toBe(true);
+        }
+        expect(replayed).toEqual(live);
+      }),
+  );
+
+  it('a history shorter than a for: pending live and on replay, with the time it fires', { timeout: 120_000 }, () =>
+    withStops(async (stops) => {
+      const sim = await startLiveSimulation({ scenario: 'hot-loop-status-write', listen: '127.0.0.1:0' });
+      stops.push(() => sim.stop());
+      const source = createScrapeSource({
+        targets: staticTargets([sim.url], { job: 'live-replay' }),
+        intervalMs: LIVE_INTERVAL_MS,
+      });
+      stops.push(() => source.close());
+      await scrapeLive(source, 6);
+
+      const { live, replayed } = await liveAndReplay(source);
+      expect(replayed).toEqual(live);
+      const findings = live.queues.flatMap((q) => q.findings);
+      expect(findings.length).toBeGreaterThan(0);
+      const start = source.dataRange()?.startMs ?? Number.NaN;
+      for (const finding of findings) {
+        // A few seconds of data cannot have held any rule's `for`.
+        expect(finding.state).toBe('pending');
+        expect(Date.parse(finding.since ?? '')).toBeGreaterThanOrEqual(start);
+        expect(Date.parse(finding.firesAt ?? '')).toBeGreaterThan(Date.parse(live.evaluatedAt));
+      }
+      const queue = live.queues.find((q) => q.findings.some((f) => f.rule === 'WorkqueueHotLoop'));
+      expect(queue?.status).toBe('pending');
+      // The rules that do not hold over seconds of data are not judged: nothing is called ok.
+      expect(live.queues.every((q) => q.status !== 'ok')).toBe(true);
+      expect(live.queues.flatMap((q) => q.unknown ?? []).length).toBeGreaterThan(0);
+    }),
+  );
+});
