@@ -24,7 +24,7 @@ import {
   readableNumberAction,
 } from '../../src/generate/go-format.js';
 import type { PromtoolTestFile } from '../../src/generate/promtool-tests.js';
-import { parseSelector } from '../../src/generate/selector.js';
+import { parseSelector } from '../../src/promql/selector.js';
 import { tempDir } from '../simulate/helpers.js';
 import { requireTool } from '../support/prometheus.js';
 import { alertRulesOf, filesByPath, ruleFileOf, runTool } from './helpers.js';
