@@ -13,6 +13,7 @@ import { ruleSettings } from '../../src/diagnosis/catalog.js';
 import { conditionWith, EVALUATION_INTERVAL_MS } from '../../src/diagnosis/rule.js';
 import { DEFAULT_RUNBOOK_BASE_URL, runbookUrl } from '../../src/diagnosis/runbook.js';
 import { signal } from '../../src/diagnosis/signals.js';
+import { descriptionSignals, summarySignals } from '../../src/generate/alert-evidence.js';
 import { INHIBITIONS } from '../../src/generate/alertmanager.js';
 import { analyseRule } from '../../src/generate/condition-analysis.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
@@ -84,11 +85,15 @@ describe('alert rules', () => {
   it('describe each alert with queries of its evidence narrowed to the alert series', () => {
     const backlog = alertRulesOf(ruleFileOf(files)).find((r) => r.alert === 'WorkqueueBacklog')!;
     expect(backlog.annotations.summary).toContain('{{ $labels.name }}');
-    expect(backlog.annotations.summary).toContain('{{ $value | humanize }} items');
+    // The decisive evidence first, measured for the alert's series; never `$value` (the condition's output).
+    expect(backlog.annotations.summary).toContain(
+      'printf `queue:workqueue_depth:min_over_time1m{job=%q, instance=%q, controller=%q, name=%q}` $labels.job $labels.instance $labels.controller $labels.name | query }}: depth (floor of the last minute) ',
+    );
+    expect(backlog.annotations.summary).not.toContain('$value');
     const queries = annotationQueries(backlog.annotations.description ?? '', (i) => ['j', 'i', 'c', 'n'][i % 4] ?? '');
     expect(queries).toHaveLength(signalCount('WorkqueueBacklog'));
     // A recorded signal is read from its recorded series.
-    expect(queries[0]).toBe('queue:workqueue_depth:sum{job="j", instance="i", controller="c", name="n"}');
+    expect(queries[0]).toBe('queue:workqueue_depth:min_over_time1m{job="j", instance="i", controller="c", name="n"}');
     // Controller-level evidence is narrowed by the labels controller-level series carry (no `name`).
     expect(backlog.annotations.description).toContain(
       'printf `controller_runtime_max_concurrent_reconciles{job=%q, instance=%q, controller=%q}` $labels.job $labels.instance $labels.controller | query',
@@ -152,7 +157,7 @@ describe('alert annotations, rendered by `promtool test rules`', () => {
         `Held for ${formatDuration(stuck.forMs)}: ${analysis.clauses.map((c) => c.text).join('; ')}.`,
         '',
         'Measured now:',
-        ...stuck.rule.evidence.map((id) => {
+        ...descriptionSignals(analysis).map((id) => {
           const value = measured(schema)[id];
           if (value === undefined && metricsOf(signal(id).expr).every((m) => present.has(m))) {
             throw new Error(`evidence ${id} has input series: add its expected value`);
@@ -160,7 +165,10 @@ describe('alert annotations, rendered by `promtool test rules`', () => {
           return `- ${signal(id).title}: ${value ?? 'no data'}`;
         }),
       ].join('\n');
-    const valueText = `${analysis.valueSignal?.title.toLowerCase()} ${measured('runtime')[analysis.valueSignal?.id ?? '']}`;
+    // The summary: the decisive evidence, decisive signals in the order of the rule's evidence.
+    expect(summarySignals(analysis)).toEqual(['longestRunning', 'longestRunningGrowth', 'unfinishedWorkGrowth']);
+    const valueText = (schema: 'runtime' | 'componentBase'): string =>
+      `longest-running sync 20m 0s, longest-running sync growth 100%, unfinished work growth ${measured(schema).unfinishedWorkGrowth}`;
     const runbook = runbookUrl(DEFAULT_RUNBOOK_BASE_URL, stuck.rule.id);
     const test = {
       rule_files: [rulesFile],
@@ -177,7 +185,7 @@ describe('alert annotations, rendered by `promtool test rules`', () => {
                 {
                   exp_labels: { severity: 'critical', job: 'j', instance: 'i', controller: 'c', name: 'n' },
                   exp_annotations: {
-                    summary: `${stuck.rule.title} for queue n (controller c) on j/i: ${valueText}.`,
+                    summary: `${stuck.rule.title} for queue n (controller c) on j/i: ${valueText('runtime')}.`,
                     description: description('runtime'),
                     runbook_url: runbook,
                   },
@@ -185,7 +193,7 @@ describe('alert annotations, rendered by `promtool test rules`', () => {
                 {
                   exp_labels: { severity: 'critical', job: 'j', instance: 'k', name: 'm' },
                   exp_annotations: {
-                    summary: `${stuck.rule.title} for queue m on j/k: ${valueText}.`,
+                    summary: `${stuck.rule.title} for queue m on j/k: ${valueText('componentBase')}.`,
                     description: description('componentBase'),
                     runbook_url: runbook,
                   },
