@@ -111,6 +111,13 @@ export const PROMETHEUS_ALERTS = {
   firing: 'firing',
 } as const;
 
+/**
+ * The series a scraper writes of its own for every scrape of a target, as Prometheus does: `up{job,instance}`,
+ * 1 when the scrape succeeded, 0 when it failed (or the target went away). A recording carries it, so a replay
+ * knows the scrapes and marks the series that left with one stale, as the live history did.
+ */
+export const SCRAPE_HEALTH = { up: 'up' } as const;
+
 /** Families the diagnoses read; a parser may skip everything else. */
 export const DIAGNOSTIC_FAMILIES: readonly string[] = [
   ...Object.values(WORKQUEUE),

@@ -1,6 +1,6 @@
 /** A recording replayed as if scraped: the whole file is loaded into an unbounded history at once. */
 import { keepFamilies } from '../exposition/parser.js';
-import { DIAGNOSTIC_FAMILIES } from '../metrics/names.js';
+import { DIAGNOSTIC_FAMILIES, SCRAPE_HEALTH } from '../metrics/names.js';
 import { createStoreBackend, historyStore } from '../promql/history-backend.js';
 import { History } from '../store/history.js';
 import { loadRecording, type Recording, readRecording } from '../store/recording.js';
@@ -19,7 +19,7 @@ export function recordingSourceFromText(text: string, file: string): MetricsSour
 function recordingOptions() {
   return {
     history: new History({ retentionMs: Number.POSITIVE_INFINITY, maxSamplesPerSeries: Number.POSITIVE_INFINITY }),
-    keep: keepFamilies(DIAGNOSTIC_FAMILIES),
+    keep: keepFamilies([...DIAGNOSTIC_FAMILIES, SCRAPE_HEALTH.up]),
   };
 }
 

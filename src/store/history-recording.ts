@@ -11,10 +11,13 @@
  *   `<f>_total` a counter `<f>`, anything else a gauge. Each family appears once with its `# TYPE`; within a
  *   family, series are in storage order and a histogram's buckets, sum and count of one label set are
  *   grouped per timestamp. The text ends with `# EOF`.
+ * - Each target's scrape log is written as Prometheus's `up{<target labels>}` family (1 scraped, 0 failed),
+ *   so that a replay knows the scrapes and marks stale what the live history marked stale.
  * - Values print in their shortest round-trip form, timestamps in seconds with millisecond precision.
  */
 import { formatFloat } from '../exposition/float-text.js';
 import { escapeLabelValue, type Labels } from '../exposition/labels.js';
+import { SCRAPE_HEALTH } from '../metrics/names.js';
 import type { History } from './history.js';
 
 type Row = { readonly t: number; readonly rank: number; readonly le: number; readonly text: string };
@@ -41,10 +44,13 @@ export function historyToRecording(history: History): string {
     entry.names.push(name);
     families.set(family, entry);
   }
+  const scrapeLog = held.has(SCRAPE_HEALTH.up) ? '' : scrapeLogText(history);
+  if (scrapeLog !== '') families.set(SCRAPE_HEALTH.up, { type: 'gauge', names: [] });
   let out = '';
   for (const family of [...families.keys()].sort()) {
     const { type, names: sampleNames } = families.get(family)!;
     out += `# TYPE ${family} ${type}\n`;
+    if (family === SCRAPE_HEALTH.up && scrapeLog !== '') out += scrapeLog;
     // Rows grouped by label set (without `le`), in the order the groups first appear.
     const groups = new Map<string, Row[]>();
     for (const name of sampleNames) {
@@ -72,6 +78,19 @@ export function historyToRecording(history: History): string {
     }
   }
   return `${out}# EOF\n`;
+}
+
+/** The scrape logs of every target as `up` sample lines, in time order per target. */
+function scrapeLogText(history: History): string {
+  let out = '';
+  for (const target of history.targets()) {
+    const { times, up } = history.scrapes(target.id);
+    const prefix = `${SCRAPE_HEALTH.up}{${labelText(target.labels, false)}} `;
+    for (let i = 0; i < times.length; i++) {
+      out += `${prefix}${formatFloat(up[i] as number)} ${formatFloat((times[i] as number) / 1000)}\n`;
+    }
+  }
+  return out;
 }
 
 /** A bucket's `le` as a number (`+Inf` included); 0 for a series without one. */

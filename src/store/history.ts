@@ -14,6 +14,10 @@
  *   gets a stale marker at `t`; `markStale(target, t)` does it for every series of a target
  *   (scrape failed, target gone). After a stale marker an instant lookup finds nothing until the
  *   series has a newer sample; selections leave stale markers out.
+ * - Every scrape is also logged per target, as Prometheus's `up` series: 1 at `t` for an appended scrape, 0 at
+ *   the time of `markStale` (`scrapes(target)`, kept as long as samples are). A recording of the history
+ *   writes the log as `up`, `recordScrapes` reads it back, and `appendSamples` with the target's scrape
+ *   times puts the stale markers back on replay.
  * - Per series, samples are kept in time order; an older sample is dropped and counted as
  *   out-of-order, one with the newest timestamp and another value as a duplicate, an identical
  *   repeat is ignored. A scrape older than the target's previous one is rejected whole.
@@ -204,7 +208,9 @@ export class History {
   /**
    * Adds samples of one series with their own times (a recording). `labels` are final: the
    * target's labels are not applied. Times must ascend; others are counted as out-of-order.
-   * No staleness tracking.
+   * Without `scrapeTimes`, no staleness tracking. With the target's scrape times (ascending; a recording's
+   * `up` samples), the series is tracked as a scraped one: a stale marker at every scrape after its first
+   * sample that has no sample of it, as the live history marked a series that left with a scrape.
    */
   appendSamples(
     target: ScrapeTarget,
@@ -212,6 +218,7 @@ export class History {
     labels: Labels,
     times: ArrayLike<number>,
     values: ArrayLike<number>,
+    scrapeTimes?: ArrayLike<number>,
   ): AppendReport {
     const st = this.#target(target);
     const counts = newAppendCounts();
@@ -221,9 +228,23 @@ export class History {
       rec = this.#newSeries(st, key, name, makeLabels(Object.entries(labels)), Math.min(times.length, 1024));
       counts.newSeries++;
     }
-    rec.explicitTs = true;
+    rec.explicitTs = scrapeTimes === undefined;
     if (times.length > 0) this.#watermarks.written(Math.min(times[0] as number, times[times.length - 1] as number));
-    for (let i = 0; i < times.length; i++) countAppend(rec.buf.append(times[i] as number, values[i] as number), counts);
+    let scrape = 0;
+    for (let i = 0; i < times.length; i++) {
+      const t = times[i] as number;
+      // Scrapes between the previous sample and this one that left the series out: stale from the first.
+      while (scrapeTimes !== undefined && scrape < scrapeTimes.length && (scrapeTimes[scrape] as number) <= t) {
+        const at = scrapeTimes[scrape++] as number;
+        if (at < t && rec.buf.markStale(at)) counts.staleMarked++;
+      }
+      countAppend(rec.buf.append(t, values[i] as number), counts);
+    }
+    if (scrapeTimes !== undefined && times.length > 0) {
+      for (; scrape < scrapeTimes.length; scrape++) {
+        if (rec.buf.markStale(scrapeTimes[scrape] as number)) counts.staleMarked++;
+      }
+    }
     return counts;
   }
 
@@ -251,6 +272,23 @@ export class History {
     return counts;
   }
 
+  /**
+   * Logs scrapes of a target read from elsewhere (a recording's `up`): times ascending, 1 for a scrape, 0 for
+   * a failure. Times not after the newest logged one are ignored.
+   */
+  recordScrapes(target: ScrapeTarget, times: ArrayLike<number>, up: ArrayLike<number>): void {
+    const st = this.#target(target);
+    for (let i = 0; i < times.length; i++) st.scrapes.append(times[i] as number, up[i] as number);
+  }
+
+  /** A target's scrape log, oldest first: times and `up` (1 scraped, 0 failed); empty for an unknown target. */
+  scrapes(targetId: string): { readonly times: Float64Array; readonly up: Float64Array } {
+    const buf = this.#targets.get(targetId)?.scrapes;
+    if (buf === undefined) return { times: new Float64Array(0), up: new Float64Array(0) };
+    const { t, v } = buf.views(buf.start, buf.end);
+    return { times: t.slice(), up: v.slice() };
+  }
+
   /** Puts a stale marker on every live series of a target (its scrape failed or it went away). Returns how many. */
   markStale(targetId: string, atMs: number): number {
     const st = this.#targets.get(targetId);
@@ -261,6 +299,7 @@ export class History {
     }
     st.epoch++;
     if (atMs > st.lastScrapeMs) st.lastScrapeMs = atMs;
+    st.scrapes.append(atMs, 0);
     if (marked > 0) this.#watermarks.written(atMs);
     return marked;
   }
@@ -410,7 +449,7 @@ export class History {
       Object.entries(target.labels ?? {}).map(([k, v]) => [this.#strings.intern(k), this.#strings.intern(v)]),
     );
     if (st === undefined) {
-      st = new TargetState(detachString(target.id), labels);
+      st = new TargetState(detachString(target.id), labels, new SeriesBuffer(this.#limits));
       this.#targets.set(st.id, st);
     } else if (seriesKey('', st.labels) !== seriesKey('', labels)) {
       throw new Error(`target ${JSON.stringify(target.id)} was first seen with other labels`);
@@ -427,6 +466,7 @@ export class History {
     st.epoch++;
     // Samples without a timestamp and stale markers are written at the scrape's time.
     this.#watermarks.written(timeMs);
+    st.scrapes.append(timeMs, 1);
     return true;
   }
 

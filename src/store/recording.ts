@@ -20,15 +20,21 @@
  *   order); each series is put in time order before insertion. A repeated timestamp with another
  *   value is dropped and counted in `duplicates`.
  * - Unless a history is passed in, the recording gets its own with no retention limit.
- * - No stale markers are written (a recording imported with promtool has none either), so a gap in
- *   a series reads like a gap in Prometheus: the value holds for the 5-minute lookback.
+ * - Staleness: a target with an `up` series (the scrapes, as Prometheus and this project's history write
+ *   them) is replayed as scraped: a series whose every sample (from the first scrape on) falls on one of the target's scrapes gets a
+ *   stale marker at each later scrape that left it out, and at a failed one (`up` 0), exactly where the live
+ *   history had them. Without `up` (a recording made elsewhere), and for series with their own timestamps,
+ *   no stale markers are made, so a gap in a series reads like a gap in Prometheus: the value holds for the
+ *   5-minute lookback.
+ * - `up` samples fill the targets' scrape logs (`History.scrapes`), not a series. `startMs` is the first sample
+ *   of a series (a failed first scrape holds no data); `endMs` the last sample or scrape.
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { labelValue } from '../exposition/labels.js';
 import { parseExposition } from '../exposition/parser.js';
-import { LABEL } from '../metrics/names.js';
-import { History } from './history.js';
+import { LABEL, SCRAPE_HEALTH } from '../metrics/names.js';
+import { History, type ScrapeTarget } from './history.js';
 
 export const RECORDING_MAX_BYTES = 1024 * 1024 * 1024;
 
@@ -97,6 +103,25 @@ export function loadRecording(text: string, file: string, options: RecordingOpti
     v[at] = values[i] as number;
   }
 
+  const targetOf = (s: number): ScrapeTarget => {
+    const recorded = page.series.labels(s);
+    const job = labelValue(recorded, LABEL.job);
+    const instance = labelValue(recorded, LABEL.instance);
+    if (job === undefined && instance === undefined) return fallbackTarget;
+    return {
+      id: `${job ?? ''}/${instance ?? ''}`,
+      labels: { ...(job !== undefined ? { job } : {}), ...(instance !== undefined ? { instance } : {}) },
+    };
+  };
+  for (let s = 0; s < nSeries; s++) sortByTime(t, v, offsets[s] as number, offsets[s + 1] as number);
+  // Each target's scrapes, from its `up` series.
+  const scrapesOf = new Map<string, Float64Array>();
+  for (let s = 0; s < nSeries; s++) {
+    const from = offsets[s] as number;
+    const to = offsets[s + 1] as number;
+    if (to > from && page.series.name(s) === SCRAPE_HEALTH.up) scrapesOf.set(targetOf(s).id, t.slice(from, to));
+  }
+
   const targets = new Set<string>();
   let start = Number.POSITIVE_INFINITY;
   let end = Number.NEGATIVE_INFINITY;
@@ -105,28 +130,26 @@ export function loadRecording(text: string, file: string, options: RecordingOpti
     const from = offsets[s] as number;
     const to = offsets[s + 1] as number;
     if (to === from) continue;
-    sortByTime(t, v, from, to);
-    const recorded = page.series.labels(s);
-    const job = labelValue(recorded, LABEL.job);
-    const instance = labelValue(recorded, LABEL.instance);
-    const unlabelled = job === undefined && instance === undefined;
-    const target = unlabelled
-      ? fallbackTarget
-      : {
-          id: `${job ?? ''}/${instance ?? ''}`,
-          labels: { ...(job !== undefined ? { job } : {}), ...(instance !== undefined ? { instance } : {}) },
-        };
+    const target = targetOf(s);
     targets.add(target.id);
+    const name = page.series.name(s);
+    end = Math.max(end, t[to - 1] as number);
+    if (name === SCRAPE_HEALTH.up) {
+      history.recordScrapes(target, t.subarray(from, to), v.subarray(from, to));
+      continue;
+    }
+    const times = t.subarray(from, to);
+    const scrapes = scrapesOf.get(target.id);
     const report = history.appendSamples(
       target,
-      page.series.name(s),
-      unlabelled ? { ...recorded, ...fallbackTarget.labels } : recorded,
-      t.subarray(from, to),
+      name,
+      target === fallbackTarget ? { ...page.series.labels(s), ...fallbackTarget.labels } : page.series.labels(s),
+      times,
       v.subarray(from, to),
+      scrapes !== undefined && allWithin(times, scrapes) ? scrapes : undefined,
     );
     duplicates += report.duplicates + report.outOfOrder;
     start = Math.min(start, t[from] as number);
-    end = Math.max(end, t[to - 1] as number);
   }
   return {
     history,
@@ -137,6 +160,21 @@ export function loadRecording(text: string, file: string, options: RecordingOpti
     series: nSeries,
     duplicates,
   };
+}
+
+/**
+ * Whether every time of `times` from the first scrape on is one of `scrapes` (both ascending). Earlier samples
+ * are the history's before its oldest `up` (retention cut them at slightly different times) and do not count.
+ */
+function allWithin(times: ArrayLike<number>, scrapes: ArrayLike<number>): boolean {
+  let k = 0;
+  for (let i = 0; i < times.length; i++) {
+    const time = times[i] as number;
+    if (time < (scrapes[0] as number)) continue;
+    while (k < scrapes.length && (scrapes[k] as number) < time) k++;
+    if (k === scrapes.length || scrapes[k] !== time) return false;
+  }
+  return true;
 }
 
 /** Sorts `t[from, to)` ascending, carrying `v` along; stable; no work when already sorted. */

@@ -69,10 +69,13 @@ export class TargetState {
   lastHashes: Int32Array | undefined;
   lastRecs: (SeriesRecord | undefined)[] = [];
   queue: Promise<unknown> = Promise.resolve();
+  /** The scrape log: a point per scrape, 1 when it was appended, 0 when it failed (Prometheus's `up`). */
+  readonly scrapes: SeriesBuffer;
 
-  constructor(id: string, labels: Labels) {
+  constructor(id: string, labels: Labels, scrapes: SeriesBuffer) {
     this.id = id;
     this.labels = labels;
+    this.scrapes = scrapes;
   }
 
   /** Indexes a new live series (its `target` must be this one). */
