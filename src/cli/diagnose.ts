@@ -1,7 +1,8 @@
 /**
  * `workqueue-doctor diagnose`: a one-shot diagnosis from a recording, live targets or a Prometheus URL.
- * Exit codes: 0 no finding at or above `--fail-on`; 1 at least one; 2 nothing could be diagnosed or a
- * usage error.
+ * Exit codes (exit-codes.ts, fail-on.ts): 0 nothing `--fail-on` counts; 1 a counted finding; 2 nothing could
+ * be diagnosed (no target read, a Prometheus without work-queue series) or a usage error; 3 no counted finding
+ * but a rule that could not be judged, when `--fail-on` counts unknown (the default).
  *
  * Live targets (`--target`): the first scrape round decides at once whether anything can be read; when
  * every target fails, the command exits 2 with one line per target naming its URL and the cause, without
@@ -23,7 +24,7 @@ import { ExpositionError } from '../exposition/exposition-error.js';
 import { PrometheusApiError } from '../prometheus/prometheus-api.js';
 import { redactUrl } from '../scrape/scrape-error.js';
 import { DEFAULT_DIAGNOSE_SCRAPE_INTERVAL } from '../scrape/scrape-settings.js';
-import { diagnoseSource } from '../service/diagnose-source.js';
+import { diagnoseSource, NoWorkQueueSeriesError } from '../service/diagnose-source.js';
 import { prometheusClientOptions, prometheusSourceFor, scrapeSourceFor } from '../service/source-factory.js';
 import { recordingSourceFromText } from '../sources/recording-source.js';
 import type { ScrapeSource } from '../sources/scrape-source.js';
@@ -77,7 +78,7 @@ export function registerDiagnoseCommand(program: Command): void {
   const command = program
     .command('diagnose')
     .description(
-      'Diagnose work queues once, from a recording, live targets or Prometheus, and print a report. Exit code 0: no finding at or above --fail-on; 1: at least one; 2: nothing could be diagnosed, or a usage error.',
+      'Diagnose work queues once, from a recording, live targets or Prometheus, and print a report. Exit code 0: nothing --fail-on counts; 1: a counted finding; 2: nothing could be diagnosed (no target read, no work-queue series in Prometheus) or a usage error; 3: no counted finding, but a rule could not be judged for lack of data (with --fail-on unknown, the default).',
     )
     .option('--recording <file>', 'a recording (OpenMetrics with timestamps), e.g. from `simulate` or `--record`')
     .option('--target <url...>', 'live /metrics URLs to scrape for --window')
@@ -163,7 +164,7 @@ async function runDiagnose(flags: DiagnoseFlags, progress: ProgressStream): Prom
       process.stderr.write(`workqueue-doctor: ${oneLine(error.message.replace(/ \[expr: [\s\S]*\]$/, ''))}\n`);
       return EXIT.usage;
     }
-    if (error instanceof ExpositionError) {
+    if (error instanceof ExpositionError || error instanceof NoWorkQueueSeriesError) {
       process.stderr.write(`workqueue-doctor: ${oneLine(error.message)}\n`);
       return EXIT.usage;
     }

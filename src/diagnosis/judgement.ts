@@ -4,8 +4,8 @@
  * reason. (A condition that holds is judged: it is a finding, pending until its `for` has elapsed.)
  *
  * What a rule needs:
- * - data spanning the longest range its condition reads: a range function over a partial window can miss what
- *   a full one shows (a backlog that grows over 30 minutes is flat over 2);
+ * - data spanning (nine tenths of) the longest range its condition reads: a range function over a partial
+ *   window can miss what a full one shows (a backlog that grows over 30 minutes is flat over 2);
  * - the queue's essential signals (average depth and add rate): without them no rule can tell anything of the
  *   queue (too few scrapes, or the work-queue series missing).
  * Families a controller does not expose at all (reconcile errors on a component-base controller) do not make a
@@ -17,6 +17,14 @@ import type { RuleSettings } from './catalog.js';
 import type { UnknownRule } from './report.js';
 import { conditionWith, type SignalSnapshot } from './rule.js';
 import { SIGNAL_BY_ID } from './signals.js';
+
+/**
+ * The share of a rule's longest range the data must span for the rule to be judged. A range function over nine
+ * tenths of its window reads what the full window reads for any lasting signal (Prometheus extrapolates the
+ * missing edge of rate and increase the same way), and a history kept for exactly the longest range (the
+ * default retention) spans a scrape less than it; over a fraction of the window, a slow trend is not yet seen.
+ */
+const SPANNED_SHARE = 0.9;
 
 /** Signals without which a queue's health cannot be judged by any rule. */
 export const ESSENTIAL_SIGNALS = ['depthAvg', 'addRate'] as const;
@@ -40,8 +48,8 @@ export function unjudgedReason(settings: RuleSettings, snapshot: SignalSnapshot,
   if (span.historyStartMs === undefined) return undefined;
   const rangeMs = longestRangeOf(conditionWith(settings.rule, settings.thresholds));
   const spanMs = Math.max(0, span.atMs - span.historyStartMs);
-  if (spanMs >= rangeMs) return undefined;
-  return `window ${formatDuration(spanMs)} is shorter than the rule's range ${formatDuration(rangeMs)} (range ${formatDuration(rangeMs)} + for ${formatDuration(settings.forMs)} before it can fire)`;
+  if (spanMs >= rangeMs * SPANNED_SHARE) return undefined;
+  return `window ${formatDuration(Math.round(spanMs / 1000) * 1000)} is shorter than the rule's range ${formatDuration(rangeMs)} (range ${formatDuration(rangeMs)} + for ${formatDuration(settings.forMs)} before it can fire)`;
 }
 
 /** The rules of `settings` without a finding that could not be judged, in the order given. */

@@ -82,7 +82,8 @@ function renderMatching(matching: VectorMatching | undefined): string {
   return text;
 }
 
-function renderMatchers(matchers: readonly LabelMatcher[]): string {
+/** Label matchers as PromQL writes them after a metric name: `{job=~"a.*", namespace="b"}`; empty for none. */
+export function renderMatchers(matchers: readonly LabelMatcher[]): string {
   if (matchers.length === 0) return '';
   return `{${matchers.map((m) => `${m.label}${m.op}${JSON.stringify(m.value)}`).join(', ')}}`;
 }

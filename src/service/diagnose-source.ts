@@ -26,10 +26,18 @@ export type DiagnoseSourceOptions = {
   readonly signal?: AbortSignal;
 };
 
-export function diagnoseSource(source: MetricsSource, options: DiagnoseSourceOptions): Promise<Report> {
+/**
+ * A Prometheus source that holds no work-queue or controller series at all (its selector matches nothing, or
+ * it is the wrong server): not an empty "ok".
+ */
+export class NoWorkQueueSeriesError extends Error {
+  override readonly name = 'NoWorkQueueSeriesError';
+}
+
+export async function diagnoseSource(source: MetricsSource, options: DiagnoseSourceOptions): Promise<Report> {
   const range = source.dataRange();
   const atMs = options.atMs ?? (source.kind === 'recording' ? range?.endMs : undefined) ?? Date.now();
-  return diagnose(options.backend ?? source.backend, {
+  const report = await diagnose(options.backend ?? source.backend, {
     atMs,
     runbookBaseUrl: options.runbookBaseUrl,
     ...(options.overrides !== undefined ? { overrides: options.overrides } : {}),
@@ -40,4 +48,10 @@ export function diagnoseSource(source: MetricsSource, options: DiagnoseSourceOpt
     // recorded live and replayed at the same time gives the same report. Prometheus cannot tell (undefined).
     ...(range !== undefined ? { historyStartMs: range.startMs } : {}),
   });
+  if (source.kind === 'prometheus' && report.queues.length === 0 && report.errors.length === 0) {
+    throw new NoWorkQueueSeriesError(
+      `no work-queue or controller series in ${source.description ?? 'the Prometheus source'} over the last ${report.window} before ${report.evaluatedAt}: check the selector and the server`,
+    );
+  }
+  return report;
 }

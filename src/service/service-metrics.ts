@@ -152,7 +152,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     collect() {
       this.reset();
       for (const q of readings.report?.()?.queues ?? []) {
-        for (const u of q.unknown ?? []) this.set({ ...queueLabels(q), [LABEL.rule]: u.rule }, 1);
+        for (const u of q.unknown ?? []) this.set({ [LABEL.rule]: u.rule, ...queueLabels(q) }, 1);
       }
     },
   });
@@ -186,7 +186,7 @@ function queueLabels(q: QueueReport): Record<string, string> {
 }
 
 function findingLabels(q: QueueReport, f: Finding): Record<string, string> {
-  return { ...queueLabels(q), [LABEL.rule]: f.rule, [LABEL.severity]: f.severity };
+  return { [LABEL.rule]: f.rule, [LABEL.severity]: f.severity, ...queueLabels(q) };
 }
 
 function* findingsOf(report: Report | undefined): Generator<{ queue: QueueReport; finding: Finding }> {

@@ -7,6 +7,7 @@
 import { createPrometheusClient, type PrometheusClientOptions } from '../prometheus/prometheus-api.js';
 import { createPrometheusBackend, prometheusTargetName } from '../prometheus/prometheus-backend.js';
 import type { LabelMatcher } from '../promql/expr.js';
+import { renderMatchers } from '../promql/render.js';
 import type { MetricsSource } from './source.js';
 
 export function createPrometheusSource(
@@ -19,6 +20,7 @@ export function createPrometheusSource(
     backend: createPrometheusBackend(client, { targetName: prometheusTargetName(options.url), selector }),
     targets: () => [],
     dataRange: () => undefined,
+    description: `${prometheusTargetName(options.url)}${selector.length > 0 ? ` with the selector ${renderMatchers(selector)}` : ''}`,
     close: async () => {},
   };
 }

@@ -23,6 +23,8 @@ export interface MetricsSource {
    * `--at` to its end.
    */
   dataRange(): { readonly startMs: number; readonly endMs: number } | undefined;
+  /** What the source reads, for messages: a Prometheus source's server and fleet selector. */
+  readonly description?: string;
   /** Releases timers, sockets and workers. Idempotent. */
   close(): Promise<void>;
 }

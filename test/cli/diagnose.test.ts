@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import type { Report } from '../../src/diagnosis/report.js';
+import { isFiring, type Report } from '../../src/diagnosis/report.js';
 import { runVirtual, startLiveSimulation } from '../../src/simulate/index.js';
 import { expectValid, validateReport } from '../server/helpers.js';
 import { type CliResult, runCli } from '../support/cli.js';
@@ -75,17 +75,18 @@ describe('diagnose --recording', () => {
     expect((await cli('--recording', file('stuck-worker.om'), '--fail-on', 'critical')).code).toBe(EXIT.findings);
   });
 
-  it('--at evaluates earlier: before the sync got stuck there is no finding', async () => {
-    const { code, stdout } = await cli(
-      '--recording',
-      file('stuck-worker.om'),
-      '--at',
-      '2026-01-01T00:06:00Z',
-      '--output',
-      'json',
-    );
-    expect(code).toBe(EXIT.ok);
-    expect((JSON.parse(stdout) as Report).evaluatedAt).toBe('2026-01-01T00:06:00.000Z');
+  it('--at evaluates earlier: before the sync got stuck there is no finding, and 6 minutes judge no long rule', async () => {
+    const args = ['--recording', file('stuck-worker.om'), '--at', '2026-01-01T00:06:00Z', '--output', 'json'];
+    const { code, stdout } = await cli(...args);
+    const report = JSON.parse(stdout) as Report;
+    expect(report.evaluatedAt).toBe('2026-01-01T00:06:00.000Z');
+    expect(report.queues.flatMap((q) => q.findings.filter(isFiring))).toEqual([]);
+    // Six minutes of data span no 15- or 30-minute range: those rules are unknown, and so is the exit code.
+    const unknown = report.queues.flatMap((q) => q.unknown ?? []);
+    expect(unknown.map((u) => u.rule)).toContain('WorkqueuePersistentFailures');
+    expect(unknown.every((u) => /^window 6m is shorter than the rule's range /.test(u.reason))).toBe(true);
+    expect(code).toBe(EXIT.unknown);
+    expect((await cli(...args, '--fail-on', 'warning')).code).toBe(EXIT.ok);
   });
 
   it('applies threshold overrides from --config', async () => {
@@ -115,7 +116,7 @@ describe('diagnose --recording without job and instance labels: one target named
     expect(pages.length).toBeGreaterThanOrEqual(5);
   });
 
-  it.each(pages)('%s, stamped: one target, no WorkqueueNotObservable, exit code from its findings', async (page) => {
+  it.each(pages)('%s, stamped: one target, no WorkqueueNotObservable, nothing firing from one page', async (page) => {
     const recording = file(page.replace(/\.prom$/, '.om'));
     writeFileSync(recording, stampedPage(readFileSync(join(CLIENT_GO_PAGES, page), 'utf8'), 1767225600));
     const { code, stdout } = await cli('--recording', recording, '--output', 'json');
@@ -126,7 +127,14 @@ describe('diagnose --recording without job and instance labels: one target named
     expect(report.queues.every((q) => q.queue.name !== null)).toBe(true);
     expect(report.queues.flatMap((q) => q.findings.map((f) => f.rule))).not.toContain('WorkqueueNotObservable');
     expect(report.errors).toEqual([]);
-    expect(code).toBe(report.queues.some((q) => q.findings.length > 0) ? EXIT.findings : EXIT.ok);
+    // One page proves no `for` and spans no range: nothing fires, and what is not pending is unknown.
+    expect(report.queues.flatMap((q) => q.findings.filter(isFiring))).toEqual([]);
+    expect(report.queues.every((q) => q.status === 'pending' || q.status === 'unknown')).toBe(true);
+    expect(code).toBe(EXIT.unknown);
+    const pending = report.queues.some((q) => q.findings.length > 0);
+    expect((await cli('--recording', recording, '--fail-on', 'warning,pending')).code).toBe(
+      pending ? EXIT.findings : EXIT.ok,
+    );
   });
 
   it('a page without timestamps is not a recording: exit 2 naming the line', async () => {
@@ -203,7 +211,10 @@ describe('diagnose --target', () => {
       const queue = report.queues.find((q) => q.queue.name === 'deployment');
       expect(queue?.queue.target).toBe(`workqueue-doctor-diagnose/${new URL(live.url).host}`);
       expect(queue?.signals.maxWorkers?.value).toBe(4);
-      expect(code).toBe(EXIT.ok);
+      // Three seconds judge no rule's range: unknown with the reason, never ok, exit 3.
+      expect(queue?.status).toBe('unknown');
+      expect(queue?.unknown?.length).toBeGreaterThan(0);
+      expect(code).toBe(EXIT.unknown);
     } finally {
       await live.stop();
     }

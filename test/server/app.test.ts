@@ -9,7 +9,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RULES } from '../../src/diagnosis/catalog.js';
-import type { Report } from '../../src/diagnosis/report.js';
+import { isFiring, type Report } from '../../src/diagnosis/report.js';
 import { RULE_IDS } from '../../src/diagnosis/rule.js';
 import { API_ERROR_CODES } from '../../src/server/errors.js';
 import type { RulesView } from '../../src/server/rules-view.js';
@@ -160,7 +160,7 @@ describe('GET /api/v1/diagnosis', () => {
     const status = expectError(await get(ready.app, '/api/v1/diagnosis?status=broken'), 400, 'bad_request');
     expect(status.error.message).toContain('querystring.status');
     expect(status.error.message).toContain('"broken"');
-    expect(status.error.message).toContain('ok, warning, critical, unknown, standby');
+    expect(status.error.message).toContain('ok, pending, warning, critical, unknown, standby');
     const rule = expectError(await get(ready.app, '/api/v1/diagnosis?rule=WorkqueueHotloop'), 400, 'bad_request');
     expect(rule.error.message).toContain('"WorkqueueHotloop"');
     expect(rule.error.message).toContain('WorkqueueHotLoop');
@@ -383,7 +383,7 @@ describe('GET /metrics', () => {
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     const lines = response.body.split('\n').filter((l) => l.startsWith('workqueue_doctor_finding{'));
     const expected = report.queues.flatMap((q) =>
-      q.findings.map(
+      q.findings.filter(isFiring).map(
         (f) =>
           `workqueue_doctor_finding{rule="${f.rule}",severity="${f.severity}",target="${q.queue.target}",name="${q.queue.name ?? ''}",controller="${q.queue.controller ?? ''}"} 1`,
       ),

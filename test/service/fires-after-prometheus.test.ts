@@ -1,0 +1,136 @@
+/**
+ * A fresh service fires a rule no earlier than a Prometheus evaluating the generated rule over the same target.
+ * Side by side from the same start: a live simulated hot loop, `serve` scraping it every second, and a real
+ * Prometheus scraping it every second with the rules `generate` writes from the same configuration file. The
+ * file shortens the rule's `for` (as a user may), so the test takes a minute; the only test-only change is
+ * the rule group's interval, 1 s instead of 30 s, so that Prometheus fires as early as its data allows and the
+ * comparison is tight (the service checks `for` on its own 30 s grid, so it can only fire later).
+ *
+ * Before firing, the service shows the condition as pending, with the time it fires if it keeps holding; its
+ * `since` is never before its first scrape.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import type { Finding, Report } from '../../src/diagnosis/report.js';
+import { OUTPUT } from '../../src/generate/defaults.js';
+import { type LiveSimulation, startLiveSimulation } from '../../src/simulate/index.js';
+import { type RuleFileYaml, runTool } from '../generate/helpers.js';
+import { tempDir } from '../simulate/helpers.js';
+import { type CliProcess, spawnCli } from '../support/cli-process.js';
+import { type PrometheusHandle, removeTempDirs, requireTool, startPrometheus } from '../support/prometheus.js';
+
+const SCENARIO = 'hot-loop-status-write';
+const ALERT = 'WorkqueueHotLoop';
+/** The rule's `for` in the shared configuration file: long enough that firing at once would show. */
+const FOR = '45s';
+const FOR_MS = 45_000;
+/** Scrape timing differs between the two scrapers by up to an interval or two. */
+const SCRAPE_SLACK_MS = 3_000;
+const WAIT_MS = 150_000;
+
+const work = tempDir('wqd-fires-after-prometheus-');
+let live: LiveSimulation | undefined;
+let prometheus: PrometheusHandle | undefined;
+let serve: CliProcess | undefined;
+
+afterAll(async () => {
+  await serve?.stop();
+  await prometheus?.stop();
+  await live?.stop();
+  removeTempDirs();
+  work.remove();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The service's finding of the alert's rule, if any. */
+async function serviceFinding(origin: string): Promise<Finding | undefined> {
+  const res = await fetch(`${origin}/api/v1/diagnosis`);
+  if (res.status !== 200) return undefined;
+  const report = (await res.json()) as Report;
+  return report.queues.flatMap((q) => q.findings).find((f) => f.rule === ALERT);
+}
+
+/** Whether Prometheus has the alert firing now. */
+async function prometheusFiring(prom: PrometheusHandle): Promise<boolean> {
+  const samples = await prom.query(`ALERTS{alertname="${ALERT}",alertstate="firing"}`, Date.now() / 1000);
+  return samples.length > 0;
+}
+
+describe('a fresh service beside Prometheus', () => {
+  it(`fires ${ALERT} no earlier than Prometheus with the generated rule`, { timeout: WAIT_MS + 60_000 }, async () => {
+    requireTool('prometheus');
+    const configFile = join(work.path, 'config.yaml');
+    writeFileSync(configFile, stringify({ rules: { [ALERT]: { for: FOR } } }));
+    const out = join(work.path, 'generated');
+    const generated = await runTool(process.execPath, [
+      '--import',
+      'tsx',
+      'src/cli/bin.ts',
+      'generate',
+      '--config',
+      configFile,
+      '--out',
+      out,
+    ]);
+    expect(generated.code, generated.output).toBe(0);
+    const rules = parse(readFileSync(join(out, OUTPUT.alertRules), 'utf8')) as RuleFileYaml;
+    const alert = rules.groups.flatMap((g) => g.rules).find((r) => 'alert' in r && r.alert === ALERT);
+    expect(alert && 'for' in alert ? alert.for : undefined).toBe(FOR);
+    for (const group of rules.groups) group.interval = '1s';
+    const rulesFile = join(work.path, 'rules.yaml');
+    writeFileSync(rulesFile, stringify(rules, { lineWidth: 0 }));
+
+    live = await startLiveSimulation({ scenario: SCENARIO, listen: '127.0.0.1:0' });
+    const target = new URL(live.url);
+    const startedMs = Date.now();
+    prometheus = await startPrometheus({
+      configYaml: stringify({
+        global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
+        rule_files: [rulesFile],
+        scrape_configs: [
+          { job_name: 'fires-after', metrics_path: target.pathname, static_configs: [{ targets: [target.host] }] },
+        ],
+      }),
+    });
+    serve = spawnCli([
+      'serve',
+      '--config',
+      configFile,
+      '--target',
+      live.url,
+      '--listen',
+      '127.0.0.1:0',
+      '--scrape-interval',
+      '1s',
+      '--evaluation-interval',
+      '1s',
+    ]);
+    const [, address] = await serve.output('stdout', /"page":"(http:\/\/127\.0\.0\.1:\d+)\/"/);
+    const origin = address as string;
+
+    let promFiredMs: number | undefined;
+    let serviceFiredMs: number | undefined;
+    let pendingSeen: Finding | undefined;
+    while ((promFiredMs === undefined || serviceFiredMs === undefined) && Date.now() - startedMs < WAIT_MS) {
+      const now = Date.now();
+      const finding = await serviceFinding(origin);
+      if (finding?.state === 'pending') pendingSeen ??= finding;
+      if (finding?.state === 'firing') serviceFiredMs ??= now;
+      if (promFiredMs === undefined && (await prometheusFiring(prometheus))) promFiredMs = now;
+      await sleep(500);
+    }
+    expect(promFiredMs, `Prometheus never fired ${ALERT}: ${prometheus.output()}`).toBeDefined();
+    expect(serviceFiredMs, `the service never fired ${ALERT}: ${serve.stderr()}`).toBeDefined();
+    // Never before Prometheus, and never before the `for` could have elapsed since the start.
+    expect(serviceFiredMs as number).toBeGreaterThanOrEqual((promFiredMs as number) - SCRAPE_SLACK_MS);
+    expect((serviceFiredMs as number) - startedMs).toBeGreaterThanOrEqual(FOR_MS);
+    // Pending first, with since no earlier than the start and firesAt one `for` after it.
+    expect(pendingSeen).toBeDefined();
+    const since = Date.parse(pendingSeen?.since ?? '');
+    expect(since).toBeGreaterThanOrEqual(startedMs);
+    expect(Date.parse(pendingSeen?.firesAt ?? '')).toBe(since + FOR_MS);
+  });
+});
