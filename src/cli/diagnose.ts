@@ -312,7 +312,10 @@ async function loadDiagnoseConfig(flags: DiagnoseFlags): Promise<ServiceConfig> 
     scrapeInterval: flags.scrapeInterval ?? interval,
     ...(flags.prometheusUrl !== undefined ? { prometheusTimeout: timeout } : {}),
   };
-  return loadCommandConfig(settingFlags, { scrapeIntervalDefault: DEFAULT_DIAGNOSE_SCRAPE_INTERVAL });
+  return loadCommandConfig(settingFlags, {
+    scrapeIntervalDefault: DEFAULT_DIAGNOSE_SCRAPE_INTERVAL,
+    ...(flags.recording !== undefined ? { otherSource: `the recording ${flags.recording} (--recording)` } : {}),
+  });
 }
 
 /** Runs a step that reads the configuration, turning its `ConfigError` into a usage error. */

@@ -106,6 +106,11 @@ export type ConfigInputs = {
 export type ResolveOptions = {
   /** The scrape interval when none is given; default `DEFAULT_SCRAPE_INTERVAL` (`diagnose`: its own). */
   readonly scrapeIntervalDefault?: string;
+  /**
+   * Set when the command reads none of the configured sources (`diagnose --recording`): what it reads instead,
+   * e.g. `the recording (--recording)`. Every source-specific flag is then idle, and named with it.
+   */
+  readonly otherSource?: string;
 };
 
 /** The flag of a setting as typed: `scrapeInterval` → `--scrape-interval`. */
@@ -167,7 +172,7 @@ export function resolveServiceConfig(inputs: ConfigInputs, options: ResolveOptio
 
   const listenGivenAddress = get<ListenAddress>('listen');
   const source = resolveSource(layers, get, origins);
-  rejectIdleSettings(layers, source.kind);
+  rejectIdleSettings(layers, source.kind, options.otherSource);
   // Durations are inside their settings' ranges (parseSetting), so all are positive here.
   const intervalDefault = options.scrapeIntervalDefault ?? DEFAULT_SCRAPE_INTERVAL;
   const scrapeIntervalMs = get<number>('scrape.interval') ?? parseDuration(intervalDefault);
@@ -332,14 +337,14 @@ const SOURCE_NAMES: Readonly<Record<SourceKind, string>> = {
  * A flag or variable that does nothing with the chosen source is a usage error: the user meant something it
  * will not do. The file may hold sections for every source (one file for several deployments, as the example).
  */
-function rejectIdleSettings(layers: readonly Layer[], kind: SourceKind): void {
+function rejectIdleSettings(layers: readonly Layer[], kind: SourceKind, otherSource: string | undefined): void {
   for (const layer of layers) {
     if (layer.name === 'file') continue;
     for (const [key, found] of layer.values) {
       const sources = SETTINGS.find((s) => s.key === key)?.sources;
-      if (sources === undefined || sources.includes(kind)) continue;
+      if (sources === undefined || (otherSource === undefined && sources.includes(kind))) continue;
       throw new ConfigError(
-        `${found.where}: applies only with ${sources.map((k) => SOURCE_NAMES[k]).join(', ')}; the source here is ${SOURCE_NAMES[kind]}`,
+        `${found.where}: applies only with ${sources.map((k) => SOURCE_NAMES[k]).join(', ')}; the source here is ${otherSource ?? SOURCE_NAMES[kind]}`,
       );
     }
   }

@@ -119,4 +119,28 @@ describe('Prometheus mode, series without job and instance', () => {
     expect(targetsOf(earlyReport)).toEqual([prom.url]);
     expect(early.code).toBe(EXIT.ok);
   });
+
+  it('a selector that matches no work-queue series is an error naming the selector and the server', {
+    timeout: 120_000,
+  }, async () => {
+    const at = new Date(endMs).toISOString();
+    const empty = await runCli(
+      'diagnose',
+      '--prometheus-url',
+      prom.url,
+      '--fleet-selector',
+      'namespace="nowhere"',
+      '--at',
+      at,
+    );
+    expect(empty.code).toBe(EXIT.usage);
+    expect(empty.stdout).toBe('');
+    expect(empty.stderr).toContain(prom.url);
+    expect(empty.stderr).toContain('{namespace="nowhere"}');
+    expect(empty.stderr).toMatch(/no work-queue or controller series/);
+    // Before any data at all: the same, not an empty "ok".
+    const before = await runCli('diagnose', '--prometheus-url', prom.url, '--at', '2025-01-01T00:00:00Z');
+    expect(before.code).toBe(EXIT.usage);
+    expect(before.stderr).toMatch(/no work-queue or controller series/);
+  });
 });
