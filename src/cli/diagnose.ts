@@ -16,7 +16,6 @@ import { Option } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { DEFAULT_PROMETHEUS_TIMEOUT } from '../config/service-defaults.js';
-import type { Report } from '../diagnosis/report.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { renderTextReport } from '../diagnosis/text-report.js';
 import { staticTargets } from '../discovery/static.js';
