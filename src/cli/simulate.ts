@@ -19,6 +19,7 @@ import {
   BACKGROUND_MODES,
   type BackgroundMode,
   DEFAULT_BACKGROUND_MODE,
+  DEFAULT_DURATION_MS,
   FLAVORS,
   type Flavor,
   queueKindsOf,
@@ -27,6 +28,7 @@ import {
 } from '../simulate/model.js';
 import {
   DEFAULT_JOB,
+  DEFAULT_SCRAPE_INTERVAL_MS,
   defaultInstance,
   getScenario,
   groundTruth,
@@ -70,9 +72,9 @@ export function registerSimulateCommand(program: Command): void {
     )
     .option('--list', 'list the scenarios and the diagnoses each must produce')
     .option('--scenario <name>', 'scenario to run (see --list)')
-    .option('--duration <duration>', 'simulated time (Prometheus duration)', '30m')
+    .option('--duration <duration>', 'simulated time (Prometheus duration)', formatDuration(DEFAULT_DURATION_MS))
     .option('--seed <n>', 'random seed (integer >= 0)', '1')
-    .option('--scrape-interval <duration>', 'time between recorded scrapes', '15s')
+    .option('--scrape-interval <duration>', 'time between recorded scrapes', formatDuration(DEFAULT_SCRAPE_INTERVAL_MS))
     .addOption(new Option('--flavor <flavor>', 'metrics flavor of the simulated process').default('controller-runtime'))
     .addOption(
       new Option(
@@ -128,7 +130,9 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   }
   const out = recordFile(flags);
   if (out === undefined) throw new UsageError('simulate needs --record FILE (or --realtime)');
-  const scrapeIntervalMs = usage(() => parseDuration(flags.scrapeInterval ?? '15s'));
+  const scrapeIntervalMs = usage(() =>
+    flags.scrapeInterval === undefined ? DEFAULT_SCRAPE_INTERVAL_MS : parseDuration(flags.scrapeInterval),
+  );
   const startMs = usage(() => parseTime(flags.start ?? '2026-01-01T00:00:00Z'));
   const job = flags.job ?? DEFAULT_JOB;
   const instance = flags.instance ?? defaultInstance(scenario.name);
@@ -215,7 +219,7 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
     {
       seed: integer('--seed', flags.seed ?? '1'),
       ...(queue === undefined ? {} : { queue: queue as QueueKind }),
-      durationMs: parseDuration(flags.duration ?? '30m'),
+      durationMs: flags.duration === undefined ? DEFAULT_DURATION_MS : parseDuration(flags.duration),
       flavor: flavor as Flavor,
       background: background as BackgroundMode,
       ...(flags.workers === undefined ? {} : { workers: integer('--workers', flags.workers) }),

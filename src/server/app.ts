@@ -23,9 +23,11 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
+import { DEFAULT_EVALUATION_INTERVAL } from '../config/service-defaults.js';
 import type { Report } from '../diagnosis/report.js';
 import type { QueueSeries } from '../service/queue-series.js';
 import type { TargetsView } from '../service/target-status.js';
+import { parseDuration } from '../util/duration.js';
 import {
   API_ERRORS,
   ApiError,
@@ -122,7 +124,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // serialized once per evaluation, and nothing may drop fields the schema does not list (fields may be
   // added), so no schema-compiled serializer is built: less memory and a faster start.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  const retryAfterSeconds = Math.max(1, Math.ceil((options.evaluationIntervalMs ?? 15_000) / 1000));
+  const retryAfterSeconds = Math.max(
+    1,
+    Math.ceil((options.evaluationIntervalMs ?? parseDuration(DEFAULT_EVALUATION_INTERVAL)) / 1000),
+  );
   app.addSchema(reportJsonSchema());
   app.addSchema(ERROR_BODY_SCHEMA);
   app.addSchema(TARGETS_SCHEMA);
