@@ -68,10 +68,12 @@ export function buildDashboards(
   runbookBaseUrl: string,
   scope: QueryScope = {},
   recorded: RecordedSeries = COMPUTE_EVERY_SIGNAL,
+  overrides: RuleOverrides = {},
 ): Record<DashboardKey, Dashboard> {
   return {
     overview: overviewDashboard(analyses, scope, recorded),
-    detail: detailDashboard(analyses, scope, recorded),
+    // The detail dashboard draws the thresholds of `overrides.queues` per queue.
+    detail: detailDashboard(analyses, scope, recorded, overrides),
     diagnoses: diagnosesDashboard(analyses, runbookBaseUrl),
   };
 }
@@ -84,7 +86,7 @@ export function generateArtifacts(options: GenerateOptions = {}): GeneratedFile[
 
   const recorded =
     options.dashboardsReadRecordings === false ? COMPUTE_EVERY_SIGNAL : recordingPlan(analyses, scope).seriesOf;
-  const dashboards = buildDashboards(analyses, runbookBaseUrl, scope, recorded);
+  const dashboards = buildDashboards(analyses, runbookBaseUrl, scope, recorded, options.overrides);
   const dashboardKeys = Object.keys(DASHBOARD_UID) as DashboardKey[];
   const dashboardJson = new Map(dashboardKeys.map((key) => [key, jsonText(dashboards[key])]));
   for (const key of dashboardKeys) files.push({ path: OUTPUT.dashboard(key), content: dashboardJson.get(key) ?? '' });

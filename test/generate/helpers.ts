@@ -87,6 +87,19 @@ export function runTool(file: string, args: readonly string[]): Promise<{ code: 
   });
 }
 
+/**
+ * A configuration with a `queues:` override and a silence, on queues of the simulator's `mixed` scenario (and
+ * component-base's `pod`): pod's Backlog `minDepth` is 200, the `dbuser` controller's queue is silenced.
+ */
+export const QUEUES_CONFIG = [
+  'queues:',
+  '  - name: pod',
+  '    rules: { WorkqueueBacklog: { thresholds: { minDepth: 200 } } }',
+  '  - controller: dbuser',
+  '    silenced: true',
+  '',
+].join('\n');
+
 export function filesByPath(overrides?: RuleOverrides): Map<string, string> {
   const files: GeneratedFile[] = generateArtifacts(overrides === undefined ? {} : { overrides });
   return new Map(files.map((f) => [f.path, f.content]));

@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { diagnose } from '../../src/diagnosis/engine.js';
 import type { Report } from '../../src/diagnosis/report.js';
+import { signal } from '../../src/diagnosis/signals.js';
 import { generateArtifacts } from '../../src/generate/artifacts.js';
+import { parseGenerateConfig } from '../../src/generate/generate-config.js';
 import type { QueryScope } from '../../src/generate/query-scope.js';
 import { DOCTOR, LABEL, WORKQUEUE } from '../../src/metrics/names.js';
 import { parseSelector } from '../../src/promql/selector.js';
@@ -35,6 +37,7 @@ import {
   expandRecordings,
   filesByPath,
   panelsOf,
+  QUEUES_CONFIG,
   recordingRulesOf,
   ruleFileOf,
   substituteVariables,
@@ -289,6 +292,37 @@ describe('generated PromQL in a real Prometheus', () => {
       .replace('$name', 'pod');
     const samples = await prom.query(componentBase.replace('$__rate_interval', '5m'), AT);
     expect(samples.map((s) => s.labels.instance)).toEqual(['kcm:10257']);
+  });
+});
+
+describe('queues: per-queue threshold lines in a real Prometheus', () => {
+  const configured = dashboardsOf(
+    new Map(generateArtifacts(parseGenerateConfig(QUEUES_CONFIG, 'config.yaml')).map((f) => [f.path, f.content])),
+  );
+
+  it('parses and runs every dashboard query generated with a queues: override and a silence', async () => {
+    for (const dashboard of Object.values(configured)) {
+      for (const expr of dashboardExpressions(dashboard)) {
+        await expect(prom.queryRaw(substituteVariables(expr), AT), expr).resolves.toBeDefined();
+      }
+    }
+  });
+
+  it("gives each queue its own minDepth line: pod's 200, the default elsewhere, none for the silenced queue", async () => {
+    const floor = panelsOf(configured.detail).find((p) => p.title === signal('depthFloor').title);
+    const line = floor?.targets?.find((t) => t.legendFormat?.startsWith('minDepth (WorkqueueBacklog)'));
+    const samples = await prom.query(substituteVariables(line?.expr ?? ''), AT);
+    const byQueue = (instance: string | undefined, name: string | undefined) => `${instance}/${name}`;
+    const expected = truths.flatMap((truth) =>
+      truth.queues
+        .filter((q) => q.name !== null && q.controller !== 'dbuser')
+        .map((q) => [byQueue(truth.instance, q.name ?? ''), q.name === 'pod' ? 200 : 20] as const),
+    );
+    expect(expected.filter(([, value]) => value === 200)).toHaveLength(2);
+    expect(truths.some((t) => t.queues.some((q) => q.controller === 'dbuser'))).toBe(true);
+    expect(samples.map((s) => [byQueue(s.labels.instance, s.labels.name), s.value]).sort()).toEqual(
+      [...expected].sort(),
+    );
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The detail dashboard: for a chosen queue, every signal the diagnoses use, one panel each, computed exactly
  * as the diagnoses compute it (same windows), with the thresholds the rule conditions compare it with drawn as
- * threshold lines and the rules that read it named in the description. Queue latency and work duration are
+ * threshold lines (per queue where the configuration's `queues:` gives queues their own, queue-threshold-lines.ts)
+ * and the rules that read it named in the description. Queue latency and work duration are
  * also shown as heatmaps; a few panels put related signals side by side (adds next to API writes), and one
  * splits the depth by priority (normal and low, as Cluster API's dashboards do).
  */
@@ -15,6 +16,7 @@ import {
 } from '@grafana/grafana-foundation-sdk/common';
 import {
   type Dashboard,
+  type DynamicConfigValue,
   RowBuilder,
   type Threshold,
   ThresholdsConfigBuilder,
@@ -30,6 +32,7 @@ import {
 } from '@grafana/grafana-foundation-sdk/heatmap';
 import { PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
+import type { RuleOverrides } from '../../diagnosis/catalog.js';
 import type { Severity } from '../../diagnosis/rule.js';
 import {
   NOT_LOW_PRIORITY,
@@ -43,7 +46,7 @@ import {
 import type { Unit } from '../../diagnosis/units.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../metrics/names.js';
 import { aggregateBy, type Expr, rangeFn, selector } from '../../promql/expr.js';
-import { formatDuration } from '../../promql/render.js';
+import { formatDuration, renderPromQL } from '../../promql/render.js';
 import { type RuleAnalysis, type SignalUse, type ThresholdLine, usesOfSignal } from '../condition-analysis.js';
 import { type QueryScope, scopedIdentityLabels } from '../query-scope.js';
 import {
@@ -64,6 +67,14 @@ import {
   SEVERITY_COLOR,
   signalQuery,
 } from './common.js';
+import {
+  describePerQueueLine,
+  formatLineValue,
+  perQueueLineTitle,
+  queuePresence,
+  type RuleLinesOnSignal,
+  ruleLinesOnSignal,
+} from './queue-threshold-lines.js';
 
 const PANEL_WIDTH = 8;
 const PANEL_HEIGHT = 8;
@@ -231,18 +242,23 @@ export function thresholdSteps(lines: readonly ThresholdLine[]): Threshold[] {
 }
 
 /** How to read a signal's panel: what it is, then each rule that reads it, with its clauses and lines. */
-function signalDescription(s: SignalDefinition, uses: readonly SignalUse[], analyses: readonly RuleAnalysis[]): string {
+function signalDescription(s: SignalDefinition, uses: readonly DrawnUse[], analyses: readonly RuleAnalysis[]): string {
   const parts = [s.description];
   if (uses.length > 0) {
     parts.push('', 'Used by the diagnoses:');
-    for (const use of uses) {
+    for (const { use, lines } of uses) {
       const rule = use.analysis.settings.rule;
+      const color = SEVERITY_COLOR[rule.severity];
       const lineNote =
-        use.lines.length === 0
+        lines.fixed.length === 0
           ? ''
-          : ` Dashed ${SEVERITY_COLOR[rule.severity]} line${use.lines.length > 1 ? 's' : ''} at ${use.lines.map((l) => formatLineValue(l)).join(', ')}.`;
+          : ` Dashed ${color} line${lines.fixed.length > 1 ? 's' : ''} at ${lines.fixed.map((l) => formatLineValue(l)).join(', ')}.`;
+      const perQueueNote =
+        lines.perQueue.length === 0
+          ? ''
+          : ` Dashed ${color} series per queue (\`queues:\` of the configuration): ${lines.perQueue.map((l) => describePerQueueLine(l)).join('. ')}.`;
       parts.push(
-        `- **${rule.id}** (${rule.severity}, for ${formatDuration(use.analysis.settings.forMs)}): ${use.clauses.map((c) => c.text).join('; ')}.${lineNote}`,
+        `- **${rule.id}** (${rule.severity}, for ${formatDuration(use.analysis.settings.forMs)}): ${use.clauses.map((c) => c.text).join('; ')}.${lineNote}${perQueueNote}`,
       );
     }
   }
@@ -253,16 +269,25 @@ function signalDescription(s: SignalDefinition, uses: readonly SignalUse[], anal
   return parts.join('\n');
 }
 
-function formatLineValue(line: ThresholdLine): string {
-  return line.threshold === undefined ? String(line.value) : `${line.value} (${line.threshold})`;
+/** A rule reading a signal, with the lines it draws on the signal's panel. */
+type DrawnUse = { readonly use: SignalUse; readonly lines: RuleLinesOnSignal };
+
+/** How a per-queue line's series look: dashed, in the colour of the rule's severity. */
+function perQueueLineStyle(severity: Severity): DynamicConfigValue[] {
+  return [
+    { id: 'color', value: { mode: 'fixed', fixedColor: SEVERITY_COLOR[severity] } },
+    { id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } },
+  ];
 }
 
 export function detailDashboard(
   analyses: readonly RuleAnalysis[],
   scope: QueryScope = {},
   recorded: RecordedSeries = COMPUTE_EVERY_SIGNAL,
+  overrides: RuleOverrides = {},
 ): Dashboard {
   const queueLabels = scopedIdentityLabels('queue', scope);
+  const presence = queuePresence(scope, recorded);
   const ids = new PanelIds();
   const grid = new GridCursor();
   const builder = dashboardBuilder({
@@ -281,9 +306,12 @@ export function detailDashboard(
       .calcs([]);
 
   const signalPanel = (s: SignalDefinition): TimeseriesPanelBuilder => {
-    const uses = usesOfSignal(s.id, analyses);
-    const lines = uses.flatMap((u) => u.lines);
-    return new TimeseriesPanelBuilder()
+    const uses = usesOfSignal(s.id, analyses).map((use) => ({
+      use,
+      lines: ruleLinesOnSignal(use, overrides, presence),
+    }));
+    const lines = uses.flatMap((u) => u.lines.fixed);
+    let panel = new TimeseriesPanelBuilder()
       .id(ids.next())
       .title(s.title)
       .description(signalDescription(s, uses, analyses) + recordedSeriesNote(s, recorded))
@@ -298,6 +326,17 @@ export function detailDashboard(
         ),
       )
       .withTarget(prometheusQuery(signalQuery(s, scope, recorded), legendFor(s.scope), 'A'));
+    const perQueue = uses.flatMap((u) => u.lines.perQueue);
+    let refIndex = 1;
+    for (const { line, expr } of perQueue) {
+      if (expr === undefined) continue;
+      const refId = String.fromCharCode(65 + refIndex);
+      refIndex += 1;
+      panel = panel
+        .withTarget(prometheusQuery(renderPromQL(expr), `${perQueueLineTitle(line)} ${legendFor('queue')}`, refId))
+        .overrideByQuery(refId, perQueueLineStyle(line.severity));
+    }
+    return panel;
   };
 
   const togetherPanel = (extra: Extract<ExtraPanel, { kind: 'together' }>): TimeseriesPanelBuilder => {
