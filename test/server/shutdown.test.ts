@@ -85,6 +85,10 @@ describe('serve stops on SIGTERM within the deadline', () => {
         res.end(JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [] } }));
       } else if (path === '/api/v1/query') {
         res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [] } }));
+      } else if (path === '/api/v1/series') {
+        // One work queue (an empty Prometheus is an evaluation error, never ready).
+        const queue = { __name__: 'workqueue_depth', job: 'ctrl', instance: 'a:8080', name: 'q', controller: 'q' };
+        res.end(JSON.stringify({ status: 'success', data: [queue] }));
       } else {
         res.end(JSON.stringify({ status: 'success', data: [] }));
       }
