@@ -383,10 +383,12 @@ describe('GET /metrics', () => {
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     const lines = response.body.split('\n').filter((l) => l.startsWith('workqueue_doctor_finding{'));
     const expected = report.queues.flatMap((q) =>
-      q.findings.filter(isFiring).map(
-        (f) =>
-          `workqueue_doctor_finding{rule="${f.rule}",severity="${f.severity}",target="${q.queue.target}",name="${q.queue.name ?? ''}",controller="${q.queue.controller ?? ''}"} 1`,
-      ),
+      q.findings
+        .filter(isFiring)
+        .map(
+          (f) =>
+            `workqueue_doctor_finding{rule="${f.rule}",severity="${f.severity}",target="${q.queue.target}",name="${q.queue.name ?? ''}",controller="${q.queue.controller ?? ''}"} 1`,
+        ),
     );
     expect(expected.length).toBeGreaterThanOrEqual(4);
     expect(lines.sort()).toEqual(expected.sort());
