@@ -200,6 +200,7 @@ export async function startServer(config: ServiceConfig, options: StartOptions =
     app = await buildApp({
       report: () => runtime.service.report(),
       ready: () => runtime.service.ready(),
+      evaluationError: () => runtime.service.lastError(),
       targets: () => runtime.targets(),
       rules: rulesView(config.overrides, config.runbookBaseUrl),
       // The charts reach back as far as the history does (Prometheus keeps more than they show).

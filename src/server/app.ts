@@ -73,6 +73,8 @@ export type AppOptions = {
   /** The latest report; undefined until the first evaluation. */
   readonly report: () => Report | undefined;
   readonly ready: () => boolean;
+  /** Why the last evaluation failed, if it did: said by the 503 `not_ready` answers until one succeeds. */
+  readonly evaluationError?: () => string | undefined;
   readonly targets: () => TargetsView;
   readonly rules: RulesView;
   /** The charts' data (the page's charts and `/api/v1/queues/:id/series`); without it, neither. */
@@ -128,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     1,
     Math.ceil((options.evaluationIntervalMs ?? parseDuration(DEFAULT_EVALUATION_INTERVAL)) / 1000),
   );
+  const notReadyMessage = notReadyMessageOf(options.evaluationError);
   app.addSchema(reportJsonSchema());
   app.addSchema(ERROR_BODY_SCHEMA);
   app.addSchema(TARGETS_SCHEMA);
@@ -198,12 +201,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         targets: options.targets,
         rules: options.rules,
         retryAfterSeconds,
+        notReadyMessage,
         authenticated: options.apiToken !== undefined,
       });
     },
     { prefix: API_PREFIX },
   );
-  await app.register(opsRoutes, { ready: options.ready, metrics: options.metrics, retryAfterSeconds });
+  await app.register(opsRoutes, { ready: options.ready, metrics: options.metrics, retryAfterSeconds, notReadyMessage });
   await app.register(pageRoutes, {
     report: options.report,
     targets: options.targets,
@@ -256,4 +260,12 @@ function refuseWhatNodeAnswersBare(app: FastifyInstance): void {
   app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     socket.end(rawErrorResponse('not_found', 'No route for CONNECT.'));
   });
+}
+
+/** The message of a 503 `not_ready`: the default, or with why the last evaluation failed. */
+function notReadyMessageOf(evaluationError: (() => string | undefined) | undefined): () => string | undefined {
+  return () => {
+    const error = evaluationError?.();
+    return error === undefined ? undefined : `No evaluation has succeeded yet; the last one failed: ${error}`;
+  };
 }

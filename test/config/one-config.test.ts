@@ -15,6 +15,7 @@ import type { Report } from '../../src/diagnosis/report.js';
 import { DEFAULT_SCRAPE_SETTINGS } from '../../src/scrape/scrape-settings.js';
 import { runVirtual } from '../../src/simulate/index.js';
 import { runCli } from '../support/cli.js';
+import { spawnCli } from '../support/cli-process.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EXAMPLE = join(ROOT, 'deploy/config-example.yaml');
@@ -31,6 +32,19 @@ describe('deploy/config-example.yaml serves every command', () => {
     expect(config.overrides.queues?.length).toBeGreaterThan(0);
     expect(config.scrape.seriesLimit).toBe(DEFAULT_SCRAPE_SETTINGS.seriesLimit);
   });
+
+  it('serve --config starts with it and stops on SIGTERM', async () => {
+    // Loopback and a free port instead of the example's 0.0.0.0:9808; everything else is the file's.
+    const serve = spawnCli(['serve', '--config', EXAMPLE, '--listen', '127.0.0.1:0']);
+    try {
+      await serve.output('stdout', /"msg":"listening"/);
+      expect(serve.stderr()).toBe('');
+      serve.child.kill('SIGTERM');
+      expect(await serve.exited).toBe(0);
+    } finally {
+      await serve.stop();
+    }
+  }, 60_000);
 
   it('diagnose --config', async () => {
     const recording = join(work, 'healthy.om');

@@ -69,6 +69,44 @@ describe('serve --prometheus-url', () => {
     );
   });
 
+  it('applies the fleet selector: a matching one diagnoses the same queues, one matching nothing is an error', async () => {
+    const withSelector = async (selector: string) => {
+      const config = resolveServiceConfig({
+        flags: { prometheusUrl: prom?.url, listen: '127.0.0.1:0', evaluationInterval: '1s', fleetSelector: selector },
+        env: {},
+      });
+      return startServer(config, { logger: pino({ level: 'silent' }), processMetrics: false });
+    };
+    const matching = await withSelector('job="sim"');
+    const nothing = await withSelector('job="elsewhere"');
+    try {
+      let report: Report | undefined;
+      for (let i = 0; i < 600 && report === undefined; i++) {
+        const r = await fetch(`${matching.origin}/api/v1/diagnosis`);
+        if (r.status === 200) report = (await r.json()) as Report;
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(report?.queues.map((q) => q.queue.name)).toContain('ingress-status');
+      // Nothing matches: every evaluation fails naming the server and the selector; never an empty "ok".
+      let message = '';
+      for (let i = 0; i < 600 && !message.includes('no work-queue'); i++) {
+        const readiness = await fetch(`${nothing.origin}/readyz`);
+        expect(readiness.status).toBe(503);
+        message = ((await readiness.json()) as { error: { message: string } }).error.message;
+        if (!message.includes('no work-queue')) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(message).toContain(
+        `no work-queue or controller series in ${prom?.url} with the selector {job="elsewhere"}`,
+      );
+      const diagnosis = await fetch(`${nothing.origin}/api/v1/diagnosis`);
+      expect(diagnosis.status).toBe(503);
+      expect(await diagnosis.text()).toContain('job=\\"elsewhere\\"');
+    } finally {
+      await matching.close();
+      await nothing.close();
+    }
+  });
+
   it('reports the Prometheus server, then its failure, on /api/v1/targets', async () => {
     const up = await json<TargetsView>('/api/v1/targets');
     expect(up.status).toBe(200);

@@ -33,6 +33,8 @@ export type ApiRoutesOptions = {
   readonly rules: RulesView;
   /** Seconds a client should wait before asking again when no report exists yet. */
   readonly retryAfterSeconds: number;
+  /** The message of `not_ready` when it says more than the default (why the last evaluation failed). */
+  readonly notReadyMessage?: () => string | undefined;
   /** Whether the routes ask for a bearer token (documents the 401 answer). */
   readonly authenticated: boolean;
 };
@@ -44,7 +46,7 @@ export async function apiRoutes(api: FastifyInstance, options: ApiRoutesOptions)
   const security = [{ bearerAuth: [] }];
   const notReady = (reply: FastifyReply): never => {
     reply.header('retry-after', String(options.retryAfterSeconds));
-    throw new ApiError('not_ready');
+    throw new ApiError('not_ready', options.notReadyMessage?.());
   };
 
   api.get<{ Querystring: { status?: QueueStatus[]; rule?: RuleId[] } }>(

@@ -10,6 +10,8 @@ export type OpsRoutesOptions = {
   readonly ready: () => boolean;
   readonly metrics: { metrics(): Promise<string>; readonly contentType: string };
   readonly retryAfterSeconds: number;
+  /** The message of `not_ready` when it says more than the default (why the last evaluation failed). */
+  readonly notReadyMessage?: () => string | undefined;
 };
 
 export async function opsRoutes(app: FastifyInstance, options: OpsRoutesOptions): Promise<void> {
@@ -37,7 +39,7 @@ export async function opsRoutes(app: FastifyInstance, options: OpsRoutesOptions)
     async (_request, reply) => {
       if (!options.ready()) {
         reply.header('retry-after', String(options.retryAfterSeconds));
-        throw new ApiError('not_ready');
+        throw new ApiError('not_ready', options.notReadyMessage?.());
       }
       return { status: 'ready' as const };
     },
