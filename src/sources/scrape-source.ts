@@ -57,7 +57,6 @@ import {
   DEFAULT_SCRAPE_SERIES_LIMIT,
   defaultScrapeTimeoutMs,
   historySizing,
-  MAX_DEFAULT_SCRAPE_TIMEOUT_MS,
   type ScrapeSettings,
 } from '../scrape/scrape-settings.js';
 import {
@@ -74,17 +73,6 @@ import { isDynamicProvider, labelSignature, scrapeLabels, type TargetProvider } 
 import { type TargetState, targetName } from './target-state.js';
 
 export type { DynamicTargetProvider, TargetProvider } from './target-provider.js';
-
-export {
-  DEFAULT_SCRAPE_CONCURRENCY,
-  DEFAULT_SCRAPE_INTERVAL_MS,
-  DEFAULT_SCRAPE_LABEL_LIMIT,
-  DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
-  DEFAULT_SCRAPE_MAX_BYTES,
-  DEFAULT_SCRAPE_QUEUE_LIMIT,
-  DEFAULT_SCRAPE_SERIES_LIMIT,
-  MAX_DEFAULT_SCRAPE_TIMEOUT_MS,
-};
 
 /** A target's last success must be this many intervals older than its last failure to count as down. */
 const ERROR_AFTER_INTERVALS = 1.5;

@@ -10,14 +10,10 @@ import { staticTargets } from '../../src/discovery/static.js';
 import type { Target } from '../../src/discovery/target.js';
 import { keepFamilies, parseExposition } from '../../src/exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../../src/metrics/names.js';
+import { DEFAULT_SCRAPE_MAX_BYTES } from '../../src/scrape/scrape-settings.js';
 import { diagnoseSource } from '../../src/service/diagnose-source.js';
 import { targetNameOf } from '../../src/service/target-status.js';
-import {
-  DEFAULT_SCRAPE_MAX_BYTES,
-  type ScrapeEvent,
-  type ScrapeSource,
-  type ScrapeSourceErrorCode,
-} from '../../src/sources/scrape-source.js';
+import type { ScrapeEvent, ScrapeSource, ScrapeSourceErrorCode } from '../../src/sources/scrape-source.js';
 import type { History } from '../../src/store/history.js';
 import {
   CARDINALITY_BOMB_SERIES,

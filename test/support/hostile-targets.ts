@@ -20,13 +20,13 @@
 import type http from 'node:http';
 import { profiles, type QueueProfile, syntheticPage } from '../../bench/synthetic-managers.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
-import { PROMETHEUS_CONTENT_TYPE } from '../../src/simulate/recording-writer.js';
 import {
   DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
   DEFAULT_SCRAPE_MAX_BYTES,
   DEFAULT_SCRAPE_SERIES_LIMIT,
-  type ScrapeSourceErrorCode,
-} from '../../src/sources/scrape-source.js';
+} from '../../src/scrape/scrape-settings.js';
+import { PROMETHEUS_CONTENT_TYPE } from '../../src/simulate/recording-writer.js';
+import type { ScrapeSourceErrorCode } from '../../src/sources/scrape-source.js';
 import { gzipBomb } from './gzip-bomb.js';
 
 const MiB = 1024 * 1024;
