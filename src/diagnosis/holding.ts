@@ -148,11 +148,15 @@ function sinceKey(settings: ConditionSettings): string {
   return `${conditionKey(settings)}\u0000${settings.forMs}`;
 }
 
-/** The check's step times, ascending: the grid steps of its whole `for`, then `at`. */
+/**
+ * The check's step times, ascending: the grid steps from the last one at or before `at - for` (so that a `for`
+ * that is not a whole number of steps is covered in full), then `at`.
+ */
 function checkTimes(settings: ConditionSettings, options: CheckOptions): number[] {
   const { at, step } = options;
   const grid = Math.floor(at / step) * step;
-  const times = stepTimes(grid, step, Math.floor(settings.forMs / step));
+  const first = Math.floor((at - settings.forMs) / step) * step;
+  const times = stepTimes(grid, step, Math.round((grid - first) / step));
   if (grid !== at) times.push(at);
   return times;
 }
@@ -285,7 +289,8 @@ export async function checkConditions(
       }
       const sinceMs = carried ?? start;
       since.set(key, sinceMs);
-      if (sinceMs <= from) firing.add(key);
+      // Firing once it has held for the whole `for`, as a Prometheus alert whose pending start is `since`.
+      if (at - sinceMs >= plan.check.settings.forMs) firing.add(key);
       if (carried === undefined && start === from) alive.add(key);
     }
     tracing.push({ plan, alive, since, earliest: from });

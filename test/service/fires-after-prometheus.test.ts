@@ -7,11 +7,14 @@
  * close to what its data allows.
  *
  * Compared is when each may fire on its data: the service's firing time against Prometheus's earliest pending
- * start (`ALERTS_FOR_STATE`) plus the `for`. Prometheus starts pending at its first evaluation tick after the
- * condition holds, up to one group interval (5 s) after the data shows it, later still when a loaded machine
- * skips its ticks; the service's condition is seen on its own scrapes (2 s apart). So the service may read the
- * same onset up to an evaluation interval and a scrape interval earlier, and a few seconds of load: that is the
- * slack, far below the `for` that a service firing early (the fault this guards against) would gain.
+ * start (`ALERTS_FOR_STATE`) plus the `for`. The two onsets differ by how each saw the first seconds of data:
+ * Prometheus starts pending at its first evaluation tick after the condition holds on the samples it had then,
+ * never revised; the service judges `for` on its 30-second grid with every sample of each step, including a
+ * scrape stamped before the step that was stored after it, and its scrapes fall at other moments than
+ * Prometheus's over windows of a few samples. So the service's onset may precede Prometheus's by up to one of
+ * its grid steps: that is the slack. A service that shortened `for` to its history (the fault this guards
+ * against) fires within seconds of its start, a whole `for` early, and fails both this and the check that it
+ * fires no sooner than one `for` after its start.
  *
  * Before firing, the service shows the condition as pending, with the time it fires if it keeps holding; its
  * `since` is never before its first scrape, nor its firing within one `for` of its start.
@@ -21,6 +24,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { Finding, Report } from '../../src/diagnosis/report.js';
+import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/rule.js';
 import { OUTPUT } from '../../src/generate/defaults.js';
 import { type LiveSimulation, startLiveSimulation } from '../../src/simulate/index.js';
 import { type RuleFileYaml, runTool } from '../generate/helpers.js';
@@ -35,8 +39,8 @@ const FOR = '45s';
 const FOR_MS = 45_000;
 /** Prometheus's rule group interval in this test. */
 const GROUP_INTERVAL = '5s';
-/** One group interval, one scrape interval and a few seconds of a loaded machine (see above). */
-const ONSET_SLACK_MS = 5_000 + 2_000 + 3_000;
+/** One step of the service's 30-second grid (see above). */
+const ONSET_SLACK_MS = EVALUATION_INTERVAL_MS;
 const WAIT_MS = 150_000;
 
 const work = tempDir('wqd-fires-after-prometheus-');
