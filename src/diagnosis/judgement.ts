@@ -36,6 +36,19 @@ export type DataSpan = {
   readonly historyStartMs?: number;
 };
 
+/** Each rule's longest range, by rule: its windows are the definition's, whatever thresholds are in force. */
+const LONGEST_RANGE = new WeakMap<RuleSettings['rule'], number>();
+
+/** The longest range a rule's condition reads, computed once per rule (not per queue and evaluation). */
+function longestRangeOfRule(settings: RuleSettings): number {
+  let rangeMs = LONGEST_RANGE.get(settings.rule);
+  if (rangeMs === undefined) {
+    rangeMs = longestRangeOf(conditionWith(settings.rule, settings.thresholds));
+    LONGEST_RANGE.set(settings.rule, rangeMs);
+  }
+  return rangeMs;
+}
+
 /** Why `settings`' rule cannot be judged for a queue with `snapshot`, or undefined when it can. */
 export function unjudgedReason(settings: RuleSettings, snapshot: SignalSnapshot, span: DataSpan): string | undefined {
   const missing = ESSENTIAL_SIGNALS.find((id) => snapshot[id]?.value == null);
@@ -46,7 +59,7 @@ export function unjudgedReason(settings: RuleSettings, snapshot: SignalSnapshot,
       : `too few scrapes: the ${title.toLowerCase()} has no value yet`;
   }
   if (span.historyStartMs === undefined) return undefined;
-  const rangeMs = longestRangeOf(conditionWith(settings.rule, settings.thresholds));
+  const rangeMs = longestRangeOfRule(settings);
   const spanMs = Math.max(0, span.atMs - span.historyStartMs);
   if (spanMs >= rangeMs * SPANNED_SHARE) return undefined;
   return `window ${formatDuration(Math.round(spanMs / 1000) * 1000)} is shorter than the rule's range ${formatDuration(rangeMs)} (range ${formatDuration(rangeMs)} + for ${formatDuration(settings.forMs)} before it can fire)`;
