@@ -16,7 +16,12 @@ import {
   type ThresholdValues,
 } from './rule.js';
 
-export const OBSERVATION_IDS = ['HighAddRateLowDepth', 'RetriesWithoutErrorMetrics', 'ListDraining'] as const;
+export const OBSERVATION_IDS = [
+  'HighAddRateLowDepth',
+  'RetriesWithoutErrorMetrics',
+  'ListDraining',
+  'PriorityDepthUnknown',
+] as const;
 export type ObservationId = (typeof OBSERVATION_IDS)[number];
 
 export type ObservationDefinition<K extends string = string> = ConditionDefinition<K> & {

@@ -16,12 +16,24 @@ import {
   LABEL,
   NEGATIVE_PRIORITY_PATTERN,
   NON_NEGATIVE_PRIORITY_PATTERN,
+  PRIORITY_NUMBER_PATTERN,
   RECONCILE_RESULT,
   SUFFIX,
   WORKQUEUE,
   WRITE_METHODS,
 } from '../metrics/names.js';
-import { binary, eq, type LabelMatcher, num, rangeFn, regexMatch, selector, sumWithout } from '../promql/expr.js';
+import {
+  aggregateWithout,
+  binary,
+  type Expr,
+  eq,
+  type LabelMatcher,
+  num,
+  rangeFn,
+  regexMatch,
+  selector,
+  sumWithout,
+} from '../promql/expr.js';
 import {
   BALANCE_WINDOW_MS,
   histogramSeries,
@@ -58,6 +70,25 @@ export const LOW_PRIORITY: LabelMatcher = regexMatch(LABEL.priority, NEGATIVE_PR
 export const NOT_LOW_PRIORITY: LabelMatcher = { label: LABEL.priority, op: '!~', value: NEGATIVE_PRIORITY_PATTERN };
 /** The priority queue's real changes (priority 0 and above); no series of a classic queue matches. */
 const PRIORITY_QUEUE_NORMAL: LabelMatcher = regexMatch(LABEL.priority, NON_NEGATIVE_PRIORITY_PATTERN);
+/** Depth series whose `priority` is set but is not a number (see `PRIORITY_NUMBER_PATTERN`). */
+const UNKNOWN_PRIORITY: readonly LabelMatcher[] = [
+  { label: LABEL.priority, op: '!=', value: '' },
+  { label: LABEL.priority, op: '!~', value: PRIORITY_NUMBER_PATTERN },
+];
+/** Per queue, how many of its depth series have a priority that is not a number. */
+export const unknownPrioritySeries: Expr = aggregateWithout(
+  'count',
+  [LABEL.priority],
+  selector(WORKQUEUE.depth, [...UNKNOWN_PRIORITY]),
+);
+
+/**
+ * A per-priority view of a queue, none for a queue with depth under a priority that is not a number: from then
+ * on its per-priority series are frozen or hold depth of any priority, and only the whole depth is true.
+ */
+export function byPriority(expr: Expr): Expr {
+  return binary('unless', expr, unknownPrioritySeries);
+}
 
 const signalList = [
   {
@@ -119,7 +150,7 @@ const signalList = [
     scope: 'queue',
     description:
       "Keys waiting at a negative priority in controller-runtime's priority queue: initial-list and resync events, added at -100 and handed out only when no higher-priority key is ready. Absent for the classic queue.",
-    expr: perQueue(selector(WORKQUEUE.depth, [LOW_PRIORITY])),
+    expr: byPriority(perQueue(selector(WORKQUEUE.depth, [LOW_PRIORITY]))),
   },
   {
     id: 'lowPriorityDepthSlope',
@@ -128,7 +159,7 @@ const signalList = [
     scope: 'queue',
     description:
       'Least-squares slope of the low-priority depth over the trend window: negative while the workers have time left over for initial-list and resync events, zero when real changes take all of it.',
-    expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, TREND_WINDOW_MS, [LOW_PRIORITY])),
+    expr: byPriority(perQueue(rangeFn('deriv', WORKQUEUE.depth, TREND_WINDOW_MS, [LOW_PRIORITY]))),
   },
   {
     id: 'normalPriorityDepthFloor',
@@ -137,7 +168,7 @@ const signalList = [
     scope: 'queue',
     description:
       "Lowest depth over the last minute of a priority queue's keys at priority 0 or above: its real changes, which it hands out before any low-priority key. Absent for the classic queue, and for a priority queue that has queued no such key.",
-    expr: perQueue(rangeFn('min_over_time', WORKQUEUE.depth, MINUTE_MS, [PRIORITY_QUEUE_NORMAL])),
+    expr: byPriority(perQueue(rangeFn('min_over_time', WORKQUEUE.depth, MINUTE_MS, [PRIORITY_QUEUE_NORMAL]))),
   },
   {
     id: 'normalPriorityDepthSlope',
@@ -146,7 +177,16 @@ const signalList = [
     scope: 'queue',
     description:
       "Least-squares slope over the trend window of a priority queue's depth at priority 0 or above. Those keys are served first, so their depth grows only when real changes alone outpace the workers, whatever low-priority work waits. Absent for the classic queue.",
-    expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, TREND_WINDOW_MS, [PRIORITY_QUEUE_NORMAL])),
+    expr: byPriority(perQueue(rangeFn('deriv', WORKQUEUE.depth, TREND_WINDOW_MS, [PRIORITY_QUEUE_NORMAL]))),
+  },
+  {
+    id: 'unknownPriorityDepthSeries',
+    title: 'Depth series of unknown priority',
+    unit: 'items',
+    scope: 'queue',
+    description:
+      "Depth series of a priority queue whose priority is not a number: controller-runtime's `exceeded_cardinality_limit`, written once the queue has seen more than 25 distinct priorities. From then on the depth per priority is lost (the per-priority signals are absent) and the whole depth decides. Absent when every priority is known.",
+    expr: unknownPrioritySeries,
   },
   {
     id: 'addRate',

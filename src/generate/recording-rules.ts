@@ -68,6 +68,7 @@ const COMPOSITE_SIGNAL_NAMES: Readonly<Partial<Record<SignalId, { metric: string
   slowSyncShare: { metric: 'workqueue_work_duration_seconds_over_10s', operations: 'ratio_rate15m' },
   errorRatio: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'ratio_rate5m' },
   sustainedErrorRatio: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'ratio_rate15m' },
+  unknownPriorityDepthSeries: { metric: 'workqueue_depth_unknown_priority', operations: 'count' },
 };
 
 function matcherWord(m: LabelMatcher, signalId: string): string {
@@ -104,6 +105,8 @@ function signalNameParts(s: SignalDefinition): { metric: string; operations: str
   let e = s.expr;
   // REST client rates: `matching or (all * 0)`, the zero for a process that makes no such request.
   if (e.kind === 'binary' && e.op === 'or' && e.rhs.kind === 'binary' && e.rhs.op === '*') e = e.lhs;
+  // Per-priority views: `view unless (queues with depth of unknown priority)`, named by the view.
+  if (e.kind === 'binary' && e.op === 'unless') e = e.lhs;
   const { inner, summed } = throughSum(e);
   if (inner.kind === 'selector') {
     return summed ? { metric: withWords(inner.metric, inner.matchers, s.id), operations: 'sum' } : undefined;

@@ -68,6 +68,13 @@ export const CONFLICT_CODE = '409';
 export const NEGATIVE_PRIORITY_PATTERN = '-[0-9]+';
 /** `workqueue_depth{priority}` values of the priority queue's real changes: 0 and above (never the classic `""`). */
 export const NON_NEGATIVE_PRIORITY_PATTERN = '[0-9]+';
+/**
+ * `workqueue_depth{priority}` values that are a priority at all (Go's `strconv.Itoa`). Anything else, such as the
+ * `exceeded_cardinality_limit` controller-runtime writes once a queue has seen more than 25 distinct priorities
+ * (from then on every increment and decrement, at any priority, goes there and the other series keep their last
+ * values), is depth whose priority is unknown.
+ */
+export const PRIORITY_NUMBER_PATTERN = '-?[0-9]+';
 
 /** HTTP methods that count as writes in `rest_client_requests_total`. */
 export const WRITE_METHODS = ['PUT', 'PATCH', 'POST'] as const;

@@ -13,9 +13,16 @@ import type { QueueReport, Report } from '../../src/diagnosis/report.js';
 import { runVirtual, SCENARIO_NAMES, type SimulationParams } from '../../src/simulate/index.js';
 import { createPrometheusSource } from '../../src/sources/prometheus-source.js';
 import { openRecordingSource } from '../../src/sources/recording-source.js';
+import { capPriorities } from '../support/priority-cardinality-cap.js';
 import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
 
-type Run = { scenario: string; instance: string; params: Partial<SimulationParams> };
+/** A run; `rewrite` turns its recording into what another queue would have exposed. */
+type Run = {
+  scenario: string;
+  instance: string;
+  params: Partial<SimulationParams>;
+  rewrite?: (recording: string, startSeconds: number) => string;
+};
 const RUNS: Run[] = [
   ...SCENARIO_NAMES.map((scenario) => ({ scenario, instance: `${scenario}:8080`, params: { seed: 11 } })),
   ...['backlog', 'persistent-failure', 'hot-loop-no-backoff', 'stuck-worker', 'requeue-after', 'transient-errors'].map(
@@ -25,6 +32,13 @@ const RUNS: Run[] = [
       params: { seed: 12, flavor: 'component-base' as const },
     }),
   ),
+  // The priority queue past its cardinality cap (from the second minute): per-priority views end on both sides.
+  {
+    scenario: 'starved-backlog',
+    instance: 'starved-backlog-capped:8080',
+    params: { seed: 13, queue: 'priority' },
+    rewrite: (recording, startSeconds) => capPriorities(recording, startSeconds + 120),
+  },
 ];
 const RUNBOOKS = 'https://runbooks.example/workqueue';
 
@@ -37,7 +51,9 @@ beforeAll(async () => {
   for (const run of RUNS) {
     const result = await runVirtual(run.scenario, run.params, { instance: run.instance });
     const file = join(work, `${run.instance.replace(':', '_')}.om`);
-    writeFileSync(file, result.recording.text());
+    const text = result.recording.text();
+    const startSeconds = Date.parse(result.truth.parameters.start) / 1000;
+    writeFileSync(file, run.rewrite === undefined ? text : run.rewrite(text, startSeconds));
     files.set(run.instance, file);
     endMs = Date.parse(result.truth.parameters.start) + (run.params.durationMs ?? 30 * 60_000);
   }
@@ -111,6 +127,12 @@ describe('diagnose --recording and --prometheus-url agree', () => {
           `${key} observations`,
         ).toEqual(mine.observations.map((o) => o.id));
         comparedObservations += mine.observations.length;
+        if (instance.endsWith('-capped:8080')) {
+          expect(
+            mine.observations.map((o) => o.id),
+            `${key} past the cap`,
+          ).toContain('PriorityDepthUnknown');
+        }
         expect(Object.keys(theirs.signals).sort()).toEqual(Object.keys(mine.signals).sort());
         for (const [id, value] of Object.entries(mine.signals)) {
           const other = theirs.signals[id]!;

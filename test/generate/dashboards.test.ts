@@ -12,7 +12,13 @@ import { SIGNALS, signal } from '../../src/diagnosis/signals.js';
 import { GENERATED_DIRECTORIES, generateArtifacts } from '../../src/generate/artifacts.js';
 import { DASHBOARD_UID, type DashboardKey, OUTPUT } from '../../src/generate/defaults.js';
 import { recordedName } from '../../src/generate/recording-rules.js';
-import { CLIENT_GO, CONTROLLER_RUNTIME, NEGATIVE_PRIORITY_PATTERN, WORKQUEUE } from '../../src/metrics/names.js';
+import {
+  CLIENT_GO,
+  CONTROLLER_RUNTIME,
+  NEGATIVE_PRIORITY_PATTERN,
+  PRIORITY_NUMBER_PATTERN,
+  WORKQUEUE,
+} from '../../src/metrics/names.js';
 import { dashboardExpressions, dashboardsOf, expectedLines, filesByPath, type PanelJson, panelsOf } from './helpers.js';
 
 const files = filesByPath();
@@ -123,16 +129,24 @@ describe('generated dashboards', () => {
     const panel = split[0] as PanelJson;
     expect(panel.type).toBe('timeseries');
     expect(sectionOf('Depth by priority')).toBe('Arrivals, depth and throughput');
+    // Past controller-runtime's cardinality cap the split ends: the normal and low-priority parts give way to the
+    // whole depth, labelled as of unknown priority.
+    const unknown = `count without (priority) (${WORKQUEUE.depth}{priority!="", priority!~"${PRIORITY_NUMBER_PATTERN}", ${VARIABLES}})`;
     expect(panel.targets?.map((t) => [t.refId, t.legendFormat, t.expr])).toEqual([
       [
         'A',
         'normal {{name}} ({{instance}})',
-        `sum without (priority) (${WORKQUEUE.depth}{priority!~"${NEGATIVE_PRIORITY_PATTERN}", ${VARIABLES}})`,
+        `(sum without (priority) (${WORKQUEUE.depth}{priority!~"${NEGATIVE_PRIORITY_PATTERN}", ${VARIABLES}})) unless (${unknown})`,
       ],
       [
         'B',
         'low priority {{name}} ({{instance}})',
-        `sum without (priority) (${WORKQUEUE.depth}{priority=~"${NEGATIVE_PRIORITY_PATTERN}", ${VARIABLES}})`,
+        `(sum without (priority) (${WORKQUEUE.depth}{priority=~"${NEGATIVE_PRIORITY_PATTERN}", ${VARIABLES}})) unless (${unknown})`,
+      ],
+      [
+        'C',
+        'priority unknown {{name}} ({{instance}})',
+        `(sum without (priority) (${WORKQUEUE.depth}{${VARIABLES}})) and (${unknown})`,
       ],
     ]);
     // The low-priority part is the signal the diagnoses read: computed alike, or read as the rules record it.
@@ -143,7 +157,12 @@ describe('generated dashboards', () => {
     for (const phrase of ['startup', 'initial list', 'stops falling', 'normal line grows', '**WorkqueueBacklog**']) {
       expect(panel.description).toContain(phrase);
     }
-    for (const id of ['lowPriorityDepth', 'lowPriorityDepthSlope', 'normalPriorityDepthFloor'] as const) {
+    for (const id of [
+      'lowPriorityDepth',
+      'lowPriorityDepthSlope',
+      'normalPriorityDepthFloor',
+      'unknownPriorityDepthSeries',
+    ] as const) {
       expect(sectionOf(signal(id).title), id).toBe('Arrivals, depth and throughput');
       expect(panel.description).toContain(`**${signal(id).title}**`);
     }

@@ -35,6 +35,7 @@ import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundat
 import type { RuleOverrides } from '../../diagnosis/catalog.js';
 import type { Severity } from '../../diagnosis/rule.js';
 import {
+  byPriority,
   NOT_LOW_PRIORITY,
   perQueue,
   SIGNAL_WINDOW_MS,
@@ -42,10 +43,11 @@ import {
   type SignalDefinition,
   type SignalId,
   signal,
+  unknownPrioritySeries,
 } from '../../diagnosis/signals.js';
 import type { Unit } from '../../diagnosis/units.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../metrics/names.js';
-import { aggregateBy, type Expr, rangeFn, selector } from '../../promql/expr.js';
+import { aggregateBy, binary, type Expr, rangeFn, selector } from '../../promql/expr.js';
 import { formatDuration, renderPromQL } from '../../promql/render.js';
 import { type RuleAnalysis, type SignalUse, type ThresholdLine, usesOfSignal } from '../condition-analysis.js';
 import { type QueryScope, scopedIdentityLabels } from '../query-scope.js';
@@ -101,7 +103,9 @@ type ExtraPanel =
  * The depth at priority 0 or above: real changes in controller-runtime's priority queue, the whole depth of a
  * classic or component-base queue.
  */
-const NORMAL_PRIORITY_DEPTH: Expr = perQueue(selector(WORKQUEUE.depth, [NOT_LOW_PRIORITY]));
+const NORMAL_PRIORITY_DEPTH: Expr = byPriority(perQueue(selector(WORKQUEUE.depth, [NOT_LOW_PRIORITY])));
+/** The whole depth of a queue whose depth per priority is lost (see `unknownPrioritySeries`). */
+const UNKNOWN_PRIORITY_DEPTH: Expr = binary('and', perQueue(selector(WORKQUEUE.depth)), unknownPrioritySeries);
 
 /** The depth split the way Cluster API's dashboards split it: normal priority and low priority. */
 const DEPTH_BY_PRIORITY: ExtraPanel = {
@@ -118,8 +122,9 @@ const DEPTH_BY_PRIORITY: ExtraPanel = {
   parts: [
     { legend: 'normal', expr: NORMAL_PRIORITY_DEPTH },
     { legend: 'low priority', expr: signal('lowPriorityDepth').expr },
+    { legend: 'priority unknown', expr: UNKNOWN_PRIORITY_DEPTH },
   ],
-  related: ['lowPriorityDepth', 'lowPriorityDepthSlope', 'normalPriorityDepthFloor'],
+  related: ['lowPriorityDepth', 'lowPriorityDepthSlope', 'normalPriorityDepthFloor', 'unknownPriorityDepthSeries'],
 };
 
 /** Sections of the dashboard; every signal not named here lands in a last section. */
@@ -133,6 +138,7 @@ const SECTIONS: ReadonlyArray<{ title: string; signals: readonly SignalId[]; ext
       'lowPriorityDepth',
       'lowPriorityDepthSlope',
       'normalPriorityDepthFloor',
+      'unknownPriorityDepthSeries',
       'addRate',
       'completionRate',
       'retryRate',
