@@ -117,6 +117,15 @@ const signalList = [
     expr: perQueue(rangeFn('min_over_time', WORKQUEUE.depth, W)),
   },
   {
+    id: 'sustainedDepthMin',
+    title: 'Depth (minimum, long window)',
+    unit: 'items',
+    scope: 'queue',
+    description:
+      'Lowest depth over the long window. A free worker takes a waiting key at once, so a queue whose depth never reached zero in that time had every worker busy all along.',
+    expr: perQueue(rangeFn('min_over_time', WORKQUEUE.depth, SUSTAINED_WINDOW_MS)),
+  },
+  {
     id: 'depthFloor',
     title: 'Depth (floor of the last minute)',
     unit: 'items',

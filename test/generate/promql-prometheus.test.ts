@@ -400,13 +400,15 @@ describe('queue kind and depth by priority in a real Prometheus', () => {
     expect(await labelsOf(target?.expr ?? '')).toEqual(await labelsOf(depth));
   });
 
-  it('detail: depth by priority splits a priority queue and shows every other queue as normal', async () => {
+  it('detail: depth by priority splits a priority queue, shows every queue without priorities as normal, and a queue past the cap as of unknown priority', async () => {
     const panel = panelsOf(dashboards.detail).find((p) => p.title === 'Depth by priority');
-    const [normal, low] = panel?.targets ?? [];
+    const [normal, low, unknown] = panel?.targets ?? [];
     expect(normal?.legendFormat).toMatch(/^normal /);
     expect(low?.legendFormat).toMatch(/^low priority /);
-    expect(await byQueue(normal?.expr ?? '')).toEqual({ pq: 3, capped: 2, classic: 5, cb: 7 });
+    expect(unknown?.legendFormat).toMatch(/^priority unknown /);
+    expect(await byQueue(normal?.expr ?? '')).toEqual({ pq: 3, classic: 5, cb: 7 });
     expect(await byQueue(low?.expr ?? '')).toEqual({ pq: 40, starting: 12 });
+    expect(await byQueue(unknown?.expr ?? '')).toEqual({ capped: 2 });
   });
 });
 

@@ -1,14 +1,23 @@
-import { allOf, binary } from '../../promql/expr.js';
+import { allOf, anyOf, binary } from '../../promql/expr.js';
+import { formatDuration } from '../../util/duration.js';
 import { DRAIN_SHARE, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
-import { compare, relate, scale, sig } from '../conditions.js';
+import { compare, numericValue, relate, scale, sig, unlessAny } from '../conditions.js';
 import { formatNumber, formatValue, numberOf } from '../format.js';
-import { defineRule, SHARE } from '../rule.js';
-import { MINUTE_MS } from '../signals.js';
+import { defineRule, SHARE, type SignalSnapshot } from '../rule.js';
+import { MINUTE_MS, SUSTAINED_WINDOW_MS } from '../signals.js';
+import type { SignalValue } from '../units.js';
 
 /**
  * Saturation: the workers are busy nearly all the time, so keys wait for a free worker; the depth holds
- * (unlike a backlog) but latency suffers and any extra load becomes a backlog. Needs the configured maximum
- * (controller-runtime's max concurrent reconciles); without it the utilization cannot be known.
+ * (unlike a backlog) but latency suffers and any extra load becomes a backlog. The utilization is the busy
+ * workers per configured maximum (controller-runtime's max concurrent reconciles).
+ *
+ * Without that maximum (component-base controllers, kube-controller-manager's among them) the worker count is
+ * inferred where the queue's physics gives it: a free worker takes a waiting key at once, so a depth that never
+ * reached zero over the long window means every worker was busy all along, and the busy workers (flat from the
+ * short window to the long one, as a fixed pool kept full reads) are the worker count. The utilization is then 1
+ * by construction, and the report says the count was inferred. A queue that drains now and then is not judged
+ * without the maximum: at 90% busy the depth touches zero, and nothing tells 90% from 50%.
  *
  * Utilization is read over the long window: at one or two workers (controller-runtime's default is one) the
  * busy time of five minutes swings by several percent with Poisson arrivals and skewed sync times, so a
@@ -43,13 +52,41 @@ export const saturated = defineRule({
       description: 'Mean queue wait per mean sync duration at or above which the wait for a worker is felt.',
     },
     targetUtilization: TARGET_UTILIZATION,
+    maxBusyDrift: {
+      default: 0.15,
+      unit: 'ratio',
+      range: SHARE,
+      description:
+        "Without a configured maximum: how far the short window's busy workers may stray from the long window's, as a share of them, for the pool to count as fixed and full. A sync counts in the window where it finishes, so at one worker with syncs of half a minute the five-minute reading moves by a tenth; a pool that grows, or workers that idle, move it further.",
+    },
+    minInferredWorkers: {
+      default: 0.9,
+      unit: 'workers',
+      description:
+        'Without a configured maximum: busy workers (long window) at or above which a depth that never reached zero is read as a full pool. Below most of one worker the waiting keys are not being taken at all: a key re-added while its sync runs is counted in the depth but no worker may take it, and a worker stuck in a sync never finishes one.',
+    },
   },
   // The long window already demands a quarter of an hour of load; the `for` confirms it held.
   forMs: 5 * MINUTE_MS,
   condition: (t) =>
     allOf(
-      relate(sig('sustainedBusyWorkers'), '>=', 'maxWorkers', t.minUtilization),
-      relate(sig('busyWorkers'), '>=', 'maxWorkers', t.minRecentUtilization),
+      anyOf(
+        allOf(
+          relate(sig('sustainedBusyWorkers'), '>=', 'maxWorkers', t.minUtilization),
+          relate(sig('busyWorkers'), '>=', 'maxWorkers', t.minRecentUtilization),
+        ),
+        // No configured maximum: a full pool, inferred from a depth that never reached zero.
+        unlessAny(
+          allOf(
+            compare('sustainedDepthMin', '>=', t.minDepth),
+            compare('sustainedBusyWorkers', '>=', t.minInferredWorkers),
+            binary('>=', sig('busyWorkers'), scale('sustainedBusyWorkers', 1 - numericValue(t.maxBusyDrift))),
+            binary('<=', sig('busyWorkers'), scale('sustainedBusyWorkers', 1 + numericValue(t.maxBusyDrift))),
+          ),
+          sig('maxWorkers'),
+          'controller',
+        ),
+      ),
       compare('depthAvg', '>=', t.minDepth),
       notDraining(t.drainShare),
       binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
@@ -62,23 +99,33 @@ export const saturated = defineRule({
     'queueLatencyP99',
     'workDurationMean',
     'depthAvg',
+    'sustainedDepthMin',
     'addRate',
   ],
-  derivedTitles: { utilization: 'Utilization', recommendedWorkers: 'Recommended workers' },
+  derivedTitles: {
+    utilization: 'Utilization',
+    inferredWorkers: 'Workers (inferred)',
+    recommendedWorkers: 'Recommended workers',
+  },
   derive(signals, t) {
     const busy = numberOf(signals.sustainedBusyWorkers) ?? numberOf(signals.busyWorkers);
     const max = numberOf(signals.maxWorkers);
+    const inferred = inferredWorkers(signals, max, t.minDepth);
+    const pool = max ?? numberOf(inferred);
     return {
       utilization:
-        busy !== undefined && max !== undefined && max > 0
-          ? { value: busy / max, unit: 'ratio' }
+        busy !== undefined && pool !== undefined && pool > 0
+          ? { value: busy / pool, unit: 'ratio' }
           : { value: null, unit: 'ratio', missing: max === undefined ? 'metric_absent' : 'insufficient_data' },
+      inferredWorkers: inferred,
       recommendedWorkers: recommendedWorkers(signals, t.targetUtilization),
     };
   },
   text: {
     summary: ({ signals }) =>
-      `Workers are ${formatValue(signals.utilization)} busy (${formatNumber(signals.sustainedBusyWorkers)} of ${formatValue(signals.maxWorkers)}); keys wait ${formatValue(signals.queueLatencyMean)} on average for a worker.`,
+      numberOf(signals.maxWorkers) === undefined && numberOf(signals.inferredWorkers) !== undefined
+        ? `Every worker is busy: the depth never fell below ${formatValue(signals.sustainedDepthMin)} over the last ${formatDuration(SUSTAINED_WINDOW_MS)}, so the ${formatNumber(signals.sustainedBusyWorkers)} busy workers are the whole pool (${formatValue(signals.inferredWorkers)}, inferred: the controller exposes no max-workers metric); keys wait ${formatValue(signals.queueLatencyMean)} on average for a worker.`
+        : `Workers are ${formatValue(signals.utilization)} busy (${formatNumber(signals.sustainedBusyWorkers)} of ${formatValue(signals.maxWorkers)}); keys wait ${formatValue(signals.queueLatencyMean)} on average for a worker.`,
     meaning:
       'The controller runs at the edge of its capacity. The queue is not growing yet, but every key waits for a free worker and any extra load turns into a backlog.',
     cause: ({ signals }) =>
@@ -86,8 +133,26 @@ export const saturated = defineRule({
     fix: ({ signals, thresholds }) =>
       `Set MaxConcurrentReconciles to about ${formatValue(signals.recommendedWorkers)} (Little's law: offered load / ${Math.round(thresholds.targetUtilization * 100)}% target utilization), or make syncs cheaper.`,
     confirm: [
-      { text: 'Busy workers sit near the maximum:', signals: ['busyWorkers', 'maxWorkers'] },
+      {
+        text: 'Busy workers sit near the maximum (or, without one, the depth never reaches zero while they hold flat):',
+        signals: ['busyWorkers', 'maxWorkers', 'sustainedDepthMin'],
+      },
       { text: 'Keys wait for a worker:', signals: ['queueLatencyMean', 'depthAvg'] },
     ],
   },
 });
+
+/**
+ * The worker count a queue without a configured maximum shows: its busy workers over the long window, rounded,
+ * when its depth never reached zero over that window (every worker busy all along); insufficient data otherwise,
+ * and not inferred at all when the maximum is exposed.
+ */
+function inferredWorkers(signals: SignalSnapshot, max: number | undefined, minDepth: number): SignalValue {
+  const busy = numberOf(signals.sustainedBusyWorkers);
+  const floor = numberOf(signals.sustainedDepthMin);
+  if (max !== undefined) return { value: null, unit: 'workers', missing: 'insufficient_data' };
+  if (busy === undefined || floor === undefined || floor < minDepth) {
+    return { value: null, unit: 'workers', missing: 'insufficient_data' };
+  }
+  return { value: Math.max(1, Math.round(busy)), unit: 'workers' };
+}

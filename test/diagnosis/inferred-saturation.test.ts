@@ -1,0 +1,77 @@
+/**
+ * Saturation without a max-workers metric (component-base controllers): a free worker takes a waiting key at
+ * once, so a depth that never reaches zero over the long window, with the busy workers flat, means every worker
+ * is busy and the busy count is the worker count. The finding says the count was inferred; a queue that still
+ * drains now and then is not called saturated without the metric, and one that exposes it is never inferred.
+ */
+import { describe, expect, it } from 'vitest';
+import type { QueueReport } from '../../src/diagnosis/report.js';
+import { diagnoseSource } from '../../src/service/diagnose-source.js';
+import { runVirtual, type SimulationParams } from '../../src/simulate/index.js';
+import { recordingSourceFromText } from '../../src/sources/recording-source.js';
+
+const MINUTE = 60_000;
+/** Mean of the saturation scenario's sync time (log-normal, median 400 ms, sigma 0.5): 400 × e^(0.5²/2) ms. */
+const MEAN_SYNC_SECONDS = 0.4 * Math.exp(0.125);
+
+/** The saturation scenario's one queue at the end of a 40-minute run, offered `load` × what `workers` complete. */
+async function saturationQueue(
+  params: Partial<SimulationParams> & { workers: number; load: number },
+): Promise<QueueReport> {
+  const { load, ...rest } = params;
+  const rate = Math.round((params.workers / MEAN_SYNC_SECONDS) * load * 1000) / 1000;
+  const run = await runVirtual('saturation', { durationMs: 40 * MINUTE, keys: 20_000, ...rest, rate });
+  const source = recordingSourceFromText(run.recording.text(), 'saturation.om');
+  try {
+    const report = await diagnoseSource(source, { runbookBaseUrl: 'https://runbooks.invalid' });
+    expect(report.queues).toHaveLength(1);
+    return report.queues[0] as QueueReport;
+  } finally {
+    await source.close();
+  }
+}
+
+const saturatedOf = (q: QueueReport) => q.findings.find((f) => f.rule === 'WorkqueueSaturated');
+
+describe('saturation without a max-workers metric', () => {
+  it.each([1, 2, 8].flatMap((workers) => [1, 2, 3].map((seed) => [workers, seed] as const)))(
+    'a full pool of %i workers is saturated, its count inferred (seed %i)',
+    { timeout: 120_000 },
+    async (workers, seed) => {
+      const queue = await saturationQueue({ workers, seed, load: 1, flavor: 'component-base' });
+      expect(queue.signals['maxWorkers']?.value).toBeNull();
+      expect(queue.signals['sustainedDepthMin']?.value).toBeGreaterThanOrEqual(1);
+      const finding = saturatedOf(queue);
+      expect(finding?.state).toBe('firing');
+      expect(finding?.evidence['inferredWorkers']?.value).toBe(workers);
+      expect(finding?.evidence['utilization']?.value).toBeCloseTo(1, 1);
+      expect(finding?.summary).toContain('inferred');
+      expect(finding?.summary).toContain('no max-workers metric');
+    },
+  );
+
+  it('the same pool with the metric: saturated from it, nothing inferred', { timeout: 120_000 }, async () => {
+    const queue = await saturationQueue({
+      workers: 2,
+      seed: 1,
+      load: 1,
+      flavor: 'controller-runtime',
+      queue: 'classic',
+    });
+    const finding = saturatedOf(queue);
+    expect(finding?.state).toBe('firing');
+    expect(queue.signals['maxWorkers']?.value).toBe(2);
+    expect(finding?.evidence['inferredWorkers']?.value).toBeNull();
+    expect(finding?.summary).not.toContain('inferred');
+  });
+
+  it.each([1, 2, 3])(
+    '8 workers at 80%% busy drain now and then: not saturated (seed %i)',
+    { timeout: 120_000 },
+    async (seed) => {
+      const queue = await saturationQueue({ workers: 8, seed, load: 0.8, flavor: 'component-base' });
+      expect(queue.signals['sustainedDepthMin']?.value).toBe(0);
+      expect(saturatedOf(queue)).toBeUndefined();
+    },
+  );
+});
