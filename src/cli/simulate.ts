@@ -52,6 +52,7 @@ interface SimulateFlags {
   queue?: string;
   workers?: string;
   keys?: string;
+  failingKeys?: string;
   rate?: string;
   start?: string;
   record?: string;
@@ -91,6 +92,10 @@ export function registerSimulateCommand(program: Command): void {
     .option('--workers <n>', "override the main controller's workers (max concurrent reconciles)")
     .option('--keys <n>', "override the main controller's number of objects")
     .option('--rate <r>', "override the main controller's watch events per second")
+    .option(
+      '--failing-keys <n>',
+      'persistent-failure: objects whose every sync fails (default: a tenth of the objects)',
+    )
     .option('--start <time>', 'time of the first sample (RFC 3339 or unix seconds)', '2026-01-01T00:00:00Z')
     .option('--record <file>', 'recording to write (virtual time); FILE.truth.json gets the ground truth')
     .addOption(new Option('--out <file>', 'the former name of --record').hideHelp())
@@ -225,6 +230,7 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
       ...(flags.workers === undefined ? {} : { workers: integer('--workers', flags.workers) }),
       ...(flags.keys === undefined ? {} : { keys: integer('--keys', flags.keys) }),
       ...(flags.rate === undefined ? {} : { rate: number('--rate', flags.rate) }),
+      ...(flags.failingKeys === undefined ? {} : { failingKeys: integer('--failing-keys', flags.failingKeys) }),
     },
     scenario,
   );

@@ -19,6 +19,7 @@ import {
 export const OBSERVATION_IDS = [
   'HighAddRateLowDepth',
   'RetriesWithoutErrorMetrics',
+  'SteadyReconcileErrors',
   'ListDraining',
   'PriorityDepthUnknown',
 ] as const;

@@ -49,6 +49,7 @@ import {
   type SignalDefinition,
   SUSTAINED_WINDOW_MS,
   TREND_WINDOW_MS,
+  unexplainedErrorRate,
   unexplainedErrorRatio,
 } from './signal-building.js';
 
@@ -398,6 +399,24 @@ const signalList = [
     description:
       'Reconcile errors per second over the long window: keys failing with exponential backoff fail rarely but never stop.',
     expr: rangeFn('rate', CONTROLLER_RUNTIME.reconcileErrors, SUSTAINED_WINDOW_MS),
+  },
+  {
+    id: 'unexplainedErrorRate',
+    title: 'Unexplained error rate',
+    unit: '1/s',
+    scope: 'controller',
+    description:
+      "Reconcile errors per second that 409 Conflict answers do not explain (controller-runtime; the conflicts charged to a controller in proportion to its share of the process's reconciles).",
+    expr: unexplainedErrorRate(W),
+  },
+  {
+    id: 'sustainedUnexplainedErrorRate',
+    title: 'Unexplained error rate (sustained)',
+    unit: '1/s',
+    scope: 'controller',
+    description:
+      'Reconcile errors per second over the long window that 409 Conflict answers do not explain: an object that fails on every sync keeps adding to it, at least once per maximum backoff, whatever the load.',
+    expr: unexplainedErrorRate(SUSTAINED_WINDOW_MS),
   },
   {
     id: 'errorRatio',

@@ -68,6 +68,8 @@ const COMPOSITE_SIGNAL_NAMES: Readonly<Partial<Record<SignalId, { metric: string
   slowSyncShare: { metric: 'workqueue_work_duration_seconds_over_10s', operations: 'ratio_rate15m' },
   errorRatio: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'ratio_rate5m' },
   sustainedErrorRatio: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'ratio_rate15m' },
+  unexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate5m' },
+  sustainedUnexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate15m' },
   unknownPriorityDepthSeries: { metric: 'workqueue_depth_unknown_priority', operations: 'count' },
 };
 

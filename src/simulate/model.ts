@@ -205,6 +205,8 @@ export interface SimulationParams {
   readonly workers?: number | undefined;
   readonly keys?: number | undefined;
   readonly rate?: number | undefined;
+  /** Objects whose every sync fails, where the scenario has such objects (persistent-failure); else ignored. */
+  readonly failingKeys?: number | undefined;
 }
 
 export const DEFAULT_SEED = 1;

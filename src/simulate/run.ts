@@ -122,6 +122,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
   check('workers', input.workers, 1, MAX_WORKERS, true);
   check('keys', input.keys, 1, MAX_KEYS, true);
   check('rate', input.rate, 0, MAX_RATE, false);
+  check('failingKeys', input.failingKeys, 0, MAX_KEYS, true);
   const background = input.background ?? DEFAULT_BACKGROUND_MODE;
   if (!BACKGROUND_MODES.includes(background)) {
     throw new SimulationParamError(
@@ -144,6 +145,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
     ...(input.workers === undefined ? {} : { workers: input.workers }),
     ...(input.keys === undefined ? {} : { keys: input.keys }),
     ...(input.rate === undefined ? {} : { rate: input.rate }),
+    ...(input.failingKeys === undefined ? {} : { failingKeys: input.failingKeys }),
   };
 }
 

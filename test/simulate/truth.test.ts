@@ -150,10 +150,10 @@ describe('computed truth follows the parameters', () => {
     }
   });
 
-  it('saturation without a max-workers metric is stated as not diagnosable', () => {
+  it('saturation without a max-workers metric is allowed, never required: told only from a depth that never drains', () => {
     const queue = truthOf('saturation', { flavor: 'component-base', workers: 1 }).queues[0]!;
-    expect(queue).toMatchObject({ expected: [], allowed: ['WorkqueueBacklog'] });
-    expect(queue.note).toMatch(/not diagnosable here/);
+    expect(queue).toMatchObject({ expected: [], allowed: ['WorkqueueBacklog', 'WorkqueueSaturated'] });
+    expect(queue.note).toMatch(/without a max-workers metric saturation is told only from a depth that never drains/);
   });
 
   it('problems that begin mid-run carry their onset; a recovered outage its end of tolerance', () => {

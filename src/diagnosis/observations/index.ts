@@ -4,10 +4,12 @@ import { highAddRateLowDepth } from './high-add-rate-low-depth.js';
 import { listDraining } from './list-draining.js';
 import { priorityDepthUnknown } from './priority-depth-unknown.js';
 import { retriesWithoutErrorMetrics } from './retries-without-error-metrics.js';
+import { steadyReconcileErrors } from './steady-reconcile-errors.js';
 
 export const OBSERVATIONS: readonly ObservationDefinition[] = [
   highAddRateLowDepth,
   retriesWithoutErrorMetrics,
+  steadyReconcileErrors,
   listDraining,
   priorityDepthUnknown,
 ] as readonly ObservationDefinition[];
