@@ -53,6 +53,7 @@ interface SimulateFlags {
   workers?: string;
   keys?: string;
   failingKeys?: string;
+  loopKeys?: string;
   rate?: string;
   start?: string;
   record?: string;
@@ -95,6 +96,10 @@ export function registerSimulateCommand(program: Command): void {
     .option(
       '--failing-keys <n>',
       'persistent-failure: objects whose every sync fails (default: a tenth of the objects)',
+    )
+    .option(
+      '--loop-keys <n>',
+      "hot-loop-status-write, hot-loop-no-backoff, self-requeue-loop: keys in the loop (default: the scenario's)",
     )
     .option('--start <time>', 'time of the first sample (RFC 3339 or unix seconds)', '2026-01-01T00:00:00Z')
     .option('--record <file>', 'recording to write (virtual time); FILE.truth.json gets the ground truth')
@@ -231,6 +236,7 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
       ...(flags.keys === undefined ? {} : { keys: integer('--keys', flags.keys) }),
       ...(flags.rate === undefined ? {} : { rate: number('--rate', flags.rate) }),
       ...(flags.failingKeys === undefined ? {} : { failingKeys: integer('--failing-keys', flags.failingKeys) }),
+      ...(flags.loopKeys === undefined ? {} : { loopKeys: integer('--loop-keys', flags.loopKeys) }),
     },
     scenario,
   );

@@ -50,6 +50,11 @@ export type RuleOverride = {
   readonly thresholds?: Readonly<Record<string, number>>;
   readonly forMs?: number;
   readonly disabled?: boolean;
+  /**
+   * A condition that replaces the rule's own (built from the same thresholds). Programmatic only: the mutation
+   * runs of the calibration use it; a configuration file cannot set it.
+   */
+  readonly condition?: DiagnosisRule['condition'];
 };
 export type QueueOverride = {
   /** Matches the queue's `name` label exactly; absent matches any. */
@@ -93,11 +98,13 @@ function settingsFor(r: DiagnosisRule, layers: ReadonlyArray<RuleOverride | unde
   const thresholds: Record<string, number> = { ...defaultThresholds(r) };
   let forMs = r.forMs;
   let enabled = true;
+  let rule = r;
   for (const layer of layers) {
     if (layer === undefined) continue;
     Object.assign(thresholds, layer.thresholds ?? {});
     if (layer.forMs !== undefined) forMs = layer.forMs;
     if (layer.disabled !== undefined) enabled = !layer.disabled;
+    if (layer.condition !== undefined) rule = { ...r, condition: layer.condition };
   }
-  return { rule: r, thresholds, forMs, enabled };
+  return { rule, thresholds, forMs, enabled };
 }

@@ -172,6 +172,19 @@ const signalList = [
     expr: byPriority(perQueue(rangeFn('deriv', WORKQUEUE.depth, TREND_WINDOW_MS, [LOW_PRIORITY]))),
   },
   {
+    id: 'servedFirstDepthMin',
+    title: 'Depth (minimum, served first)',
+    unit: 'items',
+    scope: 'queue',
+    description:
+      "Lowest depth over the window of the keys a worker takes first: a priority queue's keys at priority 0 or above (not its initial list and resyncs, at a negative priority, which wait for a free worker), the whole depth of a queue without priorities or whose priorities are unknown. A loop of L keys on W workers keeps L − W of them waiting (none when L ≤ W).",
+    expr: binary(
+      'or',
+      byPriority(perQueue(rangeFn('min_over_time', WORKQUEUE.depth, W, [NOT_LOW_PRIORITY]))),
+      perQueue(rangeFn('min_over_time', WORKQUEUE.depth, W)),
+    ),
+  },
+  {
     id: 'normalPriorityDepthFloor',
     title: 'Depth (floor of the last minute, priority 0 and above)',
     unit: 'items',

@@ -132,7 +132,7 @@ const OP_WORD: Readonly<Record<string, string>> = {
  * An expression in words: signals by title, thresholds as `value (name)` in the threshold's unit, anything
  * else as PromQL in backquotes.
  */
-function describeExpr(e: Expr, specs: Readonly<Record<string, ThresholdSpec>>): string {
+export function describeExpr(e: Expr, specs: Readonly<Record<string, ThresholdSpec>>): string {
   const signalDef = signalOf(e);
   if (signalDef !== undefined) return signalDef.title;
   if (e.kind === 'number') return formatNumber(e.value);

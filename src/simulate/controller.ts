@@ -146,6 +146,7 @@ export class SimController {
     const { events } = this.spec;
     this.env.metrics.apiRequest('GET', '200'); // the informer's initial LIST
     for (const key of events.initialKeys ?? []) this.queue.add(key, LOW_PRIORITY);
+    for (const key of events.changedKeys ?? []) this.queue.add(key, NORMAL_PRIORITY);
     if (events.rate > 0 || (events.ramp?.toRate ?? 0) > 0) this.scheduleEvent();
     for (const [index, burst] of (events.bursts ?? []).entries()) {
       const rng = new Random(this.env.seed, `${this.spec.name}/burst/${index}`);
@@ -388,6 +389,7 @@ export class SimController {
           break;
       }
     }
+    if (plan.requeueSelf === true) this.queue.add(key, priority);
     this.busy--;
     reconcile?.workerFinished();
     this.queue.done(key);

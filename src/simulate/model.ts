@@ -78,6 +78,12 @@ export interface SyncPlan {
   readonly write?: 'PUT' | 'PATCH' | undefined;
   /** Other API requests the sync made (reads, failed calls), counted at its end. */
   readonly requests?: readonly ApiRequest[] | undefined;
+  /**
+   * The sync adds its own key again, with a plain add at the priority it was handed out with, before it returns
+   * (a generic event from the controller's own channel source, say): no write, no error, no retry. The key is
+   * marked dirty while it is processed and handed out again the moment it is done.
+   */
+  readonly requeueSelf?: boolean | undefined;
 }
 
 /** What a reconcile model sees when a sync starts. The object is reused: read it, don't keep it. */
@@ -128,6 +134,8 @@ export interface EventSpec {
   readonly firstResyncAtMs?: number | undefined;
   /** Keys added once at start (objects already pending when the process started, e.g. failing ones). */
   readonly initialKeys?: readonly number[] | undefined;
+  /** Keys changed once at start, after the initial keys: real changes, at normal priority in the priority queue. */
+  readonly changedKeys?: readonly number[] | undefined;
 }
 
 /** The ground truth for one queue: diagnoses it must produce, and those acceptable beside them. */
@@ -207,6 +215,8 @@ export interface SimulationParams {
   readonly rate?: number | undefined;
   /** Objects whose every sync fails, where the scenario has such objects (persistent-failure); else ignored. */
   readonly failingKeys?: number | undefined;
+  /** Keys in the loop, where the scenario has a loop (the hot-loop and self-requeue scenarios); else ignored. */
+  readonly loopKeys?: number | undefined;
 }
 
 export const DEFAULT_SEED = 1;

@@ -123,6 +123,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
   check('keys', input.keys, 1, MAX_KEYS, true);
   check('rate', input.rate, 0, MAX_RATE, false);
   check('failingKeys', input.failingKeys, 0, MAX_KEYS, true);
+  check('loopKeys', input.loopKeys, 1, MAX_KEYS, true);
   const background = input.background ?? DEFAULT_BACKGROUND_MODE;
   if (!BACKGROUND_MODES.includes(background)) {
     throw new SimulationParamError(
@@ -146,6 +147,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
     ...(input.keys === undefined ? {} : { keys: input.keys }),
     ...(input.rate === undefined ? {} : { rate: input.rate }),
     ...(input.failingKeys === undefined ? {} : { failingKeys: input.failingKeys }),
+    ...(input.loopKeys === undefined ? {} : { loopKeys: input.loopKeys }),
   };
 }
 

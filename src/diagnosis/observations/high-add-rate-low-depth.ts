@@ -1,14 +1,19 @@
-import { allOf } from '../../promql/expr.js';
-import { compare } from '../conditions.js';
-import { formatValue, numberOf, round } from '../format.js';
+import { allOf, binary, clampMin } from '../../promql/expr.js';
+import { DRAIN_SHARE } from '../capacity.js';
+import { compare, sig } from '../conditions.js';
+import { describeSlope } from '../direction.js';
+import { formatNumber, formatValue, numberOf, round } from '../format.js';
 import { defineObservation } from '../observation.js';
-import type { SignalSnapshot } from '../rule.js';
+import type { SignalSnapshot, ThresholdValues } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
  * High add rate, low depth: the classic small-depth-huge-adds reading. It is what a self-requeue loop looks
  * like, and also what a busy controller with fast syncs looks like; the work-queue metrics alone cannot tell
- * which. When API writes, failed writes or reconcile errors track the adds, the hot-loop rule proves the
+ * which. "Low" follows the workers, not a constant: a loop of L keys on W workers keeps L − W keys waiting (a
+ * worker that finishes takes the next at once), so the depth of the keys served first must fall, at least once
+ * in the window, to about one key per busy worker; on a priority queue those are the keys at priority 0 and
+ * above, since the initial list and resyncs wait at low priority behind whatever holds the workers. When API writes, failed writes or reconcile errors track the adds, the hot-loop rule proves the
  * loop and this observation gives way to its finding. Its summary prints every rate the hot-loop rule compares,
  * and the failed requests of any method, and claims nothing of them but what it compares.
  */
@@ -16,12 +21,13 @@ export const highAddRateLowDepth = defineObservation({
   id: 'HighAddRateLowDepth',
   title: 'High add rate with a nearly empty queue',
   thresholds: {
-    maxDepth: {
-      default: 1,
+    maxWaitingPerWorker: {
+      default: 1.5,
       unit: 'items',
       description:
-        'Average depth at or below which every add is picked up at once: a loop re-adds a key the moment its sync ends, so its queue stays this empty.',
+        "Keys waiting, per busy worker (at least one), that the queue's served-first depth falls to at least once over the window, at or below which adds are picked up about as they come: each worker frees within one sync. A loop of L keys on W workers keeps L − W waiting (none when L ≤ W), so loops of up to two and a half times the workers stay under it, twice the workers with room to spare; a longer loop holds every worker and is a saturation, and a backlog of real changes never falls this low.",
     },
+    drainShare: DRAIN_SHARE,
     minAddRate: {
       default: 50,
       unit: '1/s',
@@ -30,11 +36,18 @@ export const highAddRateLowDepth = defineObservation({
     },
   },
   forMs: 5 * MINUTE_MS,
-  condition: (t) => allOf(compare('depthAvg', '<=', t.maxDepth), compare('addRate', '>=', t.minAddRate)),
+  condition: (t) =>
+    allOf(
+      binary('<=', sig('servedFirstDepthMin'), binary('*', clampMin(sig('busyWorkers'), 1), t.maxWaitingPerWorker)),
+      compare('addRate', '>=', t.minAddRate),
+    ),
   supersededBy: ['WorkqueueHotLoop'],
   evidence: [
     'addRate',
+    'servedFirstDepthMin',
     'depthAvg',
+    'lowPriorityDepth',
+    'lowPriorityDepthSlope',
     'completionRate',
     'workDurationMean',
     'busyWorkers',
@@ -45,10 +58,10 @@ export const highAddRateLowDepth = defineObservation({
     'retryRate',
   ],
   text: {
-    summary: ({ signals }) =>
-      `${formatValue(signals.addRate)} added with an average depth of ${formatValue(signals.depthAvg)}, beside ${formatValue(signals.writeRate)} API writes, ${formatValue(signals.failedRequestRate)} failed API requests (${formatValue(signals.failedWriteRate)} of them writes) and ${formatValue(signals.reconcileErrorRate)} reconcile errors: ${failedCalls(signals)}a self-requeue loop or a busy controller with fast syncs; the metrics cannot tell which.`,
+    summary: ({ signals, thresholds }) =>
+      `${formatValue(signals.addRate)} added, and the keys served first fall to ${formatValue(signals.servedFirstDepthMin)} waiting with ${formatNumber(signals.busyWorkers)} workers busy, beside ${formatValue(signals.writeRate)} API writes, ${formatValue(signals.failedRequestRate)} failed API requests (${formatValue(signals.failedWriteRate)} of them writes) and ${formatValue(signals.reconcileErrorRate)} reconcile errors: ${failedCalls(signals)}a self-requeue loop or a busy controller with fast syncs; the metrics cannot tell which.${starvation(signals, thresholds)}`,
     meaning:
-      'Keys are added far more often than a typical controller sees events, yet the queue stays empty. That is what a controller that wakes itself looks like (it writes an object it watches, or requeues failures with a plain Add), and also what a busy controller with fast syncs over many objects looks like. The hot-loop diagnosis, which proves a loop, has not held for its whole `for`: it needs API writes or failed API writes at about one per add, or reconcile errors on half the adds or more with next to no retries. Failed reads are not proof of a loop (a controller that reads an optional object on every sync is answered 404 each time), though a loop on a failing read shows them at one or more per add. To tell, compare the add rate with the rate at which the watched objects really change (their resourceVersion, or the API server audit log), and look in the controller logs for the same keys reconciled over and over.',
+      'Keys are added far more often than a typical controller sees events, yet the keys served first are picked up about as fast as they come (no more waiting, at least once in the window, than about one and a half per busy worker). That is what a controller that wakes itself looks like (it writes an object it watches, or requeues failures with a plain Add), and also what a busy controller with fast syncs over many objects looks like. The hot-loop diagnosis, which proves a loop, has not held for its whole `for`: it needs API writes or failed API writes at about one per add, or reconcile errors on half the adds or more with next to no retries. Failed reads are not proof of a loop (a controller that reads an optional object on every sync is answered 404 each time), though a loop on a failing read shows them at one or more per add. To tell, compare the add rate with the rate at which the watched objects really change (their resourceVersion, or the API server audit log), and look in the controller logs for the same keys reconciled over and over. A loop of L keys on W workers keeps L − W waiting; on a priority queue it runs at its own priority and starves the initial list and resyncs, which wait at low priority until no loop key is ready.',
   },
 });
 
@@ -61,4 +74,19 @@ function failedCalls(signals: SignalSnapshot): string {
   const failed = numberOf(signals.failedRequestRate);
   if (adds === undefined || failed === undefined || adds <= 0 || failed < adds) return '';
   return `failed requests outnumber the adds (${round(failed / adds)} per add), as when a call fails on every sync; `;
+}
+
+/**
+ * A sentence for a priority queue whose low-priority keys (initial list, resyncs) wait and are not worked off
+ * while the adds run hot: the list falls by less than the drain share of the completions (only as real changes
+ * lift its keys to priority 0, if at all), since the workers serve priority 0 first and whatever holds them
+ * starves the list; empty otherwise.
+ */
+function starvation(signals: SignalSnapshot, t: ThresholdValues<'drainShare'>): string {
+  const waiting = numberOf(signals.lowPriorityDepth);
+  const slope = numberOf(signals.lowPriorityDepthSlope);
+  const completions = numberOf(signals.completionRate);
+  if (waiting === undefined || waiting < 1 || slope === undefined || completions === undefined) return '';
+  if (slope <= -t.drainShare * completions) return '';
+  return ` Meanwhile ${formatValue(signals.lowPriorityDepth)} keys wait at low priority (initial list, resyncs) and are ${describeSlope(signals.lowPriorityDepthSlope)}: the workers serve priority 0 first, so what holds them starves the list.`;
 }

@@ -1,7 +1,7 @@
-import { allOf, anyOf, binary } from '../../promql/expr.js';
+import { allOf, anyOf, binary, num } from '../../promql/expr.js';
 import { formatDuration } from '../../util/duration.js';
 import { DRAIN_SHARE, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
-import { compare, numericValue, relate, scale, sig, unlessAny } from '../conditions.js';
+import { compare, relate, scale, sig, unlessAny } from '../conditions.js';
 import { formatNumber, formatValue, numberOf } from '../format.js';
 import { defineRule, SHARE, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS, SUSTAINED_WINDOW_MS } from '../signals.js';
@@ -80,8 +80,8 @@ export const saturated = defineRule({
           allOf(
             compare('sustainedDepthMin', '>=', t.minDepth),
             compare('sustainedBusyWorkers', '>=', t.minInferredWorkers),
-            binary('>=', sig('busyWorkers'), scale('sustainedBusyWorkers', 1 - numericValue(t.maxBusyDrift))),
-            binary('<=', sig('busyWorkers'), scale('sustainedBusyWorkers', 1 + numericValue(t.maxBusyDrift))),
+            binary('>=', sig('busyWorkers'), scale('sustainedBusyWorkers', binary('-', num(1), t.maxBusyDrift))),
+            binary('<=', sig('busyWorkers'), scale('sustainedBusyWorkers', binary('+', num(1), t.maxBusyDrift))),
           ),
           sig('maxWorkers'),
           'controller',

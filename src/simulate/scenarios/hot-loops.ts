@@ -26,7 +26,7 @@ const STATUS_SYNC = lognormal(6, 0.4);
 
 export function statusWriteLoopController(params: SimulationParams, name = 'ingress-status'): ControllerSpec {
   const { workers, keys, rate } = sizes(params, STATUS_WRITE);
-  const hotKeys = Math.min(STATUS_HOT_KEYS, keys);
+  const hotKeys = Math.min(params.loopKeys ?? STATUS_HOT_KEYS, keys);
   const sync = meanMs(STATUS_SYNC);
   const loopBusy = (hotKeys * sync) / (sync + MEAN_WATCH_LATENCY_MS);
   const busy = (loopBusy + (rate * 1.2 * sync) / 1000) / workers;
@@ -80,7 +80,7 @@ const NORMAL_SYNC = lognormal(8, 0.5);
 
 export function noBackoffLoopController(params: SimulationParams, name = 'secret-mirror'): ControllerSpec {
   const { workers, keys, rate } = sizes(params, NO_BACKOFF);
-  const failing = Math.min(FAILING_KEYS, keys);
+  const failing = Math.min(params.loopKeys ?? FAILING_KEYS, keys);
   const busy = (Math.min(failing, workers) + (rate * meanMs(NORMAL_SYNC)) / 1000) / workers;
   const allowed: DiagnosisId[] = ['WorkqueuePersistentFailures'];
   if (busy >= 0.8) allowed.push('WorkqueueSaturated');
@@ -128,5 +128,67 @@ export const hotLoopNoBackoff: Scenario = {
     leader: true,
     leaseName: leaseName(params.flavor, 'secret-operator'),
     controllers: [noBackoffLoopController(params)],
+  }),
+};
+
+// ---------------------------------------------------------------------------------------------
+// self-requeue-loop
+
+const SELF_REQUEUE: Sizes = { workers: 2, keys: 2_000, rate: 2 };
+const SELF_REQUEUE_LOOP_KEYS = 3;
+const LOOP_SYNC = lognormal(5, 0.3);
+const LISTED_SYNC = lognormal(20, 0.5);
+
+export function selfRequeueLoopController(params: SimulationParams, name = 'nodepool'): ControllerSpec {
+  const { workers, keys, rate } = sizes(params, SELF_REQUEUE);
+  const looping = Math.min(params.loopKeys ?? SELF_REQUEUE_LOOP_KEYS, keys);
+  const cycleMs = meanMs(LOOP_SYNC);
+  return {
+    name,
+    workers,
+    keys,
+    events: {
+      rate,
+      keys: { kind: 'uniform' },
+      // The informer's initial list, at low priority, then a real change to each looping object.
+      initialKeys: Array.from({ length: keys }, (_, k) => k),
+      changedKeys: Array.from({ length: looping }, (_, k) => k),
+    },
+    sync: (env) => {
+      const listed = steadySync(LISTED_SYNC, 0.2)(env);
+      const draw = sampler(LOOP_SYNC, env.rng);
+      return (ctx) => (ctx.key < looping ? { durationMs: draw(), result: SUCCESS, requeueSelf: true } : listed(ctx));
+    },
+    truth: {
+      // A loop nothing corroborates (no writes, no errors): the hot-loop rule cannot prove it; the queue must still
+      // not be called healthy without a word (the observation), and with the workers held by the loop the listed
+      // objects back up and the workers are saturated.
+      expected: [],
+      allowed: ['WorkqueueHotLoop', 'WorkqueueBacklog', 'WorkqueueSaturated'],
+      note: `${looping} objects add their own key again during syncs of about ${round(meanMs(LOOP_SYNC), 1)} ms, looping on ${workers} workers without writes or errors; the initial list waits behind them`,
+    },
+    facts: {
+      keysInLoop: looping,
+      expectedLoopAddsPerSecond: round((Math.min(looping, workers) * 1000) / cycleMs, 1),
+      waitingLoopKeys: Math.max(0, looping - workers),
+    },
+  };
+}
+
+export const selfRequeueLoop: Scenario = {
+  name: 'self-requeue-loop',
+  summary: 'a few keys requeue themselves during every 5 ms sync and hold the workers; the initial list starves',
+  description:
+    'A node-pool controller over 2,000 objects, 2 events per second, 2 workers. The syncs of three node pools ' +
+    "enqueue their own key again (a generic event on the controller's own channel) and take about 5 ms, so each " +
+    'is synced again the moment it is done: about two hundred adds a second per worker, with neither writes nor ' +
+    'errors behind them. With the priority queue the loop runs at ' +
+    'priority 0 with one key waiting (loopers minus workers), and the initial list, at low priority, is worked off ' +
+    'only as real changes lift its keys.',
+  defaults: SELF_REQUEUE,
+  build: (params) => ({
+    leader: true,
+    leaseName: leaseName(params.flavor, 'nodepool-operator'),
+    controllers: [selfRequeueLoopController(params)],
   }),
 };

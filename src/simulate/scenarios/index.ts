@@ -6,7 +6,7 @@ import type { Scenario } from '../model.js';
 import { backlog, gradualBacklog, saturation } from './capacity.js';
 import { initialList, sawtoothBatches } from './draining.js';
 import { persistentFailure, requeueAsError } from './failures.js';
-import { hotLoopNoBackoff, hotLoopStatusWrite } from './hot-loops.js';
+import { hotLoopNoBackoff, hotLoopStatusWrite, selfRequeueLoop } from './hot-loops.js';
 import { mixed } from './mixed.js';
 import {
   busyButFine,
@@ -42,6 +42,7 @@ export const SCENARIOS: readonly Scenario[] = [
   saturation,
   hotLoopStatusWrite,
   hotLoopNoBackoff,
+  selfRequeueLoop,
   blockingCall,
   stuckWorker,
   persistentFailure,

@@ -1,0 +1,105 @@
+/**
+ * `npm run calibrate:mutations [-- --grid FILE] [--rules A,B] [--out FILE]`: every threshold of every rule halved
+ * and doubled, and every clause of every condition dropped, each run through the calibration (the cases of the
+ * grid, default the held-out grid, judged at every step), and whether the calibration catches it (some verdict
+ * turns wrong). Writes the results as JSON (default calibration/mutations.json) and prints a Markdown table.
+ * Thresholds only the texts read are listed, not run.
+ *
+ * Exit code: 0 when every mutation is caught, 1 when some stay green (each is a missing boundary case), 2 for bad
+ * arguments or a calibration that fails without any mutation.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { parseCalibrationGrid } from '../src/calibrate/grid.js';
+import {
+  describeMutation,
+  type MutationResult,
+  mutations,
+  runMutations,
+  thresholdsByUse,
+} from '../src/calibrate/mutations.js';
+import { RULE_IDS, type RuleId } from '../src/diagnosis/rule.js';
+
+const DEFAULT_GRID = 'calibration/held-out.json';
+const DEFAULT_OUT = 'calibration/mutations.json';
+
+function usage(message: string): never {
+  process.stderr.write(`calibrate:mutations: ${message}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse();
+  } catch (error) {
+    usage((error as Error).message);
+  }
+  const grid = args.values.grid ?? DEFAULT_GRID;
+  const out = args.values.out ?? DEFAULT_OUT;
+  const rules = args.values.rules?.split(',').map((r) => r.trim()) as RuleId[] | undefined;
+  for (const r of rules ?? []) if (!RULE_IDS.includes(r)) usage(`unknown rule ${r} (rules: ${RULE_IDS.join(', ')})`);
+  let cases: ReturnType<typeof parseCalibrationGrid>;
+  try {
+    cases = parseCalibrationGrid(readFileSync(grid, 'utf8'), grid);
+  } catch (error) {
+    usage((error as Error).message);
+  }
+  const list = mutations(rules);
+  process.stderr.write(`${list.length} mutations over ${cases.length} cases of ${grid}\n`);
+  const started = performance.now();
+  let results: MutationResult[];
+  try {
+    results = await runMutations(cases, list, (result, index) => {
+      const verdict = result.caught
+        ? `caught by ${result.by?.case} at ${result.by?.minute}m (missed [${result.by?.missed.join(',')}] unexpected [${result.by?.unexpected.join(',')}])`
+        : `NOT caught (${result.casesRun} cases)`;
+      process.stderr.write(`[${index + 1}/${list.length}] ${describeMutation(result.mutation)}: ${verdict}\n`);
+    });
+  } catch (error) {
+    usage((error as Error).message);
+  }
+  const textOnly = thresholdsByUse()
+    .filter((u) => rules === undefined || rules.includes(u.rule))
+    .flatMap((u) => u.textOnly.map((threshold) => ({ rule: u.rule, threshold })));
+  const caught = results.filter((r) => r.caught).length;
+  writeFileSync(
+    out,
+    `${JSON.stringify({ grid, cases: cases.length, mutations: results.length, caught, textOnly, results }, null, 2)}\n`,
+  );
+  process.stdout.write(markdown(results, textOnly));
+  process.stdout.write(
+    `\n${caught} of ${results.length} mutations caught over ${cases.length} cases of ${grid} in ${Math.round((performance.now() - started) / 1000)} s; results in ${out}\n`,
+  );
+  process.exitCode = caught === results.length ? 0 : 1;
+}
+
+function parse() {
+  return parseArgs({
+    options: { grid: { type: 'string' }, rules: { type: 'string' }, out: { type: 'string' } },
+    strict: true,
+    allowPositionals: false,
+  });
+}
+
+/** A Markdown table: one row per mutation, then the thresholds not run. */
+function markdown(
+  results: readonly MutationResult[],
+  textOnly: ReadonlyArray<{ rule: string; threshold: string }>,
+): string {
+  const rows = results.map((r) => {
+    const by =
+      r.by === undefined
+        ? ''
+        : `${r.by.case} at ${r.by.minute}m (${[...r.by.missed.map((m) => `missed ${m}`), ...r.by.unexpected.map((u) => `raised ${u}`)].join(', ')})`;
+    return `| ${describeMutation(r.mutation).replaceAll('|', '\\|')} | ${r.caught ? 'caught' : '**not caught**'} | ${by} |`;
+  });
+  const notRun =
+    textOnly.length === 0
+      ? ''
+      : `\nNot run (read by the texts only, never by a condition): ${textOnly.map((t) => `${t.rule} ${t.threshold}`).join(', ')}.\n`;
+  return ['| mutation | calibration | first wrong verdict |', '|---|---|---|', ...rows].join('\n') + '\n' + notRun;
+}
+
+await main();

@@ -1,0 +1,272 @@
+/**
+ * Mutations that must fail: a calibration that passes whatever a threshold is cannot tell a right threshold from a
+ * wrong one. Each mutation changes one rule (one threshold halved or doubled, or one clause of its condition
+ * dropped) and is caught when the calibration suite, diagnosed with it, judges at least one queue wrong at some
+ * step. A mutation that leaves every verdict right is a missing boundary case.
+ *
+ * Contract:
+ * - Thresholds that the condition does not read (those only the texts use, such as the sizing target) cannot
+ *   change a verdict and are listed as such, never run.
+ * - A clause is an operand of a set operation (`and`, `or`, `unless`) of the condition, outside the signals; a
+ *   chain of one operation (`a and b and c`) is one list of clauses, not nested pairs. Dropping a clause replaces
+ *   its operation with the other operand. The left operand of an operation that joins
+ *   series of another scope (`and on(...)`) is the queue-level side and is never dropped alone.
+ * - Each case is simulated once; the mutations share its recording. A mutation stops at its first wrong verdict.
+ */
+import { memoizedBackend } from '../diagnosis/backend.js';
+import { RULES, type RuleOverrides } from '../diagnosis/catalog.js';
+import {
+  type DiagnosisRule,
+  EVALUATION_INTERVAL_MS,
+  type RuleId,
+  type ThresholdSpec,
+  thresholdNodes,
+} from '../diagnosis/rule.js';
+import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
+import { describeExpr } from '../generate/condition-analysis.js';
+import type { Expr } from '../promql/expr.js';
+import { diagnoseSource } from '../service/diagnose-source.js';
+import { type GroundTruth, runVirtual } from '../simulate/index.js';
+import { recordingSourceFromText } from '../sources/recording-source.js';
+import type { MetricsSource } from '../sources/source.js';
+import { compareWithTruth, type QueueVerdict } from './compare.js';
+import { type CalibrationCase, describeCase, FIRST_JUDGED_MS } from './run.js';
+
+/** The factors each threshold is mutated by. */
+export const THRESHOLD_FACTORS = [0.5, 2] as const;
+
+export type Mutation =
+  | {
+      readonly kind: 'threshold';
+      readonly rule: RuleId;
+      readonly threshold: string;
+      readonly factor: number;
+      readonly value: number;
+    }
+  | { readonly kind: 'clause'; readonly rule: RuleId; readonly path: string; readonly clause: string };
+
+/** What a mutation did to the calibration: caught (by which case, when, how) or not. */
+export type MutationResult = {
+  readonly mutation: Mutation;
+  readonly caught: boolean;
+  /** The first wrong verdict, when caught. */
+  readonly by?: {
+    readonly case: string;
+    readonly minute: number;
+    readonly missed: string[];
+    readonly unexpected: string[];
+  };
+  /** Cases run before it was caught (all of them when it was not). */
+  readonly casesRun: number;
+};
+
+/** One line for reports: `WorkqueueBacklog minDepth ×0.5 (10)` or `WorkqueueBacklog drop [lhs.rhs] …`. */
+export function describeMutation(m: Mutation): string {
+  return m.kind === 'threshold'
+    ? `${m.rule} ${m.threshold} ×${m.factor} (${m.value})`
+    : `${m.rule} without ${m.clause} [${m.path}]`;
+}
+
+/** The thresholds of each rule that its condition reads, and those it does not (text only). */
+export function thresholdsByUse(): Array<{ rule: RuleId; inCondition: string[]; textOnly: string[] }> {
+  return RULES.map((r) => {
+    const used = new Set<string>();
+    collectThresholds(r.condition(thresholdNodes(defaults(r.thresholds))), used);
+    const names = Object.keys(r.thresholds);
+    return { rule: r.id, inCondition: names.filter((n) => used.has(n)), textOnly: names.filter((n) => !used.has(n)) };
+  });
+}
+
+/** Every mutation of every rule (or of `only`): thresholds ×0.5 and ×2, then each droppable clause. */
+export function mutations(only?: readonly RuleId[]): Mutation[] {
+  const out: Mutation[] = [];
+  const uses = thresholdsByUse();
+  for (const r of RULES) {
+    if (only !== undefined && !only.includes(r.id)) continue;
+    const inCondition = uses.find((u) => u.rule === r.id)?.inCondition ?? [];
+    for (const threshold of inCondition) {
+      const spec = r.thresholds[threshold] as ThresholdSpec;
+      for (const factor of THRESHOLD_FACTORS) {
+        out.push({ kind: 'threshold', rule: r.id, threshold, factor, value: spec.default * factor });
+      }
+    }
+    const condition = r.condition(thresholdNodes(defaults(r.thresholds)));
+    for (const path of clausePaths(condition)) {
+      out.push({ kind: 'clause', rule: r.id, path, clause: describeExpr(at(condition, path), r.thresholds) });
+    }
+  }
+  return out;
+}
+
+/** The overrides that put `m` in force. */
+export function overridesFor(m: Mutation): RuleOverrides {
+  if (m.kind === 'threshold') return { rules: { [m.rule]: { thresholds: { [m.threshold]: m.value } } } };
+  const r = RULES.find((x) => x.id === m.rule);
+  if (r === undefined) throw new Error(`unknown rule ${m.rule}`);
+  const condition: DiagnosisRule['condition'] = (t) => withoutClause(r.condition(t), m.path);
+  return { rules: { [m.rule]: { condition } } };
+}
+
+/** A case simulated once, ready to be diagnosed under any mutation. */
+type PreparedCase = {
+  readonly name: string;
+  readonly truth: GroundTruth;
+  readonly source: MetricsSource;
+  readonly times: readonly number[];
+  readonly startMs: number;
+};
+
+/**
+ * Runs every mutation over `cases` (simulated once each) and reports which the calibration catches. `progress` is
+ * called after each mutation.
+ */
+export async function runMutations(
+  cases: readonly CalibrationCase[],
+  list: readonly Mutation[],
+  progress: (result: MutationResult, index: number) => void = () => {},
+): Promise<MutationResult[]> {
+  const prepared: PreparedCase[] = [];
+  try {
+    for (const c of cases) prepared.push(await prepare(c));
+    const baseline = await firstWrongVerdict(prepared, {});
+    if (baseline !== undefined) {
+      throw new Error(
+        `the calibration fails without any mutation (${baseline.name} at ${minutes(baseline.verdict)}m): fix it first`,
+      );
+    }
+    const results: MutationResult[] = [];
+    for (const [index, mutation] of list.entries()) {
+      // Cases where the mutated rule is expected or allowed first: they catch most mutations soonest.
+      const ordered = [...prepared].sort((a, b) => relevance(b, mutation.rule) - relevance(a, mutation.rule));
+      const wrong = await firstWrongVerdict(ordered, overridesFor(mutation));
+      const result: MutationResult =
+        wrong === undefined
+          ? { mutation, caught: false, casesRun: ordered.length }
+          : {
+              mutation,
+              caught: true,
+              casesRun: wrong.casesRun,
+              by: {
+                case: wrong.name,
+                minute: minutes(wrong.verdict),
+                missed: [...wrong.verdict.missed],
+                unexpected: [...wrong.verdict.unexpected],
+              },
+            };
+      results.push(result);
+      progress(result, index);
+    }
+    return results;
+  } finally {
+    for (const p of prepared) await p.source.close();
+  }
+}
+
+async function prepare(c: CalibrationCase): Promise<PreparedCase> {
+  const { scenario, ...params } = c;
+  const run = await runVirtual(scenario, params);
+  const source = recordingSourceFromText(run.recording.text(), `${scenario}-${params.seed ?? 'default'}.om`);
+  const range = source.dataRange();
+  if (range === undefined) throw new Error(`${describeCase(c)}: empty recording`);
+  const times: number[] = [];
+  for (let t = range.endMs; t - range.startMs >= FIRST_JUDGED_MS; t -= EVALUATION_INTERVAL_MS) times.unshift(t);
+  const backend = memoizedBackend(source.backend);
+  return { name: describeCase(c), truth: run.truth, source: { ...source, backend }, times, startMs: range.startMs };
+}
+
+/** The first wrong verdict over `cases` at every judged step, or undefined when every verdict is right. */
+async function firstWrongVerdict(
+  cases: readonly PreparedCase[],
+  overrides: RuleOverrides,
+): Promise<{ name: string; verdict: QueueVerdict; casesRun: number } | undefined> {
+  for (const [index, c] of cases.entries()) {
+    for (const atMs of c.times) {
+      const report = await diagnoseSource(c.source, { atMs, runbookBaseUrl: DEFAULT_RUNBOOK_BASE_URL, overrides });
+      const wrong = compareWithTruth(report, c.truth, atMs - c.startMs).find((v) => !v.pass);
+      if (wrong !== undefined) return { name: c.name, verdict: wrong, casesRun: index + 1 };
+    }
+  }
+  return undefined;
+}
+
+/** 2 when the case's truth expects the rule, 1 when it allows it, 0 otherwise. */
+function relevance(c: PreparedCase, rule: RuleId): number {
+  let best = 0;
+  for (const q of c.truth.queues) {
+    if (q.expected.includes(rule)) best = 2;
+    else if (q.allowed.includes(rule)) best = Math.max(best, 1);
+  }
+  return best;
+}
+
+/** When a verdict was judged, in minutes since its recording started (one decimal). */
+function minutes(verdict: QueueVerdict): number {
+  return Math.round((verdict.elapsedMs / 60_000) * 10) / 10;
+}
+
+function defaults(specs: Readonly<Record<string, ThresholdSpec>>): Record<string, number> {
+  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, spec.default]));
+}
+
+function collectThresholds(e: Expr, into: Set<string>): void {
+  if (e.kind === 'threshold') into.add(e.name);
+  if (e.kind === 'signal') return;
+  for (const child of childOperands(e)) collectThresholds(child, into);
+}
+
+function childOperands(e: Expr): Expr[] {
+  switch (e.kind) {
+    case 'binary':
+      return [e.lhs, e.rhs];
+    case 'aggregate':
+    case 'histogram_quantile':
+    case 'clamp_min':
+      return [e.expr];
+    default:
+      return [];
+  }
+}
+
+const SET_OPS = new Set(['and', 'or', 'unless']);
+
+/** Paths (`lhs`/`rhs` steps from the root, joined by dots) of every droppable clause of a condition. */
+export function clausePaths(condition: Expr): string[] {
+  const out: string[] = [];
+  const sameChain = (parent: Expr & { kind: 'binary' }, child: Expr): boolean =>
+    child.kind === 'binary' && child.op === parent.op && child.matching === undefined && parent.matching === undefined;
+  const walk = (e: Expr, path: string[]): void => {
+    if (e.kind !== 'binary' || !SET_OPS.has(e.op)) return;
+    // `a unless b`: only b can go (a is what is being filtered); `a and on(...) b` joins b's scope onto a: only b.
+    const lhsDroppable = e.op === 'or' || (e.op === 'and' && e.matching === undefined);
+    if (lhsDroppable && !sameChain(e, e.lhs)) out.push([...path, 'lhs'].join('.'));
+    if (!sameChain(e, e.rhs)) out.push([...path, 'rhs'].join('.'));
+    walk(e.lhs, [...path, 'lhs']);
+    walk(e.rhs, [...path, 'rhs']);
+  };
+  walk(condition, []);
+  return out;
+}
+
+/** The subexpression at `path`. */
+function at(e: Expr, path: string): Expr {
+  let node = e;
+  for (const step of path.split('.')) {
+    if (node.kind !== 'binary') throw new Error(`no clause at ${path}`);
+    node = step === 'lhs' ? node.lhs : node.rhs;
+  }
+  return node;
+}
+
+/** `condition` with the clause at `path` dropped: its parent set operation replaced by the other operand. */
+export function withoutClause(condition: Expr, path: string): Expr {
+  const steps = path.split('.');
+  const rebuild = (node: Expr, depth: number): Expr => {
+    if (node.kind !== 'binary') throw new Error(`no clause at ${path}`);
+    const step = steps[depth];
+    if (depth === steps.length - 1) return step === 'lhs' ? node.rhs : node.lhs;
+    return step === 'lhs'
+      ? { ...node, lhs: rebuild(node.lhs, depth + 1) }
+      : { ...node, rhs: rebuild(node.rhs, depth + 1) };
+  };
+  return rebuild(condition, 0);
+}
