@@ -25,6 +25,7 @@ import {
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { describeExpr } from '../generate/condition-analysis.js';
 import type { Expr } from '../promql/expr.js';
+import { renderPromQL } from '../promql/render.js';
 import { diagnoseSource } from '../service/diagnose-source.js';
 import { type GroundTruth, runVirtual } from '../simulate/index.js';
 import { recordingSourceFromText } from '../sources/recording-source.js';
@@ -67,13 +68,18 @@ export function describeMutation(m: Mutation): string {
     : `${m.rule} without ${m.clause} [${m.path}]`;
 }
 
-/** The thresholds of each rule that its condition reads, and those it does not (text only). */
+/**
+ * The thresholds of each rule that its condition reads, and those it does not (text only): a threshold is read
+ * when doubling it changes the condition (whether it appears as a named node or folded into a number).
+ */
 export function thresholdsByUse(): Array<{ rule: RuleId; inCondition: string[]; textOnly: string[] }> {
   return RULES.map((r) => {
-    const used = new Set<string>();
-    collectThresholds(r.condition(thresholdNodes(defaults(r.thresholds))), used);
+    const values = defaults(r.thresholds);
+    const rendered = renderPromQL(r.condition(thresholdNodes(values)));
+    const reads = (name: string) =>
+      renderPromQL(r.condition(thresholdNodes({ ...values, [name]: (values[name] as number) * 2 }))) !== rendered;
     const names = Object.keys(r.thresholds);
-    return { rule: r.id, inCondition: names.filter((n) => used.has(n)), textOnly: names.filter((n) => !used.has(n)) };
+    return { rule: r.id, inCondition: names.filter(reads), textOnly: names.filter((n) => !reads(n)) };
   });
 }
 
@@ -206,25 +212,6 @@ function minutes(verdict: QueueVerdict): number {
 
 function defaults(specs: Readonly<Record<string, ThresholdSpec>>): Record<string, number> {
   return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, spec.default]));
-}
-
-function collectThresholds(e: Expr, into: Set<string>): void {
-  if (e.kind === 'threshold') into.add(e.name);
-  if (e.kind === 'signal') return;
-  for (const child of childOperands(e)) collectThresholds(child, into);
-}
-
-function childOperands(e: Expr): Expr[] {
-  switch (e.kind) {
-    case 'binary':
-      return [e.lhs, e.rhs];
-    case 'aggregate':
-    case 'histogram_quantile':
-    case 'clamp_min':
-      return [e.expr];
-    default:
-      return [];
-  }
 }
 
 const SET_OPS = new Set(['and', 'or', 'unless']);

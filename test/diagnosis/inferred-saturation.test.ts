@@ -66,7 +66,7 @@ describe('saturation without a max-workers metric', () => {
   });
 
   it.each([1, 2, 3])(
-    '8 workers at 80%% busy drain now and then: not saturated (seed %i)',
+    '8 workers at four fifths of capacity drain now and then: not saturated (seed %i)',
     { timeout: 120_000 },
     async (seed) => {
       const queue = await saturationQueue({ workers: 8, seed, load: 0.8, flavor: 'component-base' });

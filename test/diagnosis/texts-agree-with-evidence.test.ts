@@ -44,6 +44,7 @@ function printed(text: string): number {
 const SLOPE_SUBJECTS: readonly { readonly pattern: RegExp; readonly signal: string }[] = [
   { pattern: /priority 0 and above (?:is )?$/, signal: 'normalPriorityDepthSlope' },
   { pattern: /half an hour its depth is $/, signal: 'depthTrend' },
+  { pattern: /depth at low priority is $/, signal: 'lowPriorityDepthSlope' },
   {
     pattern:
       /(?:^|\W)(?:[Dd]epth [\d.]+ items?, |its depth is |the whole depth, [\d.]+ items?, is |A list of [\d.]+ items? is |depth is no longer falling \()$/,

@@ -73,7 +73,7 @@ describe('observations over the API', () => {
     const entry = one.json() as QueueReport;
     expectValid(validateQueueReport, entry);
     expect(entry.observations.map((o) => o.id)).toEqual(['HighAddRateLowDepth']);
-    expect(entry.observations[0]?.summary).toMatch(/^80\/s added with an average depth of 0 items, beside /);
+    expect(entry.observations[0]?.summary).toMatch(/^80\/s added, and the keys served first fall to 0 items waiting /);
   });
 
   it('workqueue_doctor_finding has a series for the finding and none for the observation', async () => {

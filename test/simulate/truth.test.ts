@@ -36,6 +36,10 @@ const TABLE: Record<string, { expected: DiagnosisId[]; allowed: DiagnosisId[] }>
   saturation: { expected: ['WorkqueueSaturated'], allowed: ['WorkqueueBacklog'] },
   'hot-loop-status-write': { expected: ['WorkqueueHotLoop'], allowed: [] },
   'hot-loop-no-backoff': { expected: ['WorkqueueHotLoop'], allowed: ['WorkqueuePersistentFailures'] },
+  'self-requeue-loop': {
+    expected: [],
+    allowed: ['WorkqueueHotLoop', 'WorkqueueBacklog', 'WorkqueueSaturated'],
+  },
   'blocking-call': { expected: ['WorkqueueSlowWork'], allowed: [] },
   'stuck-worker': { expected: ['WorkqueueStuckWorker'], allowed: ['WorkqueueSlowWork'] },
   'persistent-failure': { expected: ['WorkqueuePersistentFailures'], allowed: [] },

@@ -88,5 +88,5 @@ function starvation(signals: SignalSnapshot, t: ThresholdValues<'drainShare'>): 
   const completions = numberOf(signals.completionRate);
   if (waiting === undefined || waiting < 1 || slope === undefined || completions === undefined) return '';
   if (slope <= -t.drainShare * completions) return '';
-  return ` Meanwhile ${formatValue(signals.lowPriorityDepth)} keys wait at low priority (initial list, resyncs) and are ${describeSlope(signals.lowPriorityDepthSlope)}: the workers serve priority 0 first, so what holds them starves the list.`;
+  return ` Meanwhile ${formatNumber(signals.lowPriorityDepth)} keys wait at low priority (initial list, resyncs), and their depth at low priority is ${describeSlope(signals.lowPriorityDepthSlope)}, not worked off: the workers serve priority 0 first, so what holds them starves the list.`;
 }

@@ -1,0 +1,93 @@
+/**
+ * The mutations `npm run calibrate:mutations` runs: every threshold a condition reads, halved and doubled; every
+ * clause of every condition dropped, leaving a condition that differs from the rule's own; thresholds only the
+ * texts read are named, never run. And a mutation the calibration must catch is caught on a small grid.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  clausePaths,
+  describeMutation,
+  mutations,
+  overridesFor,
+  runMutations,
+  THRESHOLD_FACTORS,
+  thresholdsByUse,
+  withoutClause,
+} from '../../src/calibrate/mutations.js';
+import { RULES } from '../../src/diagnosis/catalog.js';
+import { thresholdNodes } from '../../src/diagnosis/rule.js';
+import { renderPromQL } from '../../src/promql/render.js';
+
+const defaultsOf = (r: (typeof RULES)[number]) =>
+  Object.fromEntries(Object.entries(r.thresholds).map(([name, spec]) => [name, spec.default]));
+
+describe('mutations', () => {
+  const all = mutations();
+
+  it('halve and double every threshold a condition reads, and name the others as text only', () => {
+    for (const use of thresholdsByUse()) {
+      const r = RULES.find((x) => x.id === use.rule)!;
+      expect([...use.inCondition, ...use.textOnly].sort()).toEqual(Object.keys(r.thresholds).sort());
+      const rendered = renderPromQL(r.condition(thresholdNodes(defaultsOf(r))));
+      for (const name of use.inCondition) {
+        for (const factor of THRESHOLD_FACTORS) {
+          const m = all.find(
+            (x) => x.kind === 'threshold' && x.rule === r.id && x.threshold === name && x.factor === factor,
+          );
+          expect(m, `${r.id} ${name} ×${factor}`).toBeDefined();
+          // The mutated value reaches the condition.
+          const mutated = { ...defaultsOf(r), [name]: r.thresholds[name]!.default * factor };
+          expect(renderPromQL(r.condition(thresholdNodes(mutated)))).not.toBe(rendered);
+        }
+      }
+      for (const name of use.textOnly) {
+        const mutated = { ...defaultsOf(r), [name]: r.thresholds[name]!.default * 2 };
+        expect(renderPromQL(r.condition(thresholdNodes(mutated))), `${r.id} ${name} is text only`).toBe(rendered);
+      }
+    }
+  });
+
+  it('drop each clause of every condition, each drop a different condition', () => {
+    for (const r of RULES) {
+      const condition = r.condition(thresholdNodes(defaultsOf(r)));
+      const paths = clausePaths(condition);
+      expect(paths.length, r.id).toBeGreaterThanOrEqual(2);
+      const variants = new Set(paths.map((p) => renderPromQL(withoutClause(condition, p))));
+      expect(variants.size, r.id).toBe(paths.length);
+      expect(variants.has(renderPromQL(condition))).toBe(false);
+      expect(
+        all.filter((m) => m.kind === 'clause' && m.rule === r.id).map((m) => m.kind === 'clause' && m.path),
+      ).toEqual(paths);
+    }
+  });
+
+  it('a chain of one operation is a list of clauses: a and b and c gives three drops, not nested pairs', () => {
+    // Persistent failures: retries where (recent ratio and sustained ratio and error rate), and retries per error.
+    const r = RULES.find((x) => x.id === 'WorkqueuePersistentFailures')!;
+    const paths = clausePaths(r.condition(thresholdNodes(defaultsOf(r))));
+    expect(paths).toEqual(['lhs', 'rhs', 'lhs.rhs', 'lhs.rhs.rhs', 'lhs.rhs.lhs.lhs', 'lhs.rhs.lhs.rhs']);
+    const clauses = all.filter((m) => m.rule === r.id && m.kind === 'clause').map(describeMutation);
+    const alone = `${r.id} without Unexplained error ratio ≥ 2.5% (minRecentErrorRatio) [`;
+    expect(clauses.filter((d) => d.startsWith(alone))).toHaveLength(1);
+  });
+
+  it('put the mutation in force through the rule overrides', () => {
+    const threshold = all.find((m) => m.kind === 'threshold')!;
+    expect(overridesFor(threshold).rules?.[threshold.rule]?.thresholds).toBeDefined();
+    const clause = all.find((m) => m.kind === 'clause')!;
+    expect(typeof overridesFor(clause).rules?.[clause.rule]?.condition).toBe('function');
+  });
+
+  it('a backlog rule that needs a depth floor a thousand times higher is caught by a backlog case', {
+    timeout: 300_000,
+  }, async () => {
+    const results = await runMutations(
+      // Long enough for the truth to require the backlog: its for, and the half-hour trend it may read.
+      [{ scenario: 'backlog', seed: 4242, durationMs: 45 * 60_000 }],
+      [{ kind: 'threshold', rule: 'WorkqueueBacklog', threshold: 'minDepth', factor: 1000, value: 20_000 }],
+    );
+    expect(results).toHaveLength(1);
+    expect(results[0]?.caught).toBe(true);
+    expect(results[0]?.by?.missed).toContain('WorkqueueBacklog');
+  });
+});
