@@ -37,7 +37,6 @@ const COMPONENT_BASE = { flavor: 'component-base', queue: 'classic' } as const;
 const CASES = [
   [PRIORITY, 1, 1],
   [PRIORITY, 2, 3],
-  [PRIORITY, 2, 4],
   [PRIORITY, 2, 7],
   [CLASSIC, 2, 1],
   [CLASSIC, 2, 4],
