@@ -16,6 +16,7 @@ import { memoizedBackend } from '../src/diagnosis/backend.js';
 import { isFiring } from '../src/diagnosis/report.js';
 import type { RuleId } from '../src/diagnosis/rule.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../src/diagnosis/runbook.js';
+import { escapeHtml } from '../src/server/page/render.js';
 import { diagnoseSource } from '../src/service/diagnose-source.js';
 import { lognormal, meanMs } from '../src/simulate/distributions.js';
 import { runVirtual, type SimulationParams } from '../src/simulate/index.js';
@@ -186,13 +187,15 @@ function svg(results: ReadonlyArray<{ sweep: Sweep; measured: Measured[] }>): st
     const xAt = (i: number) =>
       ox + pad.left + (sweep.points.length === 1 ? plotW / 2 : (i * plotW) / (sweep.points.length - 1));
     const yAt = (share: number) => oy + pad.top + (1 - share) * plotH;
-    parts.push(`<text x="${ox + 8}" y="${oy + 18}" font-size="12" font-weight="bold">${escape(sweep.title)}</text>`);
+    parts.push(
+      `<text x="${ox + 8}" y="${oy + 18}" font-size="12" font-weight="bold">${escapeHtml(sweep.title)}</text>`,
+    );
     parts.push(
       `<line x1="${ox + pad.left}" y1="${yAt(0)}" x2="${ox + pad.left + plotW}" y2="${yAt(0)}" stroke="#888"/>`,
       `<line x1="${ox + pad.left}" y1="${yAt(0)}" x2="${ox + pad.left}" y2="${yAt(1)}" stroke="#888"/>`,
       `<text x="${ox + pad.left - 6}" y="${yAt(1) + 4}" font-size="10" text-anchor="end">100%</text>`,
       `<text x="${ox + pad.left - 6}" y="${yAt(0) + 4}" font-size="10" text-anchor="end">0%</text>`,
-      `<text x="${ox + pad.left + plotW / 2}" y="${oy + H - 6}" font-size="10" text-anchor="middle">${escape(sweep.axis)}</text>`,
+      `<text x="${ox + pad.left + plotW / 2}" y="${oy + H - 6}" font-size="10" text-anchor="middle">${escapeHtml(sweep.axis)}</text>`,
     );
     const path = measured.map(
       (m, i) => `${i === 0 ? 'M' : 'L'}${xAt(i).toFixed(1)},${yAt(m.detected / m.seeds).toFixed(1)}`,
@@ -203,7 +206,7 @@ function svg(results: ReadonlyArray<{ sweep: Sweep; measured: Measured[] }>): st
       const y = yAt(m.detected / m.seeds);
       parts.push(`<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3" fill="#1f77b4"/>`);
       parts.push(
-        `<text x="${x.toFixed(1)}" y="${yAt(0) + 13}" font-size="9" text-anchor="middle">${escape(sweep.points[i]?.label ?? '')}</text>`,
+        `<text x="${x.toFixed(1)}" y="${yAt(0) + 13}" font-size="9" text-anchor="middle">${escapeHtml(sweep.points[i]?.label ?? '')}</text>`,
       );
       if (m.medianMinutes !== null) {
         parts.push(
@@ -213,10 +216,6 @@ function svg(results: ReadonlyArray<{ sweep: Sweep; measured: Measured[] }>): st
     });
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${cols * W}" height="${rows * H}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
-}
-
-function escape(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
 await main();
