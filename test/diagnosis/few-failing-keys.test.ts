@@ -8,9 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueReport } from '../../src/diagnosis/report.js';
 import { CLIENT_GO, CONTROLLER_RUNTIME } from '../../src/metrics/names.js';
-import { diagnoseSource } from '../../src/service/diagnose-source.js';
-import { runVirtual, type SimulationParams } from '../../src/simulate/index.js';
-import { recordingSourceFromText } from '../../src/sources/recording-source.js';
+import type { SimulationParams } from '../../src/simulate/index.js';
+import { scenarioQueue } from '../support/scenario-queue.js';
 
 const MINUTE = 60_000;
 const FEW_FAILING: Partial<SimulationParams> = { keys: 200, failingKeys: 5, durationMs: 45 * MINUTE };
@@ -28,18 +27,12 @@ async function queueOf(
   params: Partial<SimulationParams>,
   drop: readonly string[] = [],
 ): Promise<QueueReport> {
-  const run = await runVirtual(scenario, params);
-  const text = run.recording.text();
-  const recording = drop.length === 0 ? text : without(text, drop);
-  if (drop.length > 0) expect(recording.length).toBeLessThan(text.length);
-  const source = recordingSourceFromText(recording, `${scenario}.om`);
-  try {
-    const report = await diagnoseSource(source, { runbookBaseUrl: 'https://runbooks.invalid' });
-    expect(report.queues).toHaveLength(1);
-    return report.queues[0] as QueueReport;
-  } finally {
-    await source.close();
-  }
+  return scenarioQueue(scenario, params, (text) => {
+    if (drop.length === 0) return text;
+    const rest = without(text, drop);
+    expect(rest.length).toBeLessThan(text.length);
+    return rest;
+  });
 }
 
 const said = (q: QueueReport) => [...q.findings.map((f) => f.rule), ...q.observations.map((o) => o.id)];

@@ -6,9 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { QueueReport } from '../../src/diagnosis/report.js';
-import { diagnoseSource } from '../../src/service/diagnose-source.js';
-import { runVirtual, type SimulationParams } from '../../src/simulate/index.js';
-import { recordingSourceFromText } from '../../src/sources/recording-source.js';
+import type { SimulationParams } from '../../src/simulate/index.js';
+import { scenarioQueue } from '../support/scenario-queue.js';
 
 const MINUTE = 60_000;
 /** Mean of the saturation scenario's sync time (log-normal, median 400 ms, sigma 0.5): 400 × e^(0.5²/2) ms. */
@@ -20,15 +19,7 @@ async function saturationQueue(
 ): Promise<QueueReport> {
   const { load, ...rest } = params;
   const rate = Math.round((params.workers / MEAN_SYNC_SECONDS) * load * 1000) / 1000;
-  const run = await runVirtual('saturation', { durationMs: 40 * MINUTE, keys: 20_000, ...rest, rate });
-  const source = recordingSourceFromText(run.recording.text(), 'saturation.om');
-  try {
-    const report = await diagnoseSource(source, { runbookBaseUrl: 'https://runbooks.invalid' });
-    expect(report.queues).toHaveLength(1);
-    return report.queues[0] as QueueReport;
-  } finally {
-    await source.close();
-  }
+  return scenarioQueue('saturation', { durationMs: 40 * MINUTE, keys: 20_000, ...rest, rate });
 }
 
 const saturatedOf = (q: QueueReport) => q.findings.find((f) => f.rule === 'WorkqueueSaturated');

@@ -5,11 +5,10 @@
  * signals are absent rather than read from frozen series, and the report says the per-priority view is lost.
  */
 import { describe, expect, it } from 'vitest';
-import type { QueueReport, Report } from '../../src/diagnosis/report.js';
-import { diagnoseSource } from '../../src/service/diagnose-source.js';
+import type { QueueReport } from '../../src/diagnosis/report.js';
 import { runVirtual } from '../../src/simulate/index.js';
-import { recordingSourceFromText } from '../../src/sources/recording-source.js';
 import { capPriorities, EXCEEDED_PRIORITY } from '../support/priority-cardinality-cap.js';
+import { diagnoseRecordingText, onlyQueue } from '../support/scenario-queue.js';
 
 const MINUTE = 60_000;
 /** The per-priority signals a backlog of real changes has (it queues no initial list at low priority). */
@@ -20,15 +19,6 @@ const PER_PRIORITY = ['normalPriorityDepthFloor', 'normalPriorityDepthSlope'];
  * least-squares slope of a sum of series with different spans is not the sum of their slopes.)
  */
 const WHOLE_QUEUE = ['depth', 'depthAvg', 'depthFloor', 'depthSlope', 'addRate', 'completionRate', 'busyWorkers'];
-
-async function diagnoseText(text: string): Promise<Report> {
-  const source = recordingSourceFromText(text, 'capped.om');
-  try {
-    return await diagnoseSource(source, { runbookBaseUrl: 'https://runbooks.invalid' });
-  } finally {
-    await source.close();
-  }
-}
 
 /** The one queue of a scenario's recording, as recorded and with the cap reached `capAfterMs` into the run. */
 async function asRecordedAndCapped(
@@ -47,10 +37,11 @@ async function asRecordedAndCapped(
   const startSeconds = Number(/^workqueue_depth\{.*\} \S+ (\S+)$/m.exec(text)?.[1]);
   const capped = capPriorities(text, startSeconds + capAfterMs / 1000, placeholder);
   expect(capped).not.toBe(text);
-  const [recorded, withCap] = await Promise.all([diagnoseText(text), diagnoseText(capped)]);
-  expect(recorded.queues).toHaveLength(1);
-  expect(withCap.queues).toHaveLength(1);
-  return { recorded: recorded.queues[0] as QueueReport, capped: withCap.queues[0] as QueueReport };
+  const [recorded, withCap] = await Promise.all([
+    diagnoseRecordingText(text, 'recorded.om'),
+    diagnoseRecordingText(capped, 'capped.om'),
+  ]);
+  return { recorded: onlyQueue(recorded), capped: onlyQueue(withCap) };
 }
 
 const firing = (q: QueueReport) => q.findings.filter((f) => f.state === 'firing').map((f) => f.rule);

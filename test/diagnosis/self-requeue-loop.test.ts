@@ -7,20 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { QueueReport } from '../../src/diagnosis/report.js';
-import { diagnoseSource } from '../../src/service/diagnose-source.js';
-import { runVirtual, type SimulationParams } from '../../src/simulate/index.js';
-import { recordingSourceFromText } from '../../src/sources/recording-source.js';
+import type { SimulationParams } from '../../src/simulate/index.js';
+import { scenarioQueue } from '../support/scenario-queue.js';
 
-async function loopQueue(params: Partial<SimulationParams>): Promise<QueueReport> {
-  const run = await runVirtual('self-requeue-loop', params);
-  const source = recordingSourceFromText(run.recording.text(), 'self-requeue-loop.om');
-  try {
-    const report = await diagnoseSource(source, { runbookBaseUrl: 'https://runbooks.invalid' });
-    expect(report.queues).toHaveLength(1);
-    return report.queues[0] as QueueReport;
-  } finally {
-    await source.close();
-  }
+function loopQueue(params: Partial<SimulationParams>): Promise<QueueReport> {
+  return scenarioQueue('self-requeue-loop', params);
 }
 
 const MINUTE = 60_000;
