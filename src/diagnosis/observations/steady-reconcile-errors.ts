@@ -1,5 +1,6 @@
 import { allOf } from '../../promql/expr.js';
-import { compare, relate, sig, where } from '../conditions.js';
+import { RETRIES_PER_ERROR, retriedWithBackoff } from '../backoff.js';
+import { compare, sig, where } from '../conditions.js';
 import { formatValue } from '../format.js';
 import { defineObservation } from '../observation.js';
 import { MINUTE_MS } from '../signals.js';
@@ -28,12 +29,7 @@ export const steadyReconcileErrors = defineObservation({
       description:
         'Unexplained reconcile errors per second over the short window at or above which they are still coming now, not a burst that ended.',
     },
-    minRetryPerError: {
-      default: 0.5,
-      unit: 'ratio',
-      description:
-        'Retries per error at or above which the errors go through the rate limiter, as a failing object is retried with backoff; below it the errors are a loop that bypasses it.',
-    },
+    minRetryPerError: RETRIES_PER_ERROR,
   },
   forMs: 15 * MINUTE_MS,
   condition: (t) =>
@@ -46,7 +42,7 @@ export const steadyReconcileErrors = defineObservation({
         ),
         'controller',
       ),
-      relate(sig('sustainedRetryRate'), '>=', 'sustainedErrorRate', t.minRetryPerError),
+      retriedWithBackoff(t.minRetryPerError),
     ),
   supersededBy: ['WorkqueuePersistentFailures', 'WorkqueueHotLoop'],
   evidence: [

@@ -1,5 +1,6 @@
 import { allOf } from '../../promql/expr.js';
-import { compare, relate, sig, where } from '../conditions.js';
+import { RETRIES_PER_ERROR, retriedWithBackoff } from '../backoff.js';
+import { compare, sig, where } from '../conditions.js';
 import { formatValue, numberOf, round } from '../format.js';
 import { defineRule, type RuleCase, SHARE, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
@@ -61,11 +62,7 @@ export const persistentFailures = defineRule({
       description:
         'Reconcile errors per second over the long window below which a ratio rests on too few errors to mean anything (fewer than two in 15 minutes).',
     },
-    minRetryPerError: {
-      default: 0.5,
-      unit: 'ratio',
-      description: 'Retries per error at or above which the errors go through the rate limiter (backoff works).',
-    },
+    minRetryPerError: RETRIES_PER_ERROR,
   },
   forMs: 15 * MINUTE_MS,
   condition: (t) =>
@@ -79,7 +76,7 @@ export const persistentFailures = defineRule({
         ),
         'controller',
       ),
-      relate(sig('sustainedRetryRate'), '>=', 'sustainedErrorRate', t.minRetryPerError),
+      retriedWithBackoff(t.minRetryPerError),
     ),
   evidence: [
     'reconcileErrorRate',
