@@ -1,14 +1,15 @@
 /**
- * `npm run calibrate:mutations [-- --grid FILE] [--rules A,B] [--out FILE]`: every threshold of every rule halved
+ * `npm run calibrate:mutations [-- --grid FILE] [--rules A,B] [--out FILE] [--keep]`: every threshold of every rule halved
  * and doubled, and every clause of every condition dropped, each run through the calibration (the cases of the
  * grid, default the held-out grid, judged at every step), and whether the calibration catches it (some verdict
  * turns wrong). Writes the results as JSON (default calibration/mutations.json) and prints a Markdown table.
- * Thresholds only the texts read are listed, not run.
+ * Thresholds only the texts read are listed, not run. With `--keep`, the results of rules not run this time are kept
+ * from the existing output file (run over the same grid), so the rules can be run apart and reported together.
  *
  * Exit code: 0 when every mutation is caught, 1 when some stay green (each is a missing boundary case), 2 for bad
  * arguments or a calibration that fails without any mutation.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { parseCalibrationGrid } from '../src/calibrate/grid.js';
@@ -16,6 +17,7 @@ import {
   describeMutation,
   type MutationResult,
   mutations,
+  mutationsMarkdown,
   runMutations,
   thresholdsByUse,
 } from '../src/calibrate/mutations.js';
@@ -60,15 +62,17 @@ async function main(): Promise<void> {
   } catch (error) {
     usage((error as Error).message);
   }
+  if (args.values.keep === true && rules !== undefined) results = [...kept(out, grid, rules), ...results];
+  const reported = new Set(results.map((r) => r.mutation.rule));
   const textOnly = thresholdsByUse()
-    .filter((u) => rules === undefined || rules.includes(u.rule))
+    .filter((u) => reported.has(u.rule))
     .flatMap((u) => u.textOnly.map((threshold) => ({ rule: u.rule, threshold })));
   const caught = results.filter((r) => r.caught).length;
   writeFileSync(
     out,
     `${JSON.stringify({ grid, cases: cases.length, mutations: results.length, caught, textOnly, results }, null, 2)}\n`,
   );
-  process.stdout.write(markdown(results, textOnly));
+  process.stdout.write(mutationsMarkdown(results, textOnly));
   process.stdout.write(
     `\n${caught} of ${results.length} mutations caught over ${cases.length} cases of ${grid} in ${Math.round((performance.now() - started) / 1000)} s; results in ${out}\n`,
   );
@@ -77,29 +81,23 @@ async function main(): Promise<void> {
 
 function parse() {
   return parseArgs({
-    options: { grid: { type: 'string' }, rules: { type: 'string' }, out: { type: 'string' } },
+    options: {
+      grid: { type: 'string' },
+      rules: { type: 'string' },
+      out: { type: 'string' },
+      keep: { type: 'boolean' },
+    },
     strict: true,
     allowPositionals: false,
   });
 }
 
-/** A Markdown table: one row per mutation, then the thresholds not run. */
-function markdown(
-  results: readonly MutationResult[],
-  textOnly: ReadonlyArray<{ rule: string; threshold: string }>,
-): string {
-  const rows = results.map((r) => {
-    const by =
-      r.by === undefined
-        ? ''
-        : `${r.by.case} at ${r.by.minute}m (${[...r.by.missed.map((m) => `missed ${m}`), ...r.by.unexpected.map((u) => `raised ${u}`)].join(', ')})`;
-    return `| ${describeMutation(r.mutation).replaceAll('|', '\\|')} | ${r.caught ? 'caught' : '**not caught**'} | ${by} |`;
-  });
-  const notRun =
-    textOnly.length === 0
-      ? ''
-      : `\nNot run (read by the texts only, never by a condition): ${textOnly.map((t) => `${t.rule} ${t.threshold}`).join(', ')}.\n`;
-  return ['| mutation | calibration | first wrong verdict |', '|---|---|---|', ...rows].join('\n') + '\n' + notRun;
+/** The results in `out` of rules other than `rules`, when `out` holds a run over `grid`. */
+function kept(out: string, grid: string, rules: readonly RuleId[]): MutationResult[] {
+  if (!existsSync(out)) return [];
+  const previous = JSON.parse(readFileSync(out, 'utf8')) as { grid?: string; results?: MutationResult[] };
+  if (previous.grid !== grid) usage(`--keep: ${out} holds a run over ${previous.grid}, not ${grid}`);
+  return (previous.results ?? []).filter((r) => !rules.includes(r.mutation.rule));
 }
 
 await main();

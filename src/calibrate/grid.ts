@@ -14,7 +14,18 @@ export class GridError extends Error {
   override readonly name = 'GridError';
 }
 
-const NUMBER_FIELDS = ['seed', 'workers', 'keys', 'rate', 'durationMs', 'failingKeys', 'loopKeys'] as const;
+const NUMBER_FIELDS = [
+  'seed',
+  'workers',
+  'keys',
+  'rate',
+  'durationMs',
+  'failingKeys',
+  'loopKeys',
+  'blockingShare',
+  'blockingSeconds',
+  'syncMs',
+] as const;
 
 export function parseCalibrationGrid(text: string, file: string): CalibrationCase[] {
   let parsed: unknown;

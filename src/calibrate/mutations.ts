@@ -257,3 +257,22 @@ export function withoutClause(condition: Expr, path: string): Expr {
   };
   return rebuild(condition, 0);
 }
+
+/** A Markdown table: one row per mutation, then the thresholds not run. */
+export function mutationsMarkdown(
+  results: readonly MutationResult[],
+  textOnly: ReadonlyArray<{ rule: string; threshold: string }>,
+): string {
+  const rows = results.map((r) => {
+    const by =
+      r.by === undefined
+        ? ''
+        : `${r.by.case} at ${r.by.minute}m (${[...r.by.missed.map((m) => `missed ${m}`), ...r.by.unexpected.map((u) => `raised ${u}`)].join(', ')})`;
+    return `| ${describeMutation(r.mutation).replaceAll('|', '\\|')} | ${r.caught ? 'caught' : '**not caught**'} | ${by} |`;
+  });
+  const notRun =
+    textOnly.length === 0
+      ? ''
+      : `\nNot run (read by the texts only, never by a condition): ${textOnly.map((t) => `${t.rule} ${t.threshold}`).join(', ')}.\n`;
+  return ['| mutation | calibration | first wrong verdict |', '|---|---|---|', ...rows].join('\n') + '\n' + notRun;
+}

@@ -72,6 +72,9 @@ export function describeCase(c: CalibrationCase): string {
   if (c.rate !== undefined) parts.push(`rate=${c.rate}`);
   if (c.failingKeys !== undefined) parts.push(`failingKeys=${c.failingKeys}`);
   if (c.loopKeys !== undefined) parts.push(`loopKeys=${c.loopKeys}`);
+  if (c.blockingShare !== undefined) parts.push(`blockingShare=${c.blockingShare}`);
+  if (c.blockingSeconds !== undefined) parts.push(`blockingSeconds=${c.blockingSeconds}`);
+  if (c.syncMs !== undefined) parts.push(`syncMs=${c.syncMs}`);
   if (c.durationMs !== undefined) parts.push(`duration=${c.durationMs / 60_000}m`);
   if (c.flavor !== undefined) parts.push(`flavor=${c.flavor}`);
   if (c.queue !== undefined) parts.push(`queue=${c.queue}`);

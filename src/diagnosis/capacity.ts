@@ -39,6 +39,14 @@ export function notDraining(share: Expr | number): Expr {
 }
 
 /**
+ * `lowPriorityDepthSlope > -share × completionRate`: a priority queue's low-priority keys (initial list, resyncs)
+ * are not being worked off: what holds the workers at priority 0 starves them. Absent without low-priority depth.
+ */
+export function lowPriorityNotDraining(share: Expr | number): Expr {
+  return binary('>', sig('lowPriorityDepthSlope'), scale('completionRate', negated(share)));
+}
+
+/**
  * Workers that carry the queue's offered load at `targetUtilization`, rounded up; insufficient data when the
  * load is unknown. The offered load (busy worker-seconds per second) is the larger of what arrives (adds ×
  * mean sync time) and what the workers were seen to carry (busy workers): in a backlog the workers carry only

@@ -185,6 +185,19 @@ const signalList = [
     ),
   },
   {
+    id: 'servedFirstDepthAvg',
+    title: 'Depth (average, served first)',
+    unit: 'items',
+    scope: 'queue',
+    description:
+      "Average depth over the window of the keys a worker takes first: a priority queue's keys at priority 0 or above, the whole depth of a queue without priorities or whose priorities are unknown. An initial list starved at low priority by a loop at priority 0 is not keys piling up behind the loop.",
+    expr: binary(
+      'or',
+      byPriority(perQueue(rangeFn('avg_over_time', WORKQUEUE.depth, W, [NOT_LOW_PRIORITY]))),
+      perQueue(rangeFn('avg_over_time', WORKQUEUE.depth, W)),
+    ),
+  },
+  {
     id: 'normalPriorityDepthFloor',
     title: 'Depth (floor of the last minute, priority 0 and above)',
     unit: 'items',

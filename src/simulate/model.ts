@@ -217,6 +217,18 @@ export interface SimulationParams {
   readonly failingKeys?: number | undefined;
   /** Keys in the loop, where the scenario has a loop (the hot-loop and self-requeue scenarios); else ignored. */
   readonly loopKeys?: number | undefined;
+  /** Share of syncs that block on a slow dependency, where the scenario has them (blocking-call); else ignored. */
+  readonly blockingShare?: number | undefined;
+  /**
+   * How long a blocking sync takes, in seconds, where the scenario has them (blocking-call): each lasts from 0.8 to
+   * 1.2 times this. Else ignored.
+   */
+  readonly blockingSeconds?: number | undefined;
+  /**
+   * Median sync time of the main controller, in milliseconds, where the scenario sets its load relative to its
+   * capacity (backlog, gradual-backlog, saturation): the syncs keep their spread, the capacity follows. Else ignored.
+   */
+  readonly syncMs?: number | undefined;
 }
 
 export const DEFAULT_SEED = 1;

@@ -93,6 +93,8 @@ export function getScenario(name: string): Scenario {
 const MAX_WORKERS = 1_000;
 const MAX_KEYS = 10_000_000;
 const MAX_RATE = 100_000;
+/** A sync (blocking or not) of a day is already a stuck one. */
+const MAX_BLOCKING_SECONDS = 86_400;
 const MAX_DURATION_MS = 7 * 24 * 3_600_000;
 
 /**
@@ -124,6 +126,9 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
   check('rate', input.rate, 0, MAX_RATE, false);
   check('failingKeys', input.failingKeys, 0, MAX_KEYS, true);
   check('loopKeys', input.loopKeys, 1, MAX_KEYS, true);
+  check('blockingShare', input.blockingShare, 0, 1, false);
+  check('blockingSeconds', input.blockingSeconds, 0.001, MAX_BLOCKING_SECONDS, false);
+  check('syncMs', input.syncMs, 0.01, MAX_BLOCKING_SECONDS * 1000, false);
   const background = input.background ?? DEFAULT_BACKGROUND_MODE;
   if (!BACKGROUND_MODES.includes(background)) {
     throw new SimulationParamError(
@@ -148,6 +153,9 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
     ...(input.rate === undefined ? {} : { rate: input.rate }),
     ...(input.failingKeys === undefined ? {} : { failingKeys: input.failingKeys }),
     ...(input.loopKeys === undefined ? {} : { loopKeys: input.loopKeys }),
+    ...(input.blockingShare === undefined ? {} : { blockingShare: input.blockingShare }),
+    ...(input.blockingSeconds === undefined ? {} : { blockingSeconds: input.blockingSeconds }),
+    ...(input.syncMs === undefined ? {} : { syncMs: input.syncMs }),
   };
 }
 

@@ -9,18 +9,11 @@ import { describe, expect, it } from 'vitest';
 import type { QueueReport } from '../../src/diagnosis/report.js';
 import { CLIENT_GO, CONTROLLER_RUNTIME } from '../../src/metrics/names.js';
 import type { SimulationParams } from '../../src/simulate/index.js';
+import { withoutFamilies } from '../../src/store/recording-families.js';
 import { scenarioQueue } from '../support/scenario-queue.js';
 
 const MINUTE = 60_000;
 const FEW_FAILING: Partial<SimulationParams> = { keys: 200, failingKeys: 5, durationMs: 45 * MINUTE };
-
-/** The recording's lines without the samples of the families named. */
-function without(recording: string, families: readonly string[]): string {
-  return recording
-    .split('\n')
-    .filter((line) => !families.some((f) => line.startsWith(`${f}{`) || line.startsWith(`${f}_total{`)))
-    .join('\n');
-}
 
 async function queueOf(
   scenario: string,
@@ -29,7 +22,7 @@ async function queueOf(
 ): Promise<QueueReport> {
   return scenarioQueue(scenario, params, (text) => {
     if (drop.length === 0) return text;
-    const rest = without(text, drop);
+    const rest = withoutFamilies(text, drop);
     expect(rest.length).toBeLessThan(text.length);
     return rest;
   });

@@ -172,10 +172,25 @@ describe('computed truth follows the parameters', () => {
 });
 
 describe('computed truth at the edges', () => {
-  it('a backlog over too few keys that levels off is still a backlog: the truth does not follow the load', () => {
-    const queue = truthOf('backlog', { keys: 800 }).queues[0]!;
-    expect(queue.expected).toEqual(['WorkqueueBacklog']);
-    expect(queue.allowed).toEqual(['WorkqueueSaturated']);
+  it('a backlog over few keys that levels off is a backlog while its keys wait long', () => {
+    // 1.2× capacity (42 syncs/s): deduplication holds the depth near a sixth of the keys. 5,000 keys: 833 standing,
+    // 20 s each; levelled off within the run, still late.
+    const late = truthOf('backlog', { keys: 5_000 }).queues[0]!;
+    expect(late.expected).toEqual(['WorkqueueBacklog']);
+    expect(late.allowed).toEqual(['WorkqueueSaturated']);
+  });
+
+  it('an overload over so few keys that each waits a second or two is saturation, a backlog allowed', () => {
+    // 200 keys: 33 standing, under a second each.
+    const short = truthOf('backlog', { keys: 200 }).queues[0]!;
+    expect(short.expected).toEqual(['WorkqueueSaturated']);
+    expect(short.allowed).toEqual(['WorkqueueBacklog']);
+    expect(truthOf('backlog', { keys: 200, flavor: 'component-base' }).queues[0]!.expected).toEqual([]);
+  });
+
+  it('an overload whose depth is still rising at the end is a backlog, whatever its population', () => {
+    // 200,000 keys: the depth needs hours to level off.
+    expect(truthOf('backlog', {}).queues[0]!.expected).toEqual(['WorkqueueBacklog']);
   });
 
   it('no events: nothing blocks and nothing gets stuck', () => {

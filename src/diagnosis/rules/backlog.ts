@@ -77,7 +77,7 @@ export const backlog = defineRule({
       default: 0.02,
       unit: '1/s',
       description:
-        'Depth growth (least-squares slope over the trend window, or over half an hour for batches) at or above which the queue is falling behind: 72 items an hour.',
+        'Depth growth (least-squares slope over the trend window, or over half an hour for batches) at or above which the queue is falling behind: 72 items an hour. A queue below capacity random-walks back to zero, its slope over ten minutes scattered around zero by a small fraction of an item a second; one over capacity by even 2% of a few syncs a second rises faster than this. The detection curve (4 workers, 42 syncs/s): silent at 0.95 of capacity, found on every seed from 1.0, where the depth stops returning to zero.',
     },
     arrivalRatio: {
       default: 1,
@@ -89,7 +89,7 @@ export const backlog = defineRule({
       default: 10,
       unit: 'ratio',
       description:
-        'Mean queue wait per mean sync at or above which keys wait on the backlog (when deduplication hides the excess arrivals).',
+        "Mean queue wait per mean sync at or above which keys wait on the backlog (when deduplication hides the excess arrivals). Once many keys wait, events for them coalesce, adds fall to the completion rate and the depth levels off at keys × (1 − capacity/arrivals): the queue no longer grows, yet each key waits that depth over the completion rate. A saturated queue below capacity waits a few syncs (M/M/c at 90% busy: about nine at one worker, far fewer at many), so ten syncs' wait, sustained with the depth not falling, is keys queued behind a standing backlog. The curve over the population at 1.2× capacity: 20 and 200 keys (a standing depth of 3 and 33, each key waiting under a second) are never called a backlog, 2,000 keys and more on every seed.",
     },
     drainShare: DRAIN_SHARE,
     targetUtilization: TARGET_UTILIZATION,

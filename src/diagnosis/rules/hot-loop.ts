@@ -1,4 +1,5 @@
 import { allOf, anyOf, binary } from '../../promql/expr.js';
+import { DRAIN_SHARE, lowPriorityNotDraining } from '../capacity.js';
 import { compare, relate, scale, sig, unlessAny } from '../conditions.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule, type RuleCase, type SignalSnapshot, type ThresholdValues } from '../rule.js';
@@ -46,40 +47,47 @@ export const hotLoop = defineRule({
       default: 20,
       unit: 'items',
       description:
-        'Average depth at or below which keys do not pile up (the depth at which a backlog starts to count): deduplication holds a loop near the number of looping keys, a little more while the loop starves the other keys of workers.',
+        'Average depth of the keys served first at or below which keys do not pile up (the depth at which a backlog starts to count): deduplication holds a loop near the number of looping keys less the workers. On a priority queue only keys at priority 0 and above count: a loop there starves the initial list and resyncs at low priority, whose depth then stands high without anything piling up behind the loop (the detection curve: 5 failing keys on 4 workers, missed on every seed while the whole depth counted).',
     },
     minAddRate: {
       default: 1,
       unit: '1/s',
       description:
-        'Add rate at or above which a self-triggering loop is worth reporting (one object looping at 2–5 syncs/s is above it).',
+        "Add rate at or above which a self-triggering loop is worth reporting. One object looping through syncs of tens of milliseconds is added tens to hundreds of times a second, far above it; below one add a second a loop writes less than a fifth of client-go's default budget of 5 requests a second and costs its worker a few percent, which a periodic RequeueAfter poll of many objects also does.",
     },
     minWriteRatio: {
       default: 0.8,
       unit: 'ratio',
-      description: 'API writes per add at or above which every sync writes and wakes itself again.',
+      description:
+        'API writes per add at or above which every sync writes and wakes itself again. A status-write loop makes exactly one write per add (each write is the event that adds the key again); writes rejected by a conflict still count, so the ratio sits at 1 and a loop with a share of its syncs skipping the write stays above 0.8.',
     },
     maxWriteRatio: {
       default: 1.6,
       unit: 'ratio',
-      description: "API writes per add above which the process's writes come from elsewhere (another queue).",
+      description:
+        "API writes per add above which the process's writes come from elsewhere (another queue). The write rate is the process's, not this queue's: a loop explains one write per add, a sync that writes twice (status and an annotation) two; above 1.6 the writes are mostly not this queue's and prove nothing about it.",
     },
+    drainShare: DRAIN_SHARE,
     minErrorRatio: {
       default: 0.5,
       unit: 'ratio',
-      description: 'Reconcile errors per add at or above which failing keys drive the adds.',
+      description:
+        'Reconcile errors per add at or above which failing keys drive the adds. A key re-added at once after each failure makes one error per add; half leaves room for the other keys of a busy queue syncing successfully beside the loop, while a controller whose errors are retried with backoff makes far fewer errors than adds (each failing key is added once per backoff step, and real changes add the rest).',
     },
     maxRetryPerError: {
       default: 0.1,
       unit: 'ratio',
       description:
-        'Retries per reconcile error (or per add, when failed writes track the adds) at or below which failures bypass the rate limiter (plain Add).',
+        'Retries per reconcile error (or per add, when failed writes track the adds) at or below which failures bypass the rate limiter (plain Add). Both queues count one retry for every requeue through the rate limiter, so errors retried with backoff read about 1; a loop re-adding with a plain Add reads 0, and the tenth left above it is the occasional key legitimately in backoff beside the loop.',
     },
   },
   forMs: 5 * MINUTE_MS,
   condition: (t) =>
     allOf(
-      compare('depthAvg', '<=', t.maxDepth),
+      compare('servedFirstDepthAvg', '<=', t.maxDepth),
+      // The whole depth stays low too, unless what stands is a low-priority list the loop starves: a list being
+      // worked off (an initial list whose every status write re-adds its key once) is work, not a loop.
+      anyOf(compare('depthAvg', '<=', t.maxDepth), lowPriorityNotDraining(t.drainShare)),
       compare('addRate', '>=', t.minAddRate),
       anyOf(
         // Writes track adds: the sync writes an object it watches on every pass.
@@ -109,7 +117,9 @@ export const hotLoop = defineRule({
     ),
   evidence: [
     'addRate',
+    'servedFirstDepthAvg',
     'depthAvg',
+    'lowPriorityDepthSlope',
     'writeRate',
     'failedWriteRate',
     'reconcileErrorRate',
@@ -131,14 +141,14 @@ export const hotLoop = defineRule({
   },
   text: {
     summary: ({ signals, thresholds }) =>
-      `${formatValue(signals.addRate)} added with an average depth of ${formatValue(signals.depthAvg)}: ${loopEvidence(signals, thresholds).sentence}.`,
+      `${formatValue(signals.addRate)} added with an average depth of ${formatValue(signals.servedFirstDepthAvg)}${servedFirstOnly(signals)}: ${loopEvidence(signals, thresholds).sentence}.`,
     meaning:
       'The controller wakes itself: each sync causes the next one, so the same few keys are reconciled over and over while the queue looks empty. It burns CPU and API-server capacity and can starve other work.',
     cause: ({ signals, thresholds }) => HOT_LOOP_CASES[loopEvidence(signals, thresholds).mechanism].cause,
     fix: ({ signals, thresholds }) => HOT_LOOP_CASES[loopEvidence(signals, thresholds).mechanism].fix,
     cases: [HOT_LOOP_CASES['status-write'], HOT_LOOP_CASES['no-backoff']],
     confirm: [
-      { text: 'Adds are high while the depth stays near zero:', signals: ['addRate', 'depthAvg'] },
+      { text: 'Adds are high while the depth stays near zero:', signals: ['addRate', 'servedFirstDepthAvg'] },
       {
         text: 'Writes (status loop) or errors (missing backoff) track the adds:',
         signals: ['writeRate', 'reconcileErrorRate', 'retryRate'],
@@ -182,4 +192,13 @@ function loopEvidence(
     mechanism: 'no-backoff',
     sentence: `API writes ${formatValue(signals.writeRate)}, failed writes ${formatValue(signals.failedWriteRate)}, reconcile errors ${formatValue(signals.reconcileErrorRate)}, retries ${formatValue(signals.retryRate)}`,
   };
+}
+
+/** ", at priority 0 and above" when the served-first depth is not the whole depth (keys wait at low priority). */
+function servedFirstOnly(signals: SignalSnapshot): string {
+  const servedFirst = numberOf(signals.servedFirstDepthAvg);
+  const whole = numberOf(signals.depthAvg);
+  return servedFirst !== undefined && whole !== undefined && whole > servedFirst
+    ? ` at priority 0 and above (${formatValue(signals.depthAvg)} in all)`
+    : '';
 }

@@ -42,14 +42,20 @@ export const saturated = defineRule({
       unit: 'ratio',
       range: SHARE,
       description:
-        'Busy workers per configured worker over the short window below which the load has fallen and saturation has ended; below the long-window threshold by more than the short window swings at one worker.',
+        'Busy workers per configured worker over the short window below which the load has fallen and saturation has ended. At one worker a five-minute reading of a queue 93% busy swings by several percent (Poisson arrivals, skewed syncs), so it sits below the long-window threshold by more than that swing: a saturated queue never dips under it inside the `for`, while a load that fell to half shows within the short window.',
     },
-    minDepth: { default: 1, unit: 'items', description: 'Average depth at or above which keys wait for a worker.' },
+    minDepth: {
+      default: 1,
+      unit: 'items',
+      description:
+        'Average depth at or above which keys wait for a worker. A free worker takes a waiting key at once, so keys are waiting only when every worker is busy; an average of one waiting key means they wait most of the time, while busy workers with the depth near zero are keeping up with nobody waiting (a queue that is busy but fine). Without a configured maximum the same depth, never falling below it over the long window, is what proves the pool full.',
+    },
     drainShare: DRAIN_SHARE,
     minWaitRatio: {
       default: 0.05,
       unit: 'ratio',
-      description: 'Mean queue wait per mean sync duration at or above which the wait for a worker is felt.',
+      description:
+        'Mean queue wait per mean sync duration at or above which the wait for a worker is felt. Waits come from queueing alone: at the 80% below which the curve never fires, an M/M/1 queue already waits four syncs on average, and a controller whose workers are busy but whose keys pass straight through (bursts absorbed by free workers, a key handed to a worker the moment it arrives) waits a few percent of a sync. One twentieth tells the two apart, far below what any saturated queue shows.',
     },
     targetUtilization: TARGET_UTILIZATION,
     maxBusyDrift: {

@@ -19,13 +19,15 @@ export const slowWork = defineRule({
     minLongestRunning: {
       default: 10,
       unit: 's',
-      description: 'Age of the longest-running sync (maximum over the window) at or above which a sync is blocking.',
+      description:
+        "Age of the longest-running sync (maximum over the window) at or above which a sync is blocking. A sync of cached reads and an API write takes tens of milliseconds; ten seconds is hundreds of times that, a decade above client-go's 1 s work-duration bucket and a sixth of the apiserver's own request timeout: only a call waiting on something outside (a cloud API, a lock, a sleep) takes it. The detection curve: blocking syncs of 6.4 to 9.6 s are never found, of 8 to 12 s and longer on every seed, within 7 minutes.",
     },
     minSlowShare: {
       default: 0.001,
       unit: 'ratio',
       range: SHARE,
-      description: 'Share of finished syncs longer than 10 s at or above which syncs block.',
+      description:
+        'Share of finished syncs longer than 10 s (the histogram bucket) at or above which syncs block: one in a thousand. The longest-running reading sees a blocking sync only if a scrape falls while it runs; the share counts every one that finished. A healthy controller has none at all above 10 s, so any steady share is a blocking call; one in a thousand keeps a 15-minute window holding one at a few syncs a second, so the finding does not flicker between them.',
     },
   },
   forMs: 5 * MINUTE_MS,

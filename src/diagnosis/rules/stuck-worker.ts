@@ -18,18 +18,21 @@ export const stuckWorker = defineRule({
     minAge: {
       default: 300,
       unit: 's',
-      description: 'Age of the longest-running sync at or above which it may be stuck.',
+      description:
+        "Age of the longest-running sync at or above which it may be stuck. No sync that returns runs this long: each API call a reconcile makes ends within the apiserver's 60 s request timeout, and an external call with a timeout returns within a minute or two; five minutes is past all of them, while a worker that never returns ages without end. The detection curve: one stuck of 1 to 16 workers, found on every seed 11 minutes after the sync began (its 5 minutes of age, then the `for`).",
     },
     minAgeGrowth: {
       default: 0.9,
       unit: 'ratio',
       range: SHARE,
-      description: 'Growth of the longest-running sync age (seconds per second) at or above which it never finished.',
+      description:
+        'Growth of the longest-running sync age (seconds per second) at or above which it never finished. A sync that never returns ages exactly one second per second; while syncs finish, the oldest one is replaced by a younger one and the reading falls back, so its growth over the window averages far below one. The margin under 1 absorbs samples stamped a little apart from when they were read.',
     },
     minUnfinishedGrowth: {
       default: 0.8,
       unit: 'workers',
-      description: 'Growth of the unfinished work (seconds per second) at or above which at least one worker is stuck.',
+      description:
+        'Growth of the unfinished work (seconds per second) at or above which at least one worker is stuck. A stuck sync adds one second of unfinished work per second; the syncs that come and go on the other workers add their in-flight time, which rises and falls but does not trend, so one stuck worker reads about 1 and the margin under it absorbs their swings.',
     },
   },
   forMs: 5 * MINUTE_MS,

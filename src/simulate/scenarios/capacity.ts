@@ -13,6 +13,7 @@ import {
   loadDefaults,
   loadSizes,
   MINUTE,
+  overloadTruth,
   round,
   steadySync,
 } from './common.js';
@@ -24,25 +25,25 @@ const BACKLOG_SYNC = lognormal(80, 0.6);
 const BACKLOG: LoadSizes = { workers: 4, keys: 200_000, sync: BACKLOG_SYNC, load: 1.2, rateDigits: 3 };
 
 export function backlogController(params: SimulationParams, name = 'pod'): ControllerSpec {
-  const { workers, keys, rate, capacity: cap } = loadSizes(params, BACKLOG);
+  const { workers, keys, rate, capacity: cap, sync } = loadSizes(params, BACKLOG);
   // With uniform keys, events for keys already waiting are deduplicated: arrivals the queue counts
   // fall as depth builds, and depth levels off where they meet completions, at keys × (1 − 1/load).
   // The default population keeps that far away; a small one reaches it early and the queue is then
   // saturated at a high but flat depth rather than growing.
   const load = rate / cap;
   const ceiling = load > 1 ? keys * (1 - 1 / load) : 0;
-  // A backlog that deduplication has levelled off is still a backlog (keys wait far longer than a sync
-  // takes): the truth does not change with the population.
-  const truth = capacityTruth(load, params);
+  // A backlog that deduplication has levelled off is a backlog while its keys wait long; a small population
+  // levels off at a few keys per worker, each reconciled within seconds: saturation.
+  const truth = overloadTruth({ keys, rate, capacity: cap }, params);
   return {
     name,
     workers,
     keys,
     events: { rate, keys: { kind: 'uniform' } },
-    sync: steadySync(BACKLOG_SYNC),
+    sync: steadySync(sync),
     truth,
     facts: {
-      meanSyncSeconds: round(meanMs(BACKLOG_SYNC) / 1000, 4),
+      meanSyncSeconds: round(meanMs(sync) / 1000, 4),
       capacityPerSecond: round(cap, 3),
       arrivalsPerSecond: rate,
       load: round(load, 3),
@@ -81,7 +82,7 @@ export const saturation: Scenario = {
     'no trend. The capacity is nearly spent: one more burst or slower dependency and it becomes a backlog.',
   defaults: loadDefaults(SATURATION),
   build: (params) => {
-    const { workers, keys, rate, capacity: cap } = loadSizes(params, SATURATION);
+    const { workers, keys, rate, capacity: cap, sync } = loadSizes(params, SATURATION);
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'cluster-operator'),
@@ -91,7 +92,7 @@ export const saturation: Scenario = {
           workers,
           keys,
           events: { rate, keys: { kind: 'uniform' } },
-          sync: steadySync(SATURATION_SYNC),
+          sync: steadySync(sync),
           truth: capacityTruth(rate / cap, params),
           facts: { capacityPerSecond: round(cap, 3), arrivalsPerSecond: rate, utilization: round(rate / cap, 3) },
         },
@@ -119,7 +120,7 @@ export const gradualBacklog: Scenario = {
     'up until arrivals pass capacity near 19 minutes, stops draining soon after, and then grows ever faster.',
   defaults: loadDefaults(GRADUAL),
   build: (params) => {
-    const { workers, keys, rate, capacity: cap } = loadSizes(params, GRADUAL);
+    const { workers, keys, rate, capacity: cap, sync } = loadSizes(params, GRADUAL);
     const finalRate = round((rate / GRADUAL.load) * GRADUAL_FINAL_LOAD, GRADUAL.rateDigits);
     const loadAt = (ms: number) => (rate + (finalRate - rate) * Math.min(1, ms / GRADUAL_RAMP_MS)) / cap;
     // Where arrivals pass capacity; from there the depth random-walks upward and stops returning to zero.
@@ -127,7 +128,11 @@ export const gradualBacklog: Scenario = {
     function rampTimeOf(load: number): number {
       return ((load * cap - rate) / (finalRate - rate)) * GRADUAL_RAMP_MS;
     }
-    const final = capacityTruth(loadAt(params.durationMs), params);
+    const final = overloadTruth(
+      { keys, rate: loadAt(params.durationMs) * cap, capacity: cap },
+      params,
+      params.durationMs - Math.min(params.durationMs, overloadedAtMs),
+    );
     const drainsUntilMs = Math.max(0, rampTimeOf(GRADUAL_DRAIN_LIMIT));
     return {
       leader: true,
@@ -138,7 +143,7 @@ export const gradualBacklog: Scenario = {
           workers,
           keys,
           events: { rate, ramp: { overMs: GRADUAL_RAMP_MS, toRate: finalRate }, keys: { kind: 'uniform' } },
-          sync: steadySync(GRADUAL_SYNC),
+          sync: steadySync(sync),
           truth: {
             ...final,
             // Found within one `for` of the queue ceasing to drain: where arrivals pass capacity by the 2% the

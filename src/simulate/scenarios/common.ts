@@ -47,18 +47,30 @@ export function loadDefaults(d: LoadSizes): Sizes {
 }
 
 /**
- * The main controller's sizes for `d`, overridden by the parameters: the rate, unless given, derived from the
- * workers; with the capacity of those workers.
+ * The main controller's sizes for `d`, overridden by the parameters: its syncs (`syncMs` moves their median and
+ * keeps their spread); the rate, unless given, derived from the workers and syncs; with the capacity of those
+ * workers.
  */
-export function loadSizes(params: SimulationParams, d: LoadSizes): Sizes & { readonly capacity: number } {
+export function loadSizes(
+  params: SimulationParams,
+  d: LoadSizes,
+): Sizes & { readonly capacity: number; readonly sync: DurationDist } {
   const workers = params.workers ?? d.workers;
-  const cap = capacity(workers, d.sync);
+  const sync = params.syncMs === undefined ? d.sync : withMedian(d.sync, params.syncMs);
+  const cap = capacity(workers, sync);
   return {
     workers,
     keys: params.keys ?? d.keys,
     rate: params.rate ?? round(d.load * cap, d.rateDigits),
     capacity: cap,
+    sync,
   };
+}
+
+/** `dist` moved to the median `medianMs`, its spread kept: a log-normal sync time. */
+function withMedian(dist: DurationDist, medianMs: number): DurationDist {
+  if (dist.kind !== 'lognormal') throw new Error(`a scenario's load syncs are log-normal, got ${dist.kind}`);
+  return { ...dist, medianMs };
 }
 
 /** The lease a process holds: kube-controller-manager's, or an operator's leader-election id. */
@@ -119,6 +131,43 @@ export function capacityTruth(utilization: number, params: Pick<SimulationParams
     };
   }
   return { expected: [], allowed: [], note: `workers are ${Math.round(u * 100)}% busy` };
+}
+
+/**
+ * A backlog is changes reconciled late. Once its depth stands (deduplication caps it), a key waits the standing
+ * depth over the completion rate. Five seconds is late: it is the whole budget of Kubernetes' own latency
+ * objectives for an object to be acted on (pod start-up, 5 s at the 99th percentile), spent waiting in one queue.
+ * A standing queue whose keys wait a second is a full set of workers keeping up with every object, however many
+ * events coalesce: saturated, not behind.
+ */
+export const LATE_WAIT_S = 5;
+
+/**
+ * Ground truth of an overloaded queue over `keys` objects with uniformly spread events: `capacityTruth`, except
+ * where deduplication levels the depth off early in the run and keys then wait less than `LATE_WAIT_S`. With
+ * arrivals `rate` and completions `capacityPerSecond`, a waiting key absorbs the events for it, so the depth
+ * rises toward keys × (1 − capacity / rate) with the time constant keys / rate. A depth that has had three time
+ * constants (95% of its ceiling) in the run stands; its keys wait ceiling / capacity. Standing short, the queue is
+ * saturated and a backlog is only allowed. `overloadedForMs`: how long of the run the arrivals exceed capacity
+ * (the whole run unless the load ramps up).
+ */
+export function overloadTruth(
+  sizes: { readonly keys: number; readonly rate: number; readonly capacity: number },
+  params: Pick<SimulationParams, 'flavor' | 'durationMs'>,
+  overloadedForMs = params.durationMs,
+): QueueTruthSpec {
+  const { keys, rate, capacity: cap } = sizes;
+  const truth = capacityTruth(rate / cap, params);
+  if (!truth.expected.includes('WorkqueueBacklog')) return truth;
+  const ceiling = keys * (1 - cap / rate);
+  const levelledOff = 3 * (keys / rate) * 1000 <= overloadedForMs;
+  const waitS = ceiling / cap;
+  if (!levelledOff || waitS >= LATE_WAIT_S) return truth;
+  // Saturated, a backlog allowed: the truth of a queue just under capacity.
+  return {
+    ...capacityTruth(0.95, params),
+    note: `arrivals are ${round(rate / cap, 3)}× capacity over ${keys} objects: deduplication holds the depth near ${Math.round(ceiling)} keys, each waiting ${round(waitS, 1)} s; the workers are saturated, no change is reconciled late`,
+  };
 }
 
 /**

@@ -19,8 +19,8 @@ const FAILING_SHARE = 0.1;
 /**
  * The share of objects failing forever from which their errors must be found: their share of syncs is about their
  * share of objects (see `FAILING_SHARE`), less the syncs keys deep in backoff miss, and the rule's floor of 5% of
- * syncs is crossed by no seed at 6% of objects, by most at 8% (3 of 4 fresh seeds in the detection curve), by every
- * one at 10%.
+ * syncs is crossed at some step on one of 4 fresh seeds at 4% of objects and on every seed from 6% (the detection
+ * curve), but held at every step from the onset on only from about 10%, where the truth owes it.
  */
 const DETECTABLE_FAILING_SHARE = 0.1;
 const OK_SYNC = lognormal(20, 0.5);
