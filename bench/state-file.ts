@@ -13,10 +13,12 @@ import { constants, gzip } from 'node:zlib';
 import { staticTargets } from '../src/discovery/static.js';
 import { keepFamilies, parseExposition } from '../src/exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../src/metrics/names.js';
+import { DEFAULT_SCRAPE_SETTINGS } from '../src/scrape/scrape-settings.js';
 import { scrapeLabels } from '../src/sources/target-provider.js';
 import { History } from '../src/store/history.js';
 import { historyToRecording } from '../src/store/history-recording.js';
 import { encodeHistoryState, restoreHistoryState } from '../src/store/state-file.js';
+import { stateFileLimits } from '../src/store/state-file-limits.js';
 import { profiles, syntheticPage } from './synthetic-managers.js';
 
 const QUEUES = [10, 100];
@@ -88,7 +90,8 @@ for (const queues of QUEUES) {
   const { series, samples } = history.stats();
   const state = await measure(() => encodeHistoryState(history, now));
   const readStarted = performance.now();
-  await restoreHistoryState(state.result, new History(), now);
+  const limits = stateFileLimits(DEFAULT_SCRAPE_SETTINGS, queues / QUEUES_PER_TARGET);
+  await restoreHistoryState(state.result, new History(), { nowMs: now, limits });
   const readMs = performance.now() - readStarted;
   const recording = await measure(async () =>
     gzipAsync(historyToRecording(history), { level: constants.Z_BEST_SPEED }),

@@ -1,13 +1,14 @@
 /**
  * The configuration file of `--config` for the one-shot commands (`diagnose`, `calibrate`, `generate`): read as
- * the other input files are (a missing file, a directory, binary content named in plain words), then resolved by
- * the one loader every command shares (config/service-config.ts) under the command's flags. These commands
- * read no `WQD_` variable (`serve` does). A bad file or value is a usage error naming the file and the key.
+ * `serve` reads it (config/read-config-file.ts: a regular text file within a size limit, problems named in plain
+ * words), then resolved by the one loader every command shares (config/service-config.ts) under the command's
+ * flags. These commands read no `WQD_` variable (`serve` does). A bad file or value is a usage error naming the
+ * file and the key.
  */
 import { ConfigError } from '../config/config-error.js';
+import { readConfigFile } from '../config/read-config-file.js';
 import { type ResolveOptions, resolveServiceConfig, type ServiceConfig } from '../config/service-config.js';
 import { UsageError } from './exit-codes.js';
-import { readTextFile } from './input-files.js';
 
 /** `flags.config` (when given) under `flags`; the flags are commander's attributes, as `serve` reads them. */
 export async function loadCommandConfig(
@@ -15,8 +16,8 @@ export async function loadCommandConfig(
   options: ResolveOptions = {},
 ): Promise<ServiceConfig> {
   const path = flags.config;
-  const file = path === undefined ? undefined : { path, text: await readTextFile(path, '--config') };
   try {
+    const file = path === undefined ? undefined : { path, text: await readConfigFile(path, '--config') };
     return resolveServiceConfig({ flags, env: {}, ...(file !== undefined ? { file } : {}) }, options);
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);

@@ -37,6 +37,14 @@ import { addScrapeLimitOptions } from './scrape-options.js';
 /** A shutdown that has not finished after this long ends the process anyway. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
+/**
+ * The proxies believed about a request's client address and scheme (`X-Forwarded-For`, `X-Forwarded-Proto`):
+ * those in the pod itself, as a TLS-terminating sidecar (kube-rbac-proxy, oauth2-proxy, Envoy) connects over
+ * loopback. Behind it, the session cookie is `Secure` and the sign-in throttle counts the proxy's clients, not the
+ * proxy. A proxy on another address is not believed: anyone could claim to be one.
+ */
+const TRUSTED_PROXIES = 'loopback';
+
 export interface RunningServer {
   /** `http://host:port` the API listens on (a wildcard host shown as 127.0.0.1). */
   readonly origin: string;
@@ -116,6 +124,10 @@ export function registerServeCommand(program: Command): void {
       '--api-token-file <file>',
       `require "Authorization: Bearer <token>" on ${API_PREFIX} (token in the file) [WQD_API_TOKEN_FILE]`,
     )
+    .option(
+      '--secure-cookie',
+      'always mark the sign-in cookie Secure (behind a TLS proxy outside the pod; without it: when the request came over TLS) [WQD_SECURE_COOKIE]',
+    )
     .option('--runbook-base-url <url>', 'base URL of the runbooks linked from findings [WQD_RUNBOOK_BASE_URL]')
     .option('--demo', 'run built-in simulated controllers (scenario mixed) on 127.0.0.1 and diagnose them');
   addScrapeLimitOptions(command, '', true).action(async (flags: Record<string, unknown>) => {
@@ -139,9 +151,14 @@ async function runServe(flags: Record<string, unknown>): Promise<number> {
   // Listen for the signals before starting, so that one arriving during the start (the demo's warm-up,
   // discovery's first list) still shuts down cleanly once the start has finished.
   const handlers: Array<[NodeJS.Signals, () => void]> = [];
+  // Aborted by the first signal: a start still reading the state file stops reading it.
+  const stopping = new AbortController();
   const signal = new Promise<NodeJS.Signals>((resolve) => {
     for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-      const handler = (): void => resolve(name);
+      const handler = (): void => {
+        stopping.abort();
+        resolve(name);
+      };
       handlers.push([name, handler]);
       process.once(name, handler);
     }
@@ -152,7 +169,7 @@ async function runServe(flags: Record<string, unknown>): Promise<number> {
   let server: RunningServer;
   try {
     const started = await Promise.race([
-      startServer(config, { logger }).then((running) => ({ running })),
+      startServer(config, { logger, signal: stopping.signal }).then((running) => ({ running })),
       signal.then((name) => ({ name })),
     ]);
     if ('name' in started) {
@@ -213,6 +230,8 @@ export async function startServer(config: ServiceConfig, options: StartOptions =
       }),
       metrics: runtime.metrics.registry,
       ...(runtime.apiToken !== undefined ? { apiToken: runtime.apiToken } : {}),
+      trustProxy: TRUSTED_PROXIES,
+      secureCookie: config.secureCookie,
       logger,
       evaluationIntervalMs: config.evaluation.intervalMs,
       version: packageVersion(),

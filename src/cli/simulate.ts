@@ -54,6 +54,9 @@ interface SimulateFlags {
   keys?: string;
   failingKeys?: string;
   loopKeys?: string;
+  blockingShare?: string;
+  blockingSeconds?: string;
+  syncMs?: string;
   rate?: string;
   start?: string;
   record?: string;
@@ -100,6 +103,15 @@ export function registerSimulateCommand(program: Command): void {
     .option(
       '--loop-keys <n>',
       "hot-loop-status-write, hot-loop-no-backoff, self-requeue-loop: keys in the loop (default: the scenario's)",
+    )
+    .option('--blocking-share <share>', 'blocking-call: share of syncs that block, 0 to 1 (default 0.008)')
+    .option(
+      '--blocking-seconds <s>',
+      'blocking-call: length of a blocking sync, each 0.8 to 1.2 times this (default: 10 to 60 s)',
+    )
+    .option(
+      '--sync-ms <ms>',
+      "backlog, gradual-backlog, saturation: median sync time of the main controller; the load keeps its ratio to capacity (default: the scenario's)",
     )
     .option('--start <time>', 'time of the first sample (RFC 3339 or unix seconds)', '2026-01-01T00:00:00Z')
     .option('--record <file>', 'recording to write (virtual time); FILE.truth.json gets the ground truth')
@@ -237,6 +249,11 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
       ...(flags.rate === undefined ? {} : { rate: number('--rate', flags.rate) }),
       ...(flags.failingKeys === undefined ? {} : { failingKeys: integer('--failing-keys', flags.failingKeys) }),
       ...(flags.loopKeys === undefined ? {} : { loopKeys: integer('--loop-keys', flags.loopKeys) }),
+      ...(flags.blockingShare === undefined ? {} : { blockingShare: number('--blocking-share', flags.blockingShare) }),
+      ...(flags.blockingSeconds === undefined
+        ? {}
+        : { blockingSeconds: number('--blocking-seconds', flags.blockingSeconds) }),
+      ...(flags.syncMs === undefined ? {} : { syncMs: number('--sync-ms', flags.syncMs) }),
     },
     scenario,
   );

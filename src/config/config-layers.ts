@@ -6,14 +6,22 @@
  * Contract:
  * - A layer holds only the settings it gives: unset flags, empty variables and null file keys are absent.
  *   Values are raw (not yet checked; see setting-values.ts).
- * - `parseConfigFile` rejects text that is not YAML, a top level that is not a mapping, and keys the
- *   settings table does not know (besides the override sections), naming the first with its dotted path.
+ * - `parseConfigFile` rejects text that is not YAML, aliases that expand past `MAX_CONFIG_ALIAS_COUNT`, a top
+ *   level that is not a mapping, and keys the settings table does not know (besides the override sections),
+ *   naming the first with its dotted path. Every error names the file.
  *   Unknown `WQD_` variables are ignored.
  */
 import { parseDocument } from 'yaml';
 import { ConfigError, describeValue } from './config-error.js';
 import { flagName, OVERRIDE_SECTIONS, SETTINGS } from './service-settings.js';
 import { isMapping } from './setting-values.js';
+
+/**
+ * How far YAML aliases (`*anchor`) may expand a configuration file (the yaml package's `maxAliasCount`): a file
+ * that shares a few settings through anchors stays far below; a "billion laughs" of nested aliases is refused
+ * before it is expanded.
+ */
+export const MAX_CONFIG_ALIAS_COUNT = 100;
 
 export type Layer = {
   readonly name: 'flags' | 'env' | 'file';
@@ -58,7 +66,17 @@ export function parseConfigFile(text: string, path: string): Record<string, unkn
   const document = parseDocument(text, { prettyErrors: false });
   const firstError = document.errors[0];
   if (firstError !== undefined) throw new ConfigError(`${path}: not valid YAML: ${firstError.message}`);
-  const root: unknown = document.toJS();
+  let root: unknown;
+  try {
+    root = document.toJS({ maxAliasCount: MAX_CONFIG_ALIAS_COUNT });
+  } catch (error) {
+    // The yaml package throws a ReferenceError when the aliases expand past the count (a "billion laughs").
+    const reason =
+      error instanceof ReferenceError
+        ? `its aliases expand too far (more than ${MAX_CONFIG_ALIAS_COUNT} alias expansions)`
+        : (error as Error).message;
+    throw new ConfigError(`${path}: not a usable YAML document: ${reason}`);
+  }
   if (root === null || root === undefined) return {};
   if (!isMapping(root)) throw new ConfigError(`${path}: expected a mapping at the top, got ${describeValue(root)}`);
   checkKeys(root, '', path);

@@ -22,7 +22,6 @@
  * The settings table is in service-settings.ts, the defaults in service-defaults.ts, reading the three
  * layers in config-layers.ts and checking values in setting-values.ts; this module merges them.
  */
-import { readFile } from 'node:fs/promises';
 import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { identityLabels } from '../diagnosis/identity.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
@@ -33,6 +32,7 @@ import { parseDuration } from '../util/duration.js';
 import { ConfigError } from './config-error.js';
 import { envLayer, fileLayer, flagLayer, type Layer, parseConfigFile } from './config-layers.js';
 import { parseOverrideSections } from './queue-overrides.js';
+import { readConfigFile } from './read-config-file.js';
 import {
   DEFAULT_DEMO_LISTEN,
   DEFAULT_EVALUATION_INTERVAL,
@@ -78,6 +78,11 @@ export type ServiceConfig = {
   readonly listenGiven: boolean;
   readonly logLevel: LogLevel;
   readonly apiTokenFile?: string;
+  /**
+   * Whether the sign-in's session cookie is always `Secure`: for a TLS proxy the service does not trust (an Ingress
+   * outside the pod). Without it the cookie is `Secure` when the request arrived over TLS as the service sees it.
+   */
+  readonly secureCookie: boolean;
   readonly runbookBaseUrl: string;
   readonly source: SourceConfig;
   /** Every scrape setting, each unset one at its default (scrape/scrape-settings.ts). */
@@ -118,7 +123,7 @@ export function flagName(attribute: string): string {
   return `--${attribute.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 
-/** Reads the configuration file named by `--config` or `WQD_CONFIG` (if any), then resolves. */
+/** Reads the configuration file named by `--config` or `WQD_CONFIG` (if any; read-config-file.ts), then resolves. */
 export async function loadServiceConfig(
   flags: ConfigInputs['flags'],
   env: ConfigInputs['env'],
@@ -128,13 +133,7 @@ export async function loadServiceConfig(
   const fromEnv = env[`${ENV_PREFIX}CONFIG`];
   const path = typeof fromFlag === 'string' ? fromFlag : fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined;
   if (path === undefined) return resolveServiceConfig({ flags, env }, options);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const where = typeof fromFlag === 'string' ? '--config' : `${ENV_PREFIX}CONFIG`;
-    throw new ConfigError(`${where}: cannot read ${JSON.stringify(path)}: ${(error as Error).message}`);
-  }
+  const text = await readConfigFile(path, typeof fromFlag === 'string' ? '--config' : `${ENV_PREFIX}CONFIG`);
   return resolveServiceConfig({ flags, env, file: { path, text } }, options);
 }
 
@@ -209,6 +208,7 @@ export function resolveServiceConfig(inputs: ConfigInputs, options: ResolveOptio
     listenGiven: listenGivenAddress !== undefined,
     logLevel: get<LogLevel>('logLevel') ?? 'info',
     ...(apiTokenFile !== undefined ? { apiTokenFile } : {}),
+    secureCookie: get<boolean>('api.secureCookie') ?? false,
     runbookBaseUrl: get<string>('runbookBaseUrl') ?? DEFAULT_RUNBOOK_BASE_URL,
     source,
     scrape: {

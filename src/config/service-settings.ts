@@ -46,6 +46,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'listen', kind: 'listen', flag: 'listen', env: 'WQD_LISTEN' },
   { key: 'logLevel', kind: 'logLevel', flag: 'logLevel', env: 'WQD_LOG_LEVEL' },
   { key: 'api.tokenFile', kind: 'string', flag: 'apiTokenFile', env: 'WQD_API_TOKEN_FILE' },
+  { key: 'api.secureCookie', kind: 'boolean', flag: 'secureCookie', env: 'WQD_SECURE_COOKIE' },
   { key: 'runbookBaseUrl', kind: 'url', flag: 'runbookBaseUrl', env: 'WQD_RUNBOOK_BASE_URL' },
   // The fleet: which series every query reads (Prometheus mode, generated rules and dashboards), and where.
   { key: 'selector', kind: 'selector', flag: 'fleetSelector', env: 'WQD_FLEET_SELECTOR', sources: PROMETHEUS },

@@ -104,6 +104,22 @@ export class SeriesTable {
     return s.length === (k.ends[id] as number) - start && k.text.startsWith(s, start);
   }
 
+  /**
+   * Whether the key of any series holds `fragment`: one search of the keys' bytes, or of the parsed text and
+   * then of each key only when the text holds it (so a page without it costs one search).
+   */
+  keysInclude(fragment: string): boolean {
+    const k = this.#keys;
+    if (k.kind === 'bytes')
+      return Buffer.from(k.bytes.buffer, k.bytes.byteOffset, k.bytes.byteLength).includes(fragment);
+    for (const key of k.strings.values()) if (key.includes(fragment)) return true;
+    if (!k.text.includes(fragment)) return false;
+    for (let id = 0; id < this.count; id++) {
+      if ((k.starts[id] as number) !== -1 && this.key(id).includes(fragment)) return true;
+    }
+    return false;
+  }
+
   name(id: number): string {
     return keyMetricName(this.key(id));
   }

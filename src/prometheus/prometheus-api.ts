@@ -15,11 +15,28 @@
  *   is the API's own (`bad_data`, `execution`, `timeout`, `canceled`, `internal`, `unavailable`,
  *   `not_found`) or the transport's `ScrapeError` code, and `expr` the expression when there is one.
  * - Native-histogram samples are not supported; they are left out and reported in `warnings`.
+ * - Answers are bounded: at most `maxBytes` decoded (default `PROMETHEUS_ANSWER_MAX_BYTES`; a larger one fails
+ *   with the transport error `too_large`, saying so), decoded off the event loop when large (answer-decoder.ts),
+ *   and every text of the server repeated in an error, a warning or the build info is cut to
+ *   `UPSTREAM_TEXT_MAX_CHARS` (then `…` and the length it had), after the request's credentials are removed.
  */
 import { readTokenFile } from '../scrape/file-cache.js';
 import { userAgent } from '../scrape/http-fetch.js';
 import { type HttpAgents, type HttpResponse, httpRequest } from '../scrape/http-transport.js';
 import { redactUrl, ScrapeError, urlCredentials, withoutCredentials } from '../scrape/scrape-error.js';
+import { shortenedText } from '../util/shortened-text.js';
+import { AnswerTooLargeError, decodeAnswer } from './answer-decoder.js';
+import {
+  type AnswerData,
+  type AnswerShape,
+  type AnswerText,
+  type Labels,
+  parseSampleValue,
+  type QueryColumns,
+} from './prometheus-answer.js';
+
+export type { Labels };
+export { parseSampleValue };
 
 export interface PrometheusClientOptions {
   /** API root, e.g. `http://127.0.0.1:9090` or `https://mimir.example/prometheus`. */
@@ -33,12 +50,10 @@ export interface PrometheusClientOptions {
   timeoutMs: number;
   caFile?: string;
   insecureSkipVerify?: boolean;
-  /** Bound on the uncompressed size of one answer (default 64 MiB). */
+  /** Bound on the uncompressed size of one answer (default `PROMETHEUS_ANSWER_MAX_BYTES`). */
   maxBytes?: number;
   agents?: HttpAgents;
 }
-
-export type Labels = Record<string, string>;
 
 export interface SamplePoint {
   timeSec: number;
@@ -131,24 +146,17 @@ export class PrometheusApiError extends Error {
   }
 }
 
-const DEFAULT_MAX_BYTES = 64 << 20;
+/**
+ * The largest answer accepted, decoded: 16 MiB, sized for the standalone Deployment's 384 MiB limit (Prometheus
+ * mode). An answer this large is about 800,000 samples: about 75 MiB on the decoder's heap while parsed, then
+ * about 60 MiB of samples and vectors on the service's own; with the service's 100 to 140 MiB under load, that
+ * stays below 300 MiB. Answers the diagnoses ask for are far smaller: at 10,000 queues, an instant vector is about
+ * 2 MiB (README, Benchmarks).
+ */
+export const PROMETHEUS_ANSWER_MAX_BYTES = 16 * 1024 * 1024;
 
-/** Parses a sample value as the API writes it: decimal strings, "NaN", "+Inf", "-Inf". */
-export function parseSampleValue(raw: unknown): number {
-  if (typeof raw !== 'string') throw new TypeError(`sample value is not a string: ${JSON.stringify(raw)}`);
-  switch (raw) {
-    case 'NaN':
-      return Number.NaN;
-    case '+Inf':
-    case 'Inf':
-      return Number.POSITIVE_INFINITY;
-    case '-Inf':
-      return Number.NEGATIVE_INFINITY;
-  }
-  const v = raw.trim() === '' ? Number.NaN : Number(raw);
-  if (Number.isNaN(v)) throw new TypeError(`sample value is not a number: ${JSON.stringify(raw)}`);
-  return v;
-}
+/** The most of one text of the server (an error, a warning, a build-info field) repeated anywhere. */
+export const UPSTREAM_TEXT_MAX_CHARS = 300;
 
 export function createPrometheusClient(options: PrometheusClientOptions): PrometheusClient {
   let root: URL;
@@ -191,16 +199,18 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
   };
 
   /**
-   * Sends one request and returns the API's `data` (and `warnings`, without credentials) or throws a
-   * PrometheusApiError; `clean` removes the request's credentials from text of the answer a caller passes on.
+   * Sends one request and returns the API's `data` as `shape` expects it (and `warnings`, without credentials
+   * and cut short) or throws a PrometheusApiError; `clean` removes the request's credentials from text of the
+   * answer a caller passes on.
    */
-  const call = async (
+  const call = async <Shape extends AnswerShape>(
     method: 'GET' | 'POST',
     path: string,
     params: URLSearchParams,
+    shape: Shape,
     expr?: string,
     signal?: AbortSignal,
-  ): Promise<{ data: unknown; warnings: string[]; clean: (text: string) => string }> => {
+  ): Promise<{ data: Extract<AnswerData, { shape: Shape }>; warnings: string[]; clean: (text: string) => string }> => {
     const url = method === 'GET' ? endpointUrl(path, params) : endpointUrl(path);
     const request = `${method} ${redactUrl(url)}`;
     const headers: Record<string, string> = {
@@ -213,11 +223,15 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     // What an upstream may echo back (a proxy's error page, a debugging endpoint) and must not be repeated.
     const secrets = secretsOf(auth, options);
     const clean = (text: string): string => withoutCredentials(text, secrets);
+    // Cut after the credentials are removed, from a start long enough to hold a credential the cut would halve.
+    const quoteChars = UPSTREAM_TEXT_MAX_CHARS + Math.max(0, ...secrets.map((secret) => secret.length));
+    const quote = (text: AnswerText): string => shortenedText(clean(text.prefix), UPSTREAM_TEXT_MAX_CHARS, text.length);
     let body: string | undefined;
     if (method === 'POST') {
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
       body = params.toString();
     }
+    const maxBytes = options.maxBytes ?? PROMETHEUS_ANSWER_MAX_BYTES;
     let res: HttpResponse;
     try {
       res = await httpRequest(url, {
@@ -225,7 +239,7 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
         headers,
         ...(body !== undefined ? { body } : {}),
         timeoutMs: options.timeoutMs,
-        maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+        maxBytes,
         errorBodyBytes: 64 * 1024,
         ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
         ...(options.insecureSkipVerify !== undefined ? { insecureSkipVerify: options.insecureSkipVerify } : {}),
@@ -234,70 +248,60 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
       });
     } catch (err) {
       if (err instanceof ScrapeError) {
-        const cause = err.message.slice(err.message.indexOf(': ') + 2);
+        const cause =
+          err.code === 'too_large'
+            ? `the answer is larger than ${maxBytes} bytes, the most this service accepts from Prometheus; narrow the fleet selector or split the fleet`
+            : err.message.slice(err.message.indexOf(': ') + 2);
         throw new PrometheusApiError('transport', err.code, cause, { request, expr, cause: err });
       }
       throw err;
     }
     const ok = res.status >= 200 && res.status < 300;
-    let json: unknown;
+    // Kept before the body moves to the decoder: what an error quotes of an answer that is not the API's.
+    const head = Buffer.from(res.body.subarray(0, EXCERPT_SOURCE_BYTES));
+    let answer: Awaited<ReturnType<typeof decodeAnswer>>;
     try {
-      json = JSON.parse(res.body.toString('utf8'));
-    } catch {
-      json = undefined;
+      answer = await decodeAnswer(res.body, shape, quoteChars);
+    } catch (err) {
+      const detail = err instanceof AnswerTooLargeError ? err.message : `cannot decode the answer: ${String(err)}`;
+      throw new PrometheusApiError('decode', 'bad_response', detail, { request, status: res.status, expr, cause: err });
     }
-    const envelope = isRecord(json) ? json : undefined;
-    if (envelope?.['status'] === 'error' || !ok) {
-      if (envelope && typeof envelope['errorType'] === 'string') {
-        const detail = typeof envelope['error'] === 'string' ? clean(envelope['error']) : 'error';
-        throw new PrometheusApiError('api', clean(envelope['errorType']), detail, {
-          request,
-          status: res.status,
-          expr,
-        });
+    if (answer.status?.prefix === 'error' || !ok) {
+      if (answer.errorType !== undefined) {
+        const detail = answer.error !== undefined ? quote(answer.error) : 'error';
+        throw new PrometheusApiError('api', quote(answer.errorType), detail, { request, status: res.status, expr });
       }
-      const snippet = bodyExcerpt(res.body, clean);
+      const snippet = bodyExcerpt(head, clean);
       const detail = `HTTP ${res.status} ${res.statusText}${snippet ? `: ${snippet}` : ''}`;
       throw new PrometheusApiError('http', 'http_status', detail, { request, status: res.status, expr });
     }
-    if (envelope?.['status'] !== 'success' || !('data' in envelope)) {
-      const what = /^\s*</.test(res.body.subarray(0, 512).toString('utf8'))
-        ? `the answer is HTML, not the Prometheus API (is the URL the server's root?): ${bodyExcerpt(res.body, clean)}`
+    if (answer.status?.prefix !== 'success' || !answer.hasData) {
+      const what = /^\s*</.test(head.subarray(0, 512).toString('utf8'))
+        ? `the answer is HTML, not the Prometheus API (is the URL the server's root?): ${bodyExcerpt(head, clean)}`
         : 'the answer is not a Prometheus API success response';
-      throw new PrometheusApiError('decode', 'bad_response', what, {
-        request,
-        status: res.status,
-        expr,
-      });
+      throw new PrometheusApiError('decode', 'bad_response', what, { request, status: res.status, expr });
     }
-    const warnings = Array.isArray(envelope['warnings'])
-      ? envelope['warnings'].filter((w): w is string => typeof w === 'string').map(clean)
-      : [];
-    return { data: envelope['data'], warnings, clean };
+    if (answer.data?.shape !== shape) {
+      const detail = answer.dataError !== undefined ? quote(answer.dataError) : 'the data is not what was asked for';
+      throw new PrometheusApiError('decode', 'bad_response', detail, { request, expr });
+    }
+    const warnings = answer.warnings.map(quote);
+    if (answer.warningsLeftOut > 0) warnings.push(`${answer.warningsLeftOut} more warnings left out`);
+    return { data: answer.data as Extract<AnswerData, { shape: Shape }>, warnings, clean };
   };
 
-  const decodeFailure = (
-    method: 'GET' | 'POST',
-    path: string,
-    expr: string | undefined,
-    err: unknown,
-  ): PrometheusApiError =>
-    new PrometheusApiError('decode', 'bad_response', err instanceof Error ? err.message : String(err), {
+  const decodeFailure = (method: 'GET' | 'POST', path: string, expr: string | undefined, detail: string) =>
+    new PrometheusApiError('decode', 'bad_response', detail, {
       request: `${method} ${redactUrl(endpointUrl(path))}`,
       expr,
-      cause: err,
     });
 
   return {
     async query(expr, timeSec, request) {
       const params = new URLSearchParams({ query: expr });
       if (timeSec !== undefined) params.set('time', formatSeconds(timeSec));
-      const { data, warnings } = await call('POST', '/api/v1/query', params, expr, request?.signal);
-      try {
-        return decodeQueryData(data, warnings);
-      } catch (err) {
-        throw decodeFailure('POST', '/api/v1/query', expr, err);
-      }
+      const { data, warnings } = await call('POST', '/api/v1/query', params, 'query', expr, request?.signal);
+      return queryResult(data.columns, warnings);
     },
 
     async queryRange(expr, startSec, endSec, stepSec, request) {
@@ -307,20 +311,10 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
         end: formatSeconds(endSec),
         step: formatSeconds(stepSec),
       });
-      const { data, warnings } = await call('POST', '/api/v1/query_range', params, expr, request?.signal);
-      let decoded: QueryResult;
-      try {
-        decoded = decodeQueryData(data, warnings);
-      } catch (err) {
-        throw decodeFailure('POST', '/api/v1/query_range', expr, err);
-      }
+      const { data, warnings } = await call('POST', '/api/v1/query_range', params, 'query', expr, request?.signal);
+      const decoded = queryResult(data.columns, warnings);
       if (decoded.resultType !== 'matrix') {
-        throw decodeFailure(
-          'POST',
-          '/api/v1/query_range',
-          expr,
-          new TypeError(`expected a matrix, got ${decoded.resultType}`),
-        );
+        throw decodeFailure('POST', '/api/v1/query_range', expr, `expected a matrix, got ${decoded.resultType}`);
       }
       return decoded;
     },
@@ -331,10 +325,8 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
       for (const m of matchers) params.append('match[]', m);
       if (startSec !== undefined) params.set('start', formatSeconds(startSec));
       if (endSec !== undefined) params.set('end', formatSeconds(endSec));
-      const { data } = await call('POST', '/api/v1/series', params, undefined, request?.signal);
-      if (!Array.isArray(data))
-        throw decodeFailure('POST', '/api/v1/series', undefined, new TypeError('data is not a list'));
-      return data.map((d) => toLabels(d));
+      const { data } = await call('POST', '/api/v1/series', params, 'labelSets', undefined, request?.signal);
+      return data.labelSets;
     },
 
     async labelValues(label, matchers, startSec, endSec) {
@@ -343,20 +335,20 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
       if (startSec !== undefined) params.set('start', formatSeconds(startSec));
       if (endSec !== undefined) params.set('end', formatSeconds(endSec));
       const path = `/api/v1/label/${encodeURIComponent(label)}/values`;
-      const { data } = await call('GET', path, params);
-      if (!Array.isArray(data) || !data.every((v) => typeof v === 'string')) {
-        throw decodeFailure('GET', path, undefined, new TypeError('data is not a list of strings'));
-      }
-      return data as string[];
+      const { data } = await call('GET', path, params, 'strings');
+      return data.strings;
     },
 
     async buildInfo() {
-      const { data, clean } = await call('GET', '/api/v1/status/buildinfo', new URLSearchParams());
-      if (!isRecord(data)) throw decodeFailure('GET', '/api/v1/status/buildinfo', undefined, new TypeError('no data'));
+      const { data, clean } = await call('GET', '/api/v1/status/buildinfo', new URLSearchParams(), 'buildInfo');
       // Shown in /api/v1/targets: without the request's credentials (an upstream may echo them) and short.
       const s = (k: string): string => {
-        const value = typeof data[k] === 'string' ? clean(data[k]) : '';
-        return value.length <= BUILD_INFO_MAX_CHARS ? value : `${value.slice(0, BUILD_INFO_MAX_CHARS - 1)}…`;
+        const field = data.fields[k];
+        if (field === undefined) return '';
+        const value = clean(field.prefix);
+        return value.length <= BUILD_INFO_MAX_CHARS && field.length <= BUILD_INFO_MAX_CHARS
+          ? value
+          : `${value.slice(0, BUILD_INFO_MAX_CHARS - 1)}…`;
       };
       return {
         version: s('version'),
@@ -379,46 +371,35 @@ function formatSeconds(sec: number): string {
   return Number.isInteger(sec) ? String(sec) : sec.toFixed(3).replace(/\.?0+$/, '');
 }
 
-function decodeQueryData(data: unknown, warnings: string[]): QueryResult {
-  if (!isRecord(data)) throw new TypeError('data is not an object');
-  const { resultType, result } = data;
-  switch (resultType) {
+/** A query result from its columns (see prometheus-answer.ts). */
+function queryResult(columns: QueryColumns, warnings: string[]): QueryResult {
+  switch (columns.resultType) {
     case 'vector': {
-      if (!Array.isArray(result)) throw new TypeError('vector result is not a list');
-      const out: InstantSample[] = [];
-      let skipped = 0;
-      for (const item of result) {
-        if (!isRecord(item)) throw new TypeError('vector element is not an object');
-        if (item['value'] === undefined && item['histogram'] !== undefined) {
-          skipped++;
-          continue;
-        }
-        out.push({ metric: toLabels(item['metric']), ...toPoint(item['value']) });
-      }
-      return { resultType, result: out, warnings: withSkipped(warnings, skipped) };
+      const { metrics, times, values } = columns;
+      const result = metrics.map(
+        (metric, i): InstantSample => ({
+          metric,
+          timeSec: times[i] as number,
+          value: values[i] as number,
+        }),
+      );
+      return { resultType: 'vector', result, warnings: withSkipped(warnings, columns.skipped) };
     }
     case 'matrix': {
-      if (!Array.isArray(result)) throw new TypeError('matrix result is not a list');
-      let skipped = 0;
-      const out = result.map((item): RangeSeries => {
-        if (!isRecord(item)) throw new TypeError('matrix element is not an object');
-        const values = item['values'] ?? [];
-        if (!Array.isArray(values)) throw new TypeError('matrix values is not a list');
-        if (Array.isArray(item['histograms'])) skipped += item['histograms'].length;
-        return { metric: toLabels(item['metric']), samples: values.map(toPoint) };
+      const { metrics, ends, times, values } = columns;
+      const result = metrics.map((metric, i): RangeSeries => {
+        const samples: SamplePoint[] = [];
+        for (let at = i === 0 ? 0 : (ends[i - 1] as number); at < (ends[i] as number); at++) {
+          samples.push({ timeSec: times[at] as number, value: values[at] as number });
+        }
+        return { metric, samples };
       });
-      return { resultType, result: out, warnings: withSkipped(warnings, skipped) };
+      return { resultType: 'matrix', result, warnings: withSkipped(warnings, columns.skipped) };
     }
     case 'scalar':
-      return { resultType, result: toPoint(result), warnings };
-    case 'string': {
-      if (!Array.isArray(result) || result.length !== 2 || typeof result[1] !== 'string') {
-        throw new TypeError('string result is not [time, "text"]');
-      }
-      return { resultType, result: { timeSec: toTime(result[0]), value: result[1] }, warnings };
-    }
-    default:
-      throw new TypeError(`unknown resultType ${JSON.stringify(resultType)}`);
+      return { resultType: 'scalar', result: { timeSec: columns.timeSec, value: columns.value }, warnings };
+    case 'string':
+      return { resultType: 'string', result: { timeSec: columns.timeSec, value: columns.value }, warnings };
   }
 }
 
@@ -426,34 +407,6 @@ function withSkipped(warnings: string[], skipped: number): string[] {
   return skipped === 0 ? warnings : [...warnings, `${skipped} native-histogram samples left out (not supported)`];
 }
 
-function toPoint(raw: unknown): SamplePoint {
-  if (!Array.isArray(raw) || raw.length !== 2)
-    throw new TypeError(`sample is not [time, "value"]: ${JSON.stringify(raw)}`);
-  return { timeSec: toTime(raw[0]), value: parseSampleValue(raw[1]) };
-}
-
-function toTime(raw: unknown): number {
-  const t = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : Number.NaN;
-  if (!Number.isFinite(t)) throw new TypeError(`sample time is not a number: ${JSON.stringify(raw)}`);
-  return t;
-}
-
-function toLabels(raw: unknown): Labels {
-  if (raw === undefined || raw === null) return {};
-  if (!isRecord(raw)) throw new TypeError('labels are not an object');
-  const out: Labels = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (typeof v !== 'string') throw new TypeError(`label ${k} is not a string`);
-    out[k] = v;
-  }
-  return out;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** The start of a response body on one line, at most 80 characters (an HTML page is never echoed whole). */
 /** Headers whose values name a tenant or a route, not a credential: kept in what is repeated. */
 const PLAIN_HEADERS = new Set(['x-scope-orgid']);
 
@@ -471,10 +424,11 @@ function secretsOf(auth: string | undefined, options: PrometheusClientOptions): 
   return secrets;
 }
 
+/** How much of an answer's start is kept for an excerpt. */
+const EXCERPT_SOURCE_BYTES = 64 * 1024;
+
 /** The start of an answer's body on one line, without the secrets `clean` removes (before it is cut short). */
 function bodyExcerpt(body: Buffer, clean: (text: string) => string): string {
-  const flat = clean(body.subarray(0, 64 * 1024).toString('utf8'))
-    .replace(/\s+/g, ' ')
-    .trim();
+  const flat = clean(body.subarray(0, EXCERPT_SOURCE_BYTES).toString('utf8')).replace(/\s+/g, ' ').trim();
   return flat.length <= 80 ? flat : `${flat.slice(0, 79)}…`;
 }

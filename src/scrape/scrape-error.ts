@@ -84,14 +84,17 @@ const CREDENTIAL = /\b(Bearer|Basic)(\s+)[A-Za-z0-9._~+/=-]+/gi;
 /** The user information of a URL (`scheme://user:password@`). */
 const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/?#@\s"'<>]*@/gi;
 
+/** Shorter secrets are not searched for: they would match ordinary text. */
+export const MIN_SECRET_CHARS = 4;
+
 /**
- * `text` (an excerpt of what a target or server answered) without credentials: each of `secrets` (values of 4
- * characters or more, longest first, so a token inside a longer value is not left half-replaced), any `Bearer` or
- * `Basic` credential, and the user information of URLs, replaced by `<secret>`.
+ * `text` (an excerpt of what a target or server answered) without credentials: each of `secrets` (values of
+ * `MIN_SECRET_CHARS` or more, longest first, so a token inside a longer value is not left half-replaced), any
+ * `Bearer` or `Basic` credential, and the user information of URLs, replaced by `<secret>`.
  */
 export function withoutCredentials(text: string, secrets: readonly string[] = []): string {
   let out = text;
-  const known = secrets.filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
+  const known = secrets.filter((secret) => secret.length >= MIN_SECRET_CHARS).sort((a, b) => b.length - a.length);
   for (const secret of known) out = out.split(secret).join(SECRET_PLACEHOLDER);
   return out
     .replace(CREDENTIAL, (_m, scheme: string, blank: string) => `${scheme}${blank}${SECRET_PLACEHOLDER}`)
@@ -108,4 +111,27 @@ export function urlCredentials(url: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * What of a URL's user information is secret: the password as written and decoded, and the `Basic` credential
+ * the request sends for it. Not the user alone, which names ordinary things.
+ */
+export function urlSecrets(url: string): string[] {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  if (u.password === '') return [];
+  const decode = (part: string): string => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  };
+  const basic = Buffer.from(`${decode(u.username)}:${decode(u.password)}`).toString('base64');
+  return [decode(u.password), u.password, basic];
 }

@@ -8,8 +8,12 @@
  *   `/healthz`, `/readyz`, `/metrics` (always open), the OpenAPI document at `/docs/json` and its UI at `/docs`.
  * - Every route declares its schemas; every error answer is `{ "error": { "code", "message" } }` with a
  *   code from `errors.ts`, including unknown routes (404 `not_found`) and invalid parameters (400).
- * - The token is compared in constant time (over SHA-256 digests, so the length does not leak either).
- * - Limits are explicit: request body size, connection, request and keep-alive timeouts.
+ * - The token is compared in constant time (over SHA-256 digests, so the length does not leak either); a token
+ *   shorter than `MIN_API_TOKEN_BYTES` is refused (`TypeError`).
+ * - Limits are explicit: request body size, connection, request and keep-alive timeouts, sign-in attempts per
+ *   client address, and the bytes of cached answers (answer-budget.ts).
+ * - No credential reaches the log at any level (request-log.ts): the request log's URLs go without credential
+ *   query parameters and without the API token, and no header is logged.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -25,9 +29,11 @@ import Fastify, {
 } from 'fastify';
 import { DEFAULT_EVALUATION_INTERVAL } from '../config/service-defaults.js';
 import type { Report } from '../diagnosis/report.js';
+import { apiTokenProblem } from '../service/api-token.js';
 import type { QueueSeries } from '../service/queue-series.js';
 import type { TargetsView } from '../service/target-status.js';
 import { parseDuration } from '../util/duration.js';
+import type { ThrottleLimits } from './client-throttle.js';
 import {
   API_ERRORS,
   ApiError,
@@ -38,6 +44,7 @@ import {
   toApiError,
 } from './errors.js';
 import { createReportCache } from './report-cache.js';
+import { requestLogSerializers } from './request-log.js';
 import { apiRoutes } from './routes/api.js';
 import { opsRoutes } from './routes/ops.js';
 import { pageRoutes } from './routes/page.js';
@@ -59,6 +66,8 @@ export type ServerLimits = {
   readonly keepAliveTimeoutMs: number;
   /** Longest path parameter (a queue id). */
   readonly maxParamLength: number;
+  /** `POST /login` attempts per client address: a burst, then so many a second; beyond that 429. */
+  readonly signIn: ThrottleLimits;
 };
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -67,6 +76,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   requestTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   maxParamLength: 1024,
+  // A person mistyping gets five tries at once and one more a second; 4,096 addresses take about 400 KB.
+  signIn: { burst: 5, perSecond: 1, maxClients: 4096 },
 };
 
 export type AppOptions = {
@@ -81,8 +92,19 @@ export type AppOptions = {
   readonly series?: QueueSeries;
   /** A prom-client registry (or anything that renders an exposition). */
   readonly metrics: { metrics(): Promise<string>; readonly contentType: string };
-  /** When set, `/api/v1/*` requires `Authorization: Bearer <token>`, and `/` that or a session cookie. */
+  /**
+   * When set, `/api/v1/*` requires `Authorization: Bearer <token>`, and `/` that or a session cookie. At least
+   * `MIN_API_TOKEN_BYTES` long.
+   */
   readonly apiToken?: string;
+  /**
+   * The proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (fastify's `trustProxy`: addresses,
+   * CIDR ranges or names such as `loopback`); default none. They decide the client address of the sign-in
+   * throttle and whether a request came over HTTPS (the session cookie's `Secure`).
+   */
+  readonly trustProxy?: boolean | string | readonly string[];
+  /** Always mark the session cookie `Secure`; by default only for requests that came over HTTPS. */
+  readonly secureCookie?: boolean;
   /** Structured logger (pino); default: no logging. */
   readonly logger?: FastifyBaseLogger;
   /** Told to clients that ask too early (Retry-After), in milliseconds. Default 15 s. */
@@ -93,13 +115,21 @@ export type AppOptions = {
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const tokenProblem = options.apiToken === undefined ? undefined : apiTokenProblem(options.apiToken);
+  if (tokenProblem !== undefined) throw new TypeError(tokenProblem);
+  const ownSecrets = options.apiToken === undefined ? [] : [options.apiToken, encodeURIComponent(options.apiToken)];
   const sendError = (error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const mapped = toApiError(error, request as unknown as Record<string, unknown>);
     if (mapped.internal) request.log.error({ err: error, url: request.url }, 'request failed');
     return reply.code(mapped.error.statusCode).send(errorBody(mapped.error.code, mapped.error.message));
   };
   const app = Fastify({
-    ...(options.logger !== undefined ? { loggerInstance: options.logger } : { logger: false }),
+    ...(options.logger !== undefined
+      ? { loggerInstance: options.logger.child({}, { serializers: requestLogSerializers(ownSecrets) }) }
+      : { logger: false }),
+    ...(options.trustProxy !== undefined
+      ? { trustProxy: typeof options.trustProxy === 'object' ? [...options.trustProxy] : options.trustProxy }
+      : {}),
     // Requests are logged at debug level by the onResponse hook below, not at info by fastify.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: limits.bodyLimitBytes,
@@ -213,6 +243,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     targets: options.targets,
     ...(options.series !== undefined ? { series: options.series } : {}),
     ...(options.apiToken !== undefined ? { apiToken: options.apiToken } : {}),
+    signInLimits: limits.signIn,
+    ...(options.secureCookie !== undefined ? { secureCookie: options.secureCookie } : {}),
     refreshSeconds: retryAfterSeconds,
     ...(options.version !== undefined ? { version: options.version } : {}),
   });

@@ -22,6 +22,7 @@ export const API_ERRORS = {
   queue_not_found: { statusCode: 404, message: 'No queue with this id in the latest report.' },
   payload_too_large: { statusCode: 413, message: 'The request body is too large.' },
   unsupported_media_type: { statusCode: 415, message: 'The request body has an unsupported content type.' },
+  too_many_requests: { statusCode: 429, message: 'Too many attempts; try again after the seconds in Retry-After.' },
   not_ready: {
     statusCode: 503,
     message: 'No evaluation has finished yet; the first report comes after the first scrape and evaluation.',

@@ -1,14 +1,19 @@
 /**
- * The latest report as JSON, serialized once per evaluation and per filter (and compressed at most once
- * per encoding, see `CachedBody`), so that serving it costs a map lookup. A new report (a new object from
- * the service) empties the cache.
+ * The latest report as JSON, serialized once per evaluation (report-pieces.ts), assembled once per filter and
+ * compressed at most once per encoding (`CachedBody`), so that serving it costs a map lookup. A new report (a new
+ * object from the service) empties the cache. Filtered reports and single queues are kept in `BodyCache`s bounded
+ * in entries and bytes (answer-budget.ts), least recently used first out: a client rotating filters makes the
+ * service assemble and compress more often, never hold more.
  *
  * Serialization is `JSON.stringify` of the report as the engine built it: the schema allows fields to be
  * added, so nothing is dropped on the way out.
  */
 import type { QueueReport, QueueStatus, Report } from '../diagnosis/report.js';
 import type { RuleId } from '../diagnosis/rule.js';
+import { QUEUE_BODIES, REPORT_BODIES } from './answer-budget.js';
+import { BodyCache, type BodyCacheLimits } from './body-cache.js';
 import { CachedBody } from './cached-body.js';
+import { assemble, type ReportPieces, reportPieces } from './report-pieces.js';
 
 export type ReportFilter = {
   /** Keep queues with one of these statuses; empty or absent: all. */
@@ -22,70 +27,76 @@ export interface ReportCache {
   report(filter?: ReportFilter): CachedBody | undefined;
   /** One queue; undefined before the first report, null when the report has no such queue. */
   queue(id: string): CachedBody | null | undefined;
+  /** What the cache holds now: bodies and their `heldBytesBound`, of filtered reports and of single queues. */
+  held(): { readonly reports: HeldBodies; readonly queues: HeldBodies };
 }
 
-/**
- * Distinct filters kept per report; beyond that the cache starts over. Each holds the filtered JSON and up to two
- * compressed forms: at 16, a few megabytes for a 300 KB report.
- */
-const MAX_FILTERS = 16;
+export type HeldBodies = { readonly entries: number; readonly bytes: number };
 
-export function createReportCache(current: () => Report | undefined): ReportCache {
-  let cached: Report | undefined;
-  let bodies = new Map<string, CachedBody>();
-  let queues: Map<string, QueueReport> | undefined;
-  let queueBodies = new Map<string, CachedBody>();
+export type ReportCacheLimits = {
+  /** Filtered reports, the whole report included. */
+  readonly reports: BodyCacheLimits;
+  /** Single queues. */
+  readonly queues: BodyCacheLimits;
+};
 
-  const sync = (): Report | undefined => {
+export const DEFAULT_REPORT_CACHE_LIMITS: ReportCacheLimits = { reports: REPORT_BODIES, queues: QUEUE_BODIES };
+
+export function createReportCache(
+  current: () => Report | undefined,
+  limits: ReportCacheLimits = DEFAULT_REPORT_CACHE_LIMITS,
+): ReportCache {
+  let pieces: ReportPieces | undefined;
+  const bodies = new BodyCache<string>(limits.reports);
+  const queueBodies = new BodyCache<string>(limits.queues);
+
+  const sync = (): ReportPieces | undefined => {
     const report = current();
-    if (report !== cached) {
-      cached = report;
-      bodies = new Map();
-      queues = undefined;
-      queueBodies = new Map();
+    if (report !== pieces?.report) {
+      pieces = report === undefined ? undefined : reportPieces(report);
+      bodies.clear();
+      queueBodies.clear();
     }
-    return report;
+    return pieces;
   };
 
   return {
+    held: () => ({
+      reports: { entries: bodies.size, bytes: bodies.heldBytesBound() },
+      queues: { entries: queueBodies.size, bytes: queueBodies.heldBytesBound() },
+    }),
     report(filter = {}) {
-      const report = sync();
-      if (report === undefined) return undefined;
+      const current = sync();
+      if (current === undefined) return undefined;
       const key = filterKey(filter);
       let body = bodies.get(key);
       if (body === undefined) {
-        body = new CachedBody(JSON.stringify(key === '|' ? report : applyFilter(report, filter)));
-        if (bodies.size >= MAX_FILTERS) bodies.clear();
+        body = new CachedBody(assemble(current, filterPredicate(filter)));
         bodies.set(key, body);
       }
       return body;
     },
     queue(id) {
-      const report = sync();
-      if (report === undefined) return undefined;
+      const current = sync();
+      if (current === undefined) return undefined;
       let body = queueBodies.get(id);
       if (body !== undefined) return body;
-      queues ??= new Map(report.queues.map((q) => [q.id, q]));
-      const queue = queues.get(id);
-      if (queue === undefined) return null;
-      body = new CachedBody(JSON.stringify(queue));
+      const bytes = current.byId.get(id);
+      if (bytes === undefined) return null;
+      body = new CachedBody(bytes);
       queueBodies.set(id, body);
       return body;
     },
   };
 }
 
-export function applyFilter(report: Report, filter: ReportFilter): Report {
+/** Whether a queue passes `filter` (see `ReportFilter`). */
+export function filterPredicate(filter: ReportFilter): (queue: QueueReport) => boolean {
   const statuses = filter.status !== undefined && filter.status.length > 0 ? new Set(filter.status) : undefined;
   const rules = filter.rule !== undefined && filter.rule.length > 0 ? new Set(filter.rule) : undefined;
-  return {
-    ...report,
-    queues: report.queues.filter(
-      (q) =>
-        (statuses === undefined || statuses.has(q.status)) &&
-        (rules === undefined || q.findings.some((f) => rules.has(f.rule))),
-    ),
-  };
+  return (q) =>
+    (statuses === undefined || statuses.has(q.status)) &&
+    (rules === undefined || q.findings.some((f) => rules.has(f.rule)));
 }
 
 function filterKey(filter: ReportFilter): string {

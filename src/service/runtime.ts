@@ -28,9 +28,12 @@ import { historySizing } from '../scrape/scrape-settings.js';
 import type { MetricsSource } from '../sources/source.js';
 import type { TargetProvider } from '../sources/target-provider.js';
 import { History } from '../store/history.js';
+import { readApiToken } from './api-token.js';
 import { createDiagnosisService, type DiagnosisService, type EvaluationOutcome } from './diagnosis-service.js';
+import { createRecurringFailureLog } from './recurring-failure-log.js';
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js';
-import { prometheusClientOptions, prometheusSourceFor, readSecret, scrapeSourceFor } from './source-factory.js';
+import { prometheusClientOptions, prometheusSourceFor, scrapeSourceFor } from './source-factory.js';
+import { stateLimitsFor } from './state-limits.js';
 import {
   createPrometheusStatus,
   type DiscoveryView,
@@ -73,6 +76,8 @@ export type RuntimeOptions = {
   readonly demoWarmUpMs?: number;
   /** With `state.dir`: how often the state file is written; default one minute. */
   readonly stateWriteIntervalMs?: number;
+  /** Aborted when the service is stopping during the start: reading the state file ends at its next read. */
+  readonly signal?: AbortSignal;
 };
 
 const SILENT: RuntimeLogger = { info() {}, warn() {}, error() {}, debug() {} };
@@ -82,8 +87,7 @@ export async function createServiceRuntime(
   options: RuntimeOptions = {},
 ): Promise<ServiceRuntime> {
   const log = options.logger ?? SILENT;
-  const apiToken =
-    config.apiTokenFile === undefined ? undefined : await readSecret(config, 'api.tokenFile', config.apiTokenFile);
+  const apiToken = await readApiToken(config);
   const metrics = createServiceMetrics({ processMetrics: options.processMetrics !== false });
   const cleanups: Array<() => Promise<void> | void> = [];
   const closeAll = async (): Promise<void> => {
@@ -127,7 +131,9 @@ export async function createServiceRuntime(
               dir: config.stateDir,
               where: config.origins['state.dir'] ?? 'state.dir',
               history,
+              limits: stateLimitsFor(config.scrape, config.source),
               log,
+              signal: options.signal,
               ...(options.stateWriteIntervalMs !== undefined ? { intervalMs: options.stateWriteIntervalMs } : {}),
               onWrite: (outcome) => metrics.stateWrite(outcome),
             });
@@ -233,6 +239,10 @@ export async function createServiceRuntime(
     }
 
     let evaluations = 0;
+    const evaluationFailures = createRecurringFailureLog(log, {
+      failed: 'evaluation failed; the previous report is kept',
+      recovered: 'evaluation succeeded again',
+    });
     const service = createDiagnosisService({
       source,
       evaluationIntervalMs: config.evaluation.intervalMs,
@@ -241,8 +251,11 @@ export async function createServiceRuntime(
       onEvaluation: (outcome: EvaluationOutcome) => {
         metrics.evaluation(outcome);
         evaluations++;
-        if (!outcome.ok) log.error({ error: outcome.error }, 'evaluation failed; the previous report is kept');
-        else logEvaluation(log, outcome, evaluations === 1);
+        if (!outcome.ok) evaluationFailures.failed(outcome.error ?? 'unknown error');
+        else {
+          evaluationFailures.succeeded();
+          logEvaluation(log, outcome, evaluations === 1);
+        }
       },
     });
     cleanups.push(() => service.stop());

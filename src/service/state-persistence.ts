@@ -4,29 +4,35 @@
  *
  * Contract:
  * - `openStatePersistence` prepares DIR (made when missing; it must be a writable directory, else a
- *   `ConfigError` naming where `state.dir` came from), deletes the temporary files an interrupted write left,
- *   and reads the state file into the history, before anything is scraped. A missing file is a first start
- *   (logged at info); a file that cannot be used (not a state file, another version, damaged, unreadable) is
- *   logged once at warn with the file and the reason and otherwise ignored: the next write replaces it.
+ *   `ConfigError` naming where `state.dir` came from), locks it (`DIR/workqueue-doctor.lock`, util/directory-lock.ts:
+ *   a DIR another live process holds is a `ConfigError` naming DIR and that process's pid; a lock left by a process
+ *   that is gone is taken over), deletes the temporary files an interrupted write left, and reads the state file
+ *   into the history within `limits` (state-restore.ts), before anything is scraped. A file that cannot be used is
+ *   logged once and ignored: the next write replaces it.
  * - `start()` writes the state every `intervalMs` (default one minute); `close()` stops that, waits for a
- *   write in progress and writes once more, so a graceful shutdown keeps the last scrapes. A write happens
- *   only when the history changed since the previous one; writes never overlap.
+ *   write in progress, writes once more, so a graceful shutdown keeps the last scrapes, and releases the lock. A
+ *   write happens only when the history changed since the previous one (so an ignored file is not written back
+ *   before something is scraped); writes never overlap.
  * - A write replaces the file atomically (atomic-file.ts): one that fails is logged at error and reported to
  *   `onWrite`, leaves the previous file as it was and is tried again at the next interval; nothing stops.
  * - Only the history is saved. A finding whose condition has held for longer than the history reaches back
  *   (the evaluation remembers its `since` beyond the retention) gets, after a restart, the `since` the saved
  *   history shows: the start of the retention window at most.
- * - The file is this process's alone: two services must not share a DIR.
  */
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ConfigError } from '../config/config-error.js';
 import type { History } from '../store/history.js';
-import { encodeHistoryState, restoreHistoryState, StateFileError } from '../store/state-file.js';
+import { encodeHistoryState } from '../store/state-file.js';
+import type { StateFileLimits } from '../store/state-file-limits.js';
 import { removeTemporaryFiles, replaceFile } from '../util/atomic-file.js';
+import { acquireDirectoryLock, type DirectoryLock, LockHeldError } from '../util/directory-lock.js';
+import { reasonOf, restoreStateFile } from './state-restore.js';
 
 export const STATE_FILE_NAME = 'history.wqd.gz';
+/** The lock that keeps a second process out of the directory. */
+export const STATE_LOCK_NAME = 'workqueue-doctor.lock';
 /**
  * How often the state is written. At 100 queues (30 minutes at 15 s: 5,700 series, 690,000 samples) a write
  * costs about 0.1 s of CPU, partly on the thread pool, for a file of about 0.5 MB; a crash loses at most this
@@ -47,7 +53,11 @@ export type StatePersistenceOptions = {
   /** Where `state.dir` was given (`--state-dir`, `WQD_STATE_DIR`, `config.yaml: state.dir`), for errors. */
   readonly where: string;
   readonly history: History;
+  /** What the state file may hold (state-limits.ts). */
+  readonly limits: StateFileLimits;
   readonly log: StateLogger;
+  /** Aborting it (the service is stopping) ends the restore at its next read; the open then rejects. */
+  readonly signal?: AbortSignal | undefined;
   /** Default `DEFAULT_STATE_WRITE_INTERVAL_MS`. */
   readonly intervalMs?: number;
   /** Called after every write attempt (for the service's own metrics). */
@@ -60,7 +70,7 @@ export interface StatePersistence {
   start(): void;
   /** Writes now unless nothing changed since the last write; shares a write in progress. Never rejects. */
   save(): Promise<void>;
-  /** Stops the timer and writes a last time. Idempotent. */
+  /** Stops the timer, writes a last time and releases the directory. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -69,8 +79,13 @@ export async function openStatePersistence(options: StatePersistenceOptions): Pr
   const intervalMs = options.intervalMs ?? DEFAULT_STATE_WRITE_INTERVAL_MS;
   const file = join(dir, STATE_FILE_NAME);
 
-  await prepareDirectory(dir, file, options.where, log);
-  await restore(file, history, Date.now(), log);
+  const lock = await prepareDirectory(dir, file, options.where, log);
+  try {
+    await restoreStateFile(file, history, { limits: options.limits, log, nowMs: Date.now(), signal: options.signal });
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
 
   const changes = history.changes();
   let unsaved = false;
@@ -116,13 +131,15 @@ export async function openStatePersistence(options: StatePersistenceOptions): Pr
         await writing;
         await save();
         changes.close();
+        await lock.release();
       })();
       return closing;
     },
   };
 }
 
-async function prepareDirectory(dir: string, file: string, where: string, log: StateLogger): Promise<void> {
+/** Makes DIR usable and locks it; the lock is released again when anything after it fails. */
+async function prepareDirectory(dir: string, file: string, where: string, log: StateLogger): Promise<DirectoryLock> {
   const fail = (reason: string): ConfigError =>
     new ConfigError(`${where}: cannot keep the history in ${JSON.stringify(dir)}: ${reason}`);
   const found = await stat(dir).catch((error: NodeJS.ErrnoException) => {
@@ -144,49 +161,18 @@ async function prepareDirectory(dir: string, file: string, where: string, log: S
     .catch((error: unknown) => {
       throw fail(`not writable (${reasonOf(error)})`);
     });
-  const stray = await removeTemporaryFiles(file).catch((error: unknown) => {
+  const lock = await acquireDirectoryLock(join(dir, STATE_LOCK_NAME)).catch((error: unknown) => {
+    if (error instanceof LockHeldError) {
+      const holder = error.holderPid === process.pid ? 'this process' : `process ${error.holderPid}`;
+      throw fail(`in use by ${holder}, whose lock is ${STATE_LOCK_NAME}; two services must not share a directory`);
+    }
+    throw fail(`cannot lock it (${reasonOf(error)})`);
+  });
+  // Only under the lock: another process's temporary files are its writes in progress.
+  const stray = await removeTemporaryFiles(file).catch(async (error: unknown) => {
+    await lock.release();
     throw fail(reasonOf(error));
   });
   if (stray.length > 0) log.info({ dir, files: stray }, 'removed temporary files of an interrupted state write');
-}
-
-async function restore(file: string, history: History, nowMs: number, log: StateLogger): Promise<void> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      log.info({ file }, 'no state file yet; the history starts empty');
-    } else {
-      log.warn(
-        { file, problem: 'unreadable', reason: reasonOf(error) },
-        'state file ignored; the next write replaces it',
-      );
-    }
-    return;
-  }
-  try {
-    const restored = await restoreHistoryState(bytes, history, nowMs);
-    log.info(
-      {
-        file,
-        writtenAt: new Date(restored.writtenAtMs).toISOString(),
-        targets: restored.targets,
-        series: restored.series,
-        samples: restored.samples,
-      },
-      'history restored from the state file',
-    );
-  } catch (error) {
-    // Nothing in the file may stop the service (the whole file is checked before the history is touched).
-    const problem = error instanceof StateFileError ? error.problem : 'damaged';
-    log.warn({ file, problem, reason: reasonOf(error) }, 'state file ignored; the next write replaces it');
-  }
-}
-
-/** An error as a short reason: the system error code with its message, or the message. */
-function reasonOf(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  const message = error instanceof Error ? error.message : String(error);
-  return code !== undefined && !message.startsWith(code) ? `${code}: ${message}` : message;
+  return lock;
 }

@@ -7,8 +7,9 @@
  *   and `instance` filled in (`scrapeLabels`); scraped labels never override them (the history keeps
  *   a clashing scraped label as `exported_<name>`).
  * - One scrape: fetch the page (`timeoutMs`, `maxBytes`, token, TLS), parse only
- *   `DIAGNOSTIC_FAMILIES` (other families are skipped without being tokenized), append to the history
- *   at the scrape's start time (`clock.now()`), record health. Scrapes run at most `concurrency` at
+ *   `DIAGNOSTIC_FAMILIES` (other families are skipped without being tokenized), remove the target's own
+ *   credentials (the bearer token, the URL's password) from label values (label-credentials.ts), append to the
+ *   history at the scrape's start time (`clock.now()`), record health. Scrapes run at most `concurrency` at
  *   once and never twice at once for one target; a tick that finds a target still busy skips it and
  *   counts it in `skippedScrapes`.
  * - A failed scrape (fetch error, malformed page: `parse_error` naming the line and column, or saying that
@@ -45,7 +46,7 @@ import { readTokenFile } from '../scrape/file-cache.js';
 import { fetchMetricsPage, isScrapeError } from '../scrape/http-fetch.js';
 import { createHttpAgents } from '../scrape/http-transport.js';
 import type { ScrapeErrorCode } from '../scrape/scrape-error.js';
-import { redactUrl, urlCredentials, withoutCredentials } from '../scrape/scrape-error.js';
+import { redactUrl, urlCredentials, urlSecrets, withoutCredentials } from '../scrape/scrape-error.js';
 import { createScrapeScheduler } from '../scrape/scrape-scheduler.js';
 import {
   DEFAULT_SCRAPE_CONCURRENCY,
@@ -67,6 +68,7 @@ import {
   type TargetHealth,
 } from '../scrape/target-health.js';
 import { History } from '../store/history.js';
+import { withoutCredentialsInLabels } from './label-credentials.js';
 import { labelLimitDetail, type PageLimits, queueLimitViolation } from './page-limits.js';
 import type { MetricsSource } from './source.js';
 import { isDynamicProvider, labelSignature, scrapeLabels, type TargetProvider } from './target-provider.js';
@@ -361,7 +363,8 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       );
       bytes = fetched.bytes;
       if (signal.aborted) return;
-      const page = await parse(fetched.raw, fetched.format, url, { maxBytes, seriesLimit, pageLimits, secrets });
+      const parsed = await parse(fetched.raw, fetched.format, url, { maxBytes, seriesLimit, pageLimits, secrets });
+      const page = withoutCredentialsInLabels(parsed, [...urlSecrets(url), ...(await secrets())]);
       const violation = queueLimitViolation(page, pageLimits.queueLimit);
       if (violation !== undefined) {
         throw new ScrapeFailure(violation.code, `${redactUrl(url)}: ${violation.message}; the page was not stored`);

@@ -5,61 +5,62 @@
  * - `encodeHistoryState(history, writtenAtMs)` gives the file's bytes, gzip of:
  *     `workqueue-doctor-history 1`: the format and its version, one line;
  *     `{"writtenAt":ISO time,"retentionMs":N,"targets":[{"labels":{...}},...]}`: one line;
- *     per series, `{"target":index,"key":K,"labels":{...},"samples":n}` on one line, then n times (the first in
- *     unix milliseconds, each next as its difference to the previous) and n values (each XOR'd, as 64 bits,
- *     with the previous one), float64 little-endian;
+ *     per series, `{"target":index,"key":K,"labels":{...},"samples":n}` on one line, then its n samples
+ *     (state-samples.ts);
  *     `{"end":true,"series":count}`: one line.
  *   Every sample held, with each series' key as scraped and its final labels; stale markers are not kept. The
  *   file holds labels and samples only: no target URL (nor the credentials one may carry), no token.
  * - Encoding runs in slices (one metric of one target at a time, yielding to the event loop between them)
  *   and compresses on libuv's thread pool, so a server on the same event loop keeps answering; a scrape landing
  *   between two slices is in the later series only.
- * - `restoreHistoryState(bytes, history, nowMs)` checks the whole file before it touches the history, then
- *   puts every series back under its target (`History.restoreSeries`) and drops the samples older than the
- *   history's retention at `nowMs`. A file that is not one of these, is of another version, or is damaged
- *   (bad gzip data, truncated, malformed) is a `StateFileError` saying which; the history is then untouched.
+ * - `restoreHistoryState(compressed, history, { nowMs, limits, signal })` reads the file as it is decompressed
+ *   (on the thread pool, never holding its content whole; state-content.ts) and checks all of it before it
+ *   touches the history: its size compressed and decompressed, every line's length, the series of each target
+ *   and of all, every label (state-records.ts), every sample time (state-samples.ts), against `limits`
+ *   (state-file-limits.ts: what the scrapes of the service could bring). Of each series it keeps what the
+ *   history would: the newest `history.maxSamplesPerSeries` within the history's retention at `nowMs`; a sample
+ *   later than `nowMs` plus the allowed skew refuses the file. It then puts every series back under its target
+ *   (`History.restoreSeries`). A file that is not one of these, is of another version, is damaged (bad gzip
+ *   data, truncated, malformed) or beyond a limit is a `StateFileError` saying which (state-file-error.ts); the
+ *   history is then untouched. Aborting `signal` ends the restore at its next read, the history untouched.
  * - A restored target's id in the history is its label set (`{instance="...",job="..."}`); the scrape
  *   source continues the target whose labels a current target has (scrape-source.ts).
  */
-import { endianness } from 'node:os';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { promisify } from 'node:util';
-import { constants, createGzip, gunzip } from 'node:zlib';
+import { constants, createGzip } from 'node:zlib';
 import { type Labels, seriesKey } from '../exposition/labels.js';
 import { EventLoopSlicer } from '../util/event-loop-slicer.js';
 import type { History, ScrapeTarget } from './history.js';
+import { type CompressedState, openStateContent, type StateContent } from './state-content.js';
+import { StateFileError, type StateFileProblem } from './state-file-error.js';
+import type { StateFileLimits } from './state-file-limits.js';
+import { isRecord, type SeriesHead, seriesHeadOf, targetsOf } from './state-records.js';
+import { encodeSamples, readSamples, type SampleWindow } from './state-samples.js';
+
+export { type CompressedState, StateFileError, type StateFileProblem };
 
 export const STATE_FORMAT = 'workqueue-doctor-history';
 export const STATE_VERSION = 1;
-/** The largest decompressed state read: far beyond any history a service holds, short of exhausting memory. */
-export const STATE_MAX_BYTES = 1024 * 1024 * 1024;
-
-/** Why a state file was not read: not such a file, another version of the format, or damaged. */
-export type StateFileProblem = 'foreign' | 'version' | 'damaged';
-
-export class StateFileError extends Error {
-  override readonly name = 'StateFileError';
-  readonly problem: StateFileProblem;
-  constructor(problem: StateFileProblem, message: string) {
-    super(message);
-    this.problem = problem;
-  }
-}
 
 export type RestoredHistory = {
   readonly writtenAtMs: number;
   readonly targets: number;
+  /** Series put back: those with samples within the retention at `nowMs`. */
   readonly series: number;
-  /** Samples put back and still within the retention at `nowMs`. */
+  /** Samples put back. */
   readonly samples: number;
 };
 
-const BIG_ENDIAN = endianness() === 'BE';
-const GZIP_MAGIC = [0x1f, 0x8b] as const;
-const NEWLINE = 0x0a;
-const BYTES_PER_SAMPLE = 16;
-const gunzipAsync = promisify(gunzip);
+export type RestoreOptions = {
+  /** The clock at restore: the retention's end, and where the future begins. */
+  readonly nowMs: number;
+  readonly limits: StateFileLimits;
+  readonly signal?: AbortSignal | undefined;
+};
+
+/** The first line's version, at most this long. */
+const VERSION_BYTES = 32;
 
 /** The history as the bytes of a state file (see the module contract). */
 export async function encodeHistoryState(history: History, writtenAtMs: number): Promise<Buffer> {
@@ -102,102 +103,46 @@ async function* stateChunks(history: History, writtenAtMs: number): AsyncGenerat
   yield Buffer.from(`${JSON.stringify({ end: true, series: count })}\n`);
 }
 
-/** Times as differences, values XOR'd with their predecessor (both compress well), float64 little-endian. */
-function encodeSamples(t: Float64Array, v: Float64Array): Buffer {
-  const n = t.length;
-  const out = new Float64Array(2 * n);
-  let previous = 0;
-  for (let i = 0; i < n; i++) {
-    const time = t[i] as number;
-    out[i] = time - previous;
-    previous = time;
-  }
-  out.set(v, n);
-  const words = new Uint32Array(out.buffer, n * 8, 2 * n);
-  for (let k = 2 * n - 1; k >= 2; k--) words[k] = (words[k] as number) ^ (words[k - 2] as number);
-  const bytes = Buffer.from(out.buffer);
-  if (BIG_ENDIAN) bytes.swap64();
-  return bytes;
-}
-
-function decodeSamples(data: Buffer, offset: number, n: number): { t: Float64Array; v: Float64Array } {
-  const out = new Float64Array(2 * n);
-  new Uint8Array(out.buffer).set(data.subarray(offset, offset + BYTES_PER_SAMPLE * n));
-  if (BIG_ENDIAN) Buffer.from(out.buffer).swap64();
-  const words = new Uint32Array(out.buffer, n * 8, 2 * n);
-  for (let k = 2; k < 2 * n; k++) words[k] = (words[k] as number) ^ (words[k - 2] as number);
-  let previous = 0;
-  for (let i = 0; i < n; i++) {
-    previous += out[i] as number;
-    out[i] = previous;
-  }
-  return { t: out.subarray(0, n), v: out.subarray(n) };
-}
-
-type SeriesRecord = {
-  readonly target: number;
-  readonly key: string;
-  readonly labels: Labels;
-  readonly t: Float64Array;
-  readonly v: Float64Array;
-};
-
-/** Reads a state file's bytes into `history` (see the module contract). */
+/** Reads a state file into `history` (see the module contract). */
 export async function restoreHistoryState(
-  bytes: Uint8Array,
+  compressed: CompressedState,
   history: History,
-  nowMs: number,
+  options: RestoreOptions,
 ): Promise<RestoredHistory> {
-  const data = await decompress(bytes);
-  const { writtenAtMs, targets, series } = parseState(data);
+  const content = openStateContent(compressed, options.limits, options.signal);
+  let state: CheckedState;
+  try {
+    state = await readState(content, history, options);
+  } finally {
+    content.close();
+  }
   const before = history.stats().samples;
-  const ids: ScrapeTarget[] = targets.map((labels) => ({ id: seriesKey('', labels), labels }));
-  for (const s of series) history.restoreSeries(ids[s.target] as ScrapeTarget, s, s.t, s.v);
-  history.prune(nowMs);
+  const ids: ScrapeTarget[] = state.targets.map((labels) => ({ id: seriesKey('', labels), labels }));
+  for (const s of state.series) history.restoreSeries(ids[s.target] as ScrapeTarget, s, s.t, s.v);
+  history.prune(options.nowMs);
   return {
-    writtenAtMs,
+    writtenAtMs: state.writtenAtMs,
     targets: new Set(ids.map((t) => t.id)).size,
-    series: series.length,
+    series: state.series.length,
     samples: history.stats().samples - before,
   };
 }
 
-async function decompress(bytes: Uint8Array): Promise<Buffer> {
-  if (bytes.length === 0) throw new StateFileError('damaged', 'the file is empty');
-  if (bytes[0] !== GZIP_MAGIC[0] || bytes[1] !== GZIP_MAGIC[1]) {
-    throw new StateFileError('foreign', `not a ${STATE_FORMAT} file (not gzip-compressed)`);
-  }
-  try {
-    return await gunzipAsync(bytes, { maxOutputLength: STATE_MAX_BYTES });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'Z_BUF_ERROR') throw new StateFileError('damaged', 'truncated (the gzip data ends early)');
-    if (code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new StateFileError('damaged', `larger than ${STATE_MAX_BYTES} bytes decompressed`);
-    }
-    throw new StateFileError('damaged', `bad gzip data: ${(error as Error).message}`);
-  }
-}
+type RestoredSeries = SeriesHead & { readonly t: Float64Array; readonly v: Float64Array };
+type CheckedState = { writtenAtMs: number; targets: Labels[]; series: RestoredSeries[] };
 
-/** Checks and decodes the whole file; throws a `StateFileError` at the first problem. */
-function parseState(data: Buffer): { writtenAtMs: number; targets: Labels[]; series: SeriesRecord[] } {
-  let offset = 0;
-  const nextLine = (): string | undefined => {
-    const end = data.indexOf(NEWLINE, offset);
-    if (end === -1) return undefined;
-    const line = data.toString('utf8', offset, end);
-    offset = end + 1;
-    return line;
-  };
+/** Checks and decodes the whole content; throws a `StateFileError` at the first problem. */
+async function readState(content: StateContent, history: History, options: RestoreOptions): Promise<CheckedState> {
+  const { limits, nowMs } = options;
   const damaged = (what: string): StateFileError => new StateFileError('damaged', what);
+  const overLimit = (what: string): StateFileError => new StateFileError('limits', what);
 
   const prefix = `${STATE_FORMAT} `;
-  if (data.toString('latin1', 0, prefix.length) !== prefix) {
+  if ((await content.bytes(prefix.length))?.toString('latin1') !== prefix) {
     throw new StateFileError('foreign', `not a ${STATE_FORMAT} file`);
   }
-  const first = nextLine();
-  if (first === undefined) throw damaged('truncated in the first line');
-  const version = first.slice(prefix.length);
+  const version = (await content.line(VERSION_BYTES, 'first line'))?.toString('latin1');
+  if (version === undefined) throw damaged('truncated in the first line');
   if (version !== String(STATE_VERSION)) {
     throw new StateFileError(
       'version',
@@ -205,60 +150,51 @@ function parseState(data: Buffer): { writtenAtMs: number; targets: Labels[]; ser
     );
   }
 
-  const header = parseLine(nextLine(), 'header');
+  const header = parseLine(await content.line(limits.maxLineBytes, 'header'), 'header');
   const writtenAtMs = typeof header['writtenAt'] === 'string' ? Date.parse(header['writtenAt']) : Number.NaN;
-  const targetList = header['targets'];
-  if (!Number.isFinite(writtenAtMs) || !Array.isArray(targetList)) throw damaged('malformed header');
-  const targets = targetList.map((t: unknown, i) => {
-    const labels = isRecord(t) ? t['labels'] : undefined;
-    if (!isLabels(labels)) throw damaged(`malformed labels of target ${i}`);
-    return labels;
-  });
+  if (!Number.isFinite(writtenAtMs)) throw damaged('malformed header');
+  const targets = targetsOf(header);
 
-  const series: SeriesRecord[] = [];
-  for (;;) {
-    const record = parseLine(nextLine(), `series ${series.length}`);
+  const window: SampleWindow = {
+    oldestMs: nowMs - history.retentionMs,
+    newestMs: nowMs + limits.futureSkewMs,
+    maxSamples: history.maxSamplesPerSeries,
+  };
+  const seriesOfTarget = new Array<number>(targets.length).fill(0);
+  const series: RestoredSeries[] = [];
+  const slicer = new EventLoopSlicer({ signal: options.signal });
+  for (let index = 0; ; index++) {
+    await slicer.pause();
+    const what = `series ${index}`;
+    const record = parseLine(await content.line(limits.maxLineBytes, `record of ${what}`), what);
     if (record['end'] === true) {
-      if (record['series'] !== series.length)
-        throw damaged(`${series.length} series where the end says ${record['series']}`);
-      if (offset !== data.length) throw damaged('data after the end');
+      if (record['series'] !== index) throw damaged(`${index} series where the end says ${record['series']}`);
+      if (!(await content.atEnd())) throw damaged('data after the end');
       return { writtenAtMs, targets, series };
     }
-    const { target, key, labels, samples } = record;
-    if (
-      !(Number.isInteger(target) && (target as number) >= 0 && (target as number) < targets.length) ||
-      typeof key !== 'string' ||
-      key === '' ||
-      !isLabels(labels) ||
-      !(Number.isInteger(samples) && (samples as number) > 0)
-    ) {
-      throw damaged(`malformed record of series ${series.length}`);
+    const head = seriesHeadOf(record, index, targets, limits);
+    const count = (seriesOfTarget[head.target] as number) + 1;
+    if (count > limits.maxSeriesPerTarget) {
+      const target = seriesKey('', targets[head.target] as Labels);
+      throw overLimit(`more than ${limits.maxSeriesPerTarget} series of the target ${target} (scrape.seriesLimit)`);
     }
-    const n = samples as number;
-    if (offset + BYTES_PER_SAMPLE * n > data.length) throw damaged(`truncated in series ${series.length}`);
-    const { t, v } = decodeSamples(data, offset, n);
-    offset += BYTES_PER_SAMPLE * n;
-    if (!t.every(Number.isFinite)) throw damaged(`a time of series ${series.length} is not a number`);
-    series.push({ target: target as number, key, labels, t, v });
+    if (index >= limits.maxSeries) {
+      throw overLimit(`more than ${limits.maxSeries} series (scrape.seriesLimit for each target it may hold)`);
+    }
+    seriesOfTarget[head.target] = count;
+    const { t, v } = await readSamples(content, head.samples, window, what);
+    if (t.length > 0) series.push({ ...head, t, v });
   }
 }
 
-function parseLine(line: string | undefined, what: string): Record<string, unknown> {
+function parseLine(line: Buffer | undefined, what: string): Record<string, unknown> {
   if (line === undefined) throw new StateFileError('damaged', `truncated before the ${what}`);
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = JSON.parse(line.toString('utf8'));
   } catch {
     throw new StateFileError('damaged', `malformed ${what}`);
   }
   if (!isRecord(value)) throw new StateFileError('damaged', `malformed ${what}`);
   return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isLabels(value: unknown): value is Labels {
-  return isRecord(value) && Object.values(value).every((v) => typeof v === 'string');
 }

@@ -69,7 +69,7 @@ describe('usage errors: one line and the help hint, exit 2', () => {
     expectOneLine(
       await runCli('diagnose', '--recording', file('healthy.om'), '--config', work),
       'diagnose',
-      /--config .*: is a directory, not a file$/,
+      /--config: cannot read ".*": a directory, not a regular file$/,
     );
     expectOneLine(
       await runCli('calibrate', '--grid', file('absent.json')),

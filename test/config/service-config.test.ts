@@ -352,7 +352,7 @@ describe('loadServiceConfig', () => {
     expect((await loadServiceConfig({ config: file }, {})).scrape.intervalMs).toBe(30_000);
     expect((await loadServiceConfig({}, { WQD_CONFIG: file })).configFile).toBe(file);
     await expect(loadServiceConfig({ config: join(dir, 'missing.yaml') }, {})).rejects.toThrow(
-      /^--config: cannot read ".*missing\.yaml": ENOENT/,
+      /^--config: cannot read ".*missing\.yaml": no such file$/,
     );
     await expect(loadServiceConfig({}, { WQD_CONFIG: join(dir, 'missing.yaml') })).rejects.toThrow(
       /^WQD_CONFIG: cannot read/,

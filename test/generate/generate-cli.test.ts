@@ -167,6 +167,6 @@ describe('generate --config', () => {
   it('reports a config file it cannot read as a usage error', async () => {
     const result = await generate('--out', join(work, 'x'), '--config', join(work, 'absent.yaml'));
     expect(result.code).toBe(EXIT.usage);
-    expect(result.stderr).toMatch(/--config .*absent\.yaml: no such file/);
+    expect(result.stderr).toMatch(/--config: cannot read ".*absent\.yaml": no such file/);
   });
 });

@@ -27,7 +27,7 @@ let report: Report;
 let ready: TestApp;
 let empty: TestApp;
 let secured: TestApp;
-const TOKEN = 's3cret-token';
+const TOKEN = 's3cret-token-0123456789';
 
 beforeAll(async () => {
   report = await mixedReport();

@@ -28,7 +28,7 @@ import { recordingSourceFromText } from '../../src/sources/recording-source.js';
 import type { MetricsSource } from '../../src/sources/source.js';
 import { SCRAPE_TARGETS } from './helpers.js';
 
-const TOKEN = 'page-s3cret';
+const TOKEN = 'page-s3cret-token-0123';
 let source: MetricsSource;
 let report: Report;
 let evaluations = 0;

@@ -239,6 +239,51 @@ describe('every planted secret', () => {
   }, 60_000);
 });
 
+describe('a target that echoes its credentials into label values', () => {
+  it('gets them stored as <secret>: in no log, API answer, page, metric or state file', async () => {
+    const lines: string[] = [];
+    // The credential the request carried, as a label value and as a queue name.
+    const echoing = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+      const seen = String(req.headers.authorization ?? 'none').replace(/[\\"]/g, '');
+      const credential = seen.slice(seen.indexOf(' ') + 1);
+      res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
+      res.end(
+        '# TYPE workqueue_depth gauge\n' +
+          `workqueue_depth{name="pods",seen="${seen}"} 3\n` +
+          `workqueue_depth{name="${credential}"} 4\n`,
+      );
+    };
+    const origin = await serveHttp(echoing);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'bearer'), BEARER_TOKEN);
+    const stateDir = join(dir, 'state');
+    const config = resolveServiceConfig({
+      flags: {
+        target: [`${origin}/metrics`],
+        listen: '127.0.0.1:0',
+        scrapeInterval: '1s',
+        evaluationInterval: '1s',
+        bearerTokenFile: join(dir, 'bearer'),
+        stateDir,
+      },
+      env: {},
+    });
+    const server = await startServer(config, { logger: capturingLogger(lines), processMetrics: false });
+    started.push(server);
+    await until(() => lines.some((l) => l.includes('first evaluation finished')), 'the first evaluation');
+    const outputs = [...(await everyAnswer(server.origin))];
+    // Both queues are there, one of them named by the placeholder.
+    const report = JSON.parse((outputs[1] ?? '').slice('/api/v1/diagnosis: '.length)) as { queues: unknown[] };
+    expect(report.queues).toHaveLength(2);
+    await server.close();
+    started.splice(0);
+    outputs.push(lines.join(''), gunzipSync(readFileSync(join(stateDir, 'history.wqd.gz'))).toString('latin1'));
+    const all = outputs.join('\n');
+    expect(all).toContain('Bearer <secret>');
+    expectNoSecret(outputs, [BEARER_TOKEN]);
+  }, 60_000);
+});
+
 describe('diagnose reports', () => {
   it('name a target without the credentials of its URL, in text, JSON and errors', async () => {
     const origin = await serveHttp((_req, res) => {

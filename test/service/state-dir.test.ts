@@ -1,18 +1,25 @@
 /**
  * `--state-dir`: the scraped history survives a restart. A restarted runtime holds every sample the previous
  * one held before it scrapes, continues the same series, and its first report keeps the findings' `since`; a
- * failed write keeps the previous file; a state file it cannot use is reported once and replaced; a state
- * directory with Prometheus or the demo, or one that cannot be written, is a usage error naming the key;
- * `serve` writes the file when it stops on SIGTERM.
+ * failed write keeps the previous file; a state file it cannot use (foreign, damaged, a gzip bomb, beyond the
+ * scrape limits, a sample in the future, a symbolic link, a FIFO) is reported once, not restored and replaced; a
+ * state directory with Prometheus or the demo, or one that cannot be written, is a usage error naming the key;
+ * one process at a time holds a directory (a second `serve` exits 2 naming the first one's pid, a lock left by a
+ * process that is gone is taken over); `serve` writes the file when it stops on SIGTERM, and starts and stops
+ * with a FIFO at the file's path.
  */
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import {
   chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,16 +33,19 @@ import type { Report } from '../../src/diagnosis/report.js';
 import { staticTargets } from '../../src/discovery/static.js';
 import { keepFamilies, parseExposition } from '../../src/exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES, DOCTOR, WORKQUEUE } from '../../src/metrics/names.js';
+import { DEFAULT_SCRAPE_SETTINGS } from '../../src/scrape/scrape-settings.js';
 import { createServiceRuntime, type RuntimeLogger, type ServiceRuntime } from '../../src/service/runtime.js';
-import { STATE_FILE_NAME } from '../../src/service/state-persistence.js';
+import { STATE_FILE_NAME, STATE_LOCK_NAME } from '../../src/service/state-persistence.js';
 import { startWarmLiveSimulation, type WarmUpScrape } from '../../src/simulate/index.js';
 import type { ScrapeSource } from '../../src/sources/scrape-source.js';
 import { scrapeLabels } from '../../src/sources/target-provider.js';
 import { History } from '../../src/store/history.js';
 import { encodeHistoryState, restoreHistoryState, STATE_FORMAT } from '../../src/store/state-file.js';
+import { stateFileLimits } from '../../src/store/state-file-limits.js';
 import { runCli } from '../support/cli.js';
-import { spawnCli } from '../support/cli-process.js';
+import { type CliProcess, spawnCli } from '../support/cli-process.js';
 import { type LocalServer, startHttpServer, waitFor } from '../support/local-server.js';
+import { depthSeries, stateFileBomb, stateFileOf } from '../support/state-files.js';
 
 /** Lets a test make every rename fail (a write that cannot be put in place); off otherwise. */
 const fsControl = vi.hoisted(() => ({ renameError: undefined as Error | undefined }));
@@ -104,7 +114,7 @@ const newestSampleMs = (history: History): number =>
 /** A state file's bytes read into a fresh history: throws when they are not a valid state file. */
 async function stateOf(bytes: Buffer): Promise<History> {
   const history = new History({ retentionMs: Number.POSITIVE_INFINITY, maxSamplesPerSeries: Number.POSITIVE_INFINITY });
-  await restoreHistoryState(bytes, history, Date.now());
+  await restoreHistoryState(bytes, history, { nowMs: Date.now(), limits: stateFileLimits(DEFAULT_SCRAPE_SETTINGS, 1) });
   return history;
 }
 
@@ -223,7 +233,7 @@ describe('state dir: writes', () => {
     // The previous file as it was, still a valid state; no temporary file left behind.
     expect(readFileSync(file).equals(kept)).toBe(true);
     expect((await readState(file)).stats().samples).toBeGreaterThan(0);
-    expect(readdirSync(dir)).toEqual([STATE_FILE_NAME]);
+    expect(readdirSync(dir).sort()).toEqual([STATE_FILE_NAME, STATE_LOCK_NAME]);
     const counted = await runtime.metrics.registry.getSingleMetricAsString(DOCTOR.stateWriteErrors);
     expect(Number(counted.match(new RegExp(`^${DOCTOR.stateWriteErrors} (\\d+)$`, 'm'))?.[1])).toBeGreaterThanOrEqual(
       2,
@@ -243,7 +253,7 @@ describe('state dir: writes', () => {
     writeFileSync(join(dir, `${STATE_FILE_NAME}.tmp-0a1b2c`), 'half a write');
     const log = recordingLogger();
     await runtimeFor(scrapeConfig(`${target.origin}/metrics`, dir), log);
-    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(dir)).toEqual([STATE_LOCK_NAME]);
     expect(log.lines.find((l) => l.message.includes('temporary files'))?.object).toEqual({
       dir,
       files: [`${STATE_FILE_NAME}.tmp-0a1b2c`],
@@ -265,25 +275,84 @@ describe('state dir: a state file that cannot be used', () => {
     return encodeHistoryState(history, now);
   };
 
+  /** Places `bytes` at the state file's path. */
+  const writes =
+    (make: () => Promise<Buffer>) =>
+    async (file: string): Promise<void> =>
+      writeFileSync(file, await make());
+  const elsewhere = { job: 'static', instance: 'elsewhere:1' };
+  const oneSeries = (t: number[]): Buffer =>
+    stateFileOf({
+      writtenAtMs: Date.now(),
+      targets: [elsewhere],
+      series: [{ target: 0, key: 'workqueue_depth{name="old"}', labels: { ...elsewhere, name: 'old' }, t }],
+    });
+
   it.each([
-    ['a text file', async () => Buffer.from('not ours\n'), 'foreign'],
-    ['a gzip file of another program', async () => gzipSync('{"some":"json"}\n'), 'foreign'],
-    ['another version', async () => gzipSync(`${STATE_FORMAT} 99\n{}\n`), 'version'],
-    ['truncated gzip', async () => (await validState()).subarray(0, 60), 'damaged'],
-    ['malformed content', async () => gzipSync(`${STATE_FORMAT} 1\n{"writtenAt":`), 'damaged'],
-  ] as const)('%s: reported once, ignored, then replaced', async (_what, make, problem) => {
+    ['a text file', writes(async () => Buffer.from('not ours\n')), 'foreign', /not gzip-compressed/],
+    ['a gzip file of another program', writes(async () => gzipSync('{"some":"json"}\n')), 'foreign', /not a/],
+    ['another version', writes(async () => gzipSync(`${STATE_FORMAT} 99\n{}\n`)), 'version', /version "99"/],
+    ['truncated gzip', writes(async () => (await validState()).subarray(0, 60)), 'damaged', /truncated/],
+    ['malformed content', writes(async () => gzipSync(`${STATE_FORMAT} 1\n{"writtenAt":`)), 'damaged', /truncated/],
+    [
+      'a gzip bomb (640 MiB of series in 830 KB)',
+      writes(async () => stateFileBomb(40)),
+      'limits',
+      /^more than \d+ bytes once decompressed$/,
+    ],
+    [
+      'a sample at t=1e49',
+      writes(async () => oneSeries([Date.now() - 1000, 1e49])),
+      'limits',
+      /^series 0 has a sample in the future: at 1e\+49 ms/,
+    ],
+    [
+      'more series of a target than the series limit',
+      writes(async () =>
+        stateFileOf({
+          writtenAtMs: Date.now(),
+          targets: [elsewhere],
+          series: depthSeries(0, elsewhere, 10_001, [Date.now()]),
+        }),
+      ),
+      'limits',
+      /^more than 10000 series of the target \{instance="elsewhere:1",job="static"\} \(scrape\.seriesLimit\)$/,
+    ],
+    [
+      'a symbolic link to a valid state file',
+      async (file: string) => {
+        const valid = join(work, `valid-${dirs}.wqd.gz`);
+        writeFileSync(valid, await validState());
+        symlinkSync(valid, file);
+      },
+      'not-regular',
+      /^a symbolic link, not a regular file$/,
+    ],
+    [
+      'a symbolic link to /dev/zero',
+      async (file: string) => symlinkSync('/dev/zero', file),
+      'not-regular',
+      /^a symbolic link, not a regular file$/,
+    ],
+    [
+      'a FIFO (nothing would ever write to it)',
+      async (file: string) => execFileSync('mkfifo', [file]),
+      'not-regular',
+      /^a FIFO \(named pipe\), not a regular file$/,
+    ],
+  ] as const)('%s: reported once, ignored, then replaced', async (_what, place, problem, reason) => {
     const target = await queueTarget();
     const dir = newDir();
     mkdirSync(dir);
     const file = join(dir, STATE_FILE_NAME);
-    writeFileSync(file, await make());
+    await place(file);
     const log = recordingLogger();
     const runtime = await runtimeFor(scrapeConfig(`${target.origin}/metrics`, dir), log);
 
     const warnings = log.lines.filter((l) => l.level === 'warn');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.message).toBe('state file ignored; the next write replaces it');
-    expect(warnings[0]?.object).toMatchObject({ file, problem, reason: expect.any(String) });
+    expect(warnings[0]?.object).toEqual({ file, problem, reason: expect.stringMatching(reason) });
     expect(historyOf(runtime).stats().samples).toBe(0);
 
     await runtime.start();
@@ -291,6 +360,8 @@ describe('state dir: a state file that cannot be used', () => {
     const view = runtime.targets();
     expect(view.mode === 'scrape' ? view.targets.map((t) => t.up) : []).toEqual([true]);
     await runtime.close();
+    // Replaced by a regular file of what was scraped since (a link's target as it was).
+    expect(lstatSync(file).isFile()).toBe(true);
     const replaced = await readState(file);
     expect(replaced.select({ metric: WORKQUEUE.depth }).map((s) => s.labels.name)).toEqual(['q']);
     expect(log.lines.filter((l) => l.level === 'warn')).toHaveLength(1);
@@ -359,21 +430,73 @@ describe('state dir: usage errors', () => {
   });
 });
 
+describe('state dir: one process at a time', () => {
+  const lockHeld = (dir: string, holder: string): string =>
+    `--state-dir: cannot keep the history in ${JSON.stringify(dir)}: in use by ${holder}, whose lock is ${STATE_LOCK_NAME}; two services must not share a directory`;
+
+  it('refuses a second runtime of this process until the first has closed and released it', async () => {
+    const target = await queueTarget();
+    const dir = newDir();
+    const config = scrapeConfig(`${target.origin}/metrics`, dir);
+    const first = await runtimeFor(config, recordingLogger());
+    expect(JSON.parse(readFileSync(join(dir, STATE_LOCK_NAME), 'utf8')).pid).toBe(process.pid);
+    await expect(createServiceRuntime(config, { processMetrics: false })).rejects.toThrow(
+      new ConfigError(lockHeld(dir, 'this process')),
+    );
+    await first.close();
+    expect(existsSync(join(dir, STATE_LOCK_NAME))).toBe(false);
+    await runtimeFor(config, recordingLogger());
+  });
+
+  it('takes over the lock of a process that is gone', async () => {
+    const target = await queueTarget();
+    const dir = newDir();
+    mkdirSync(dir);
+    const gone = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await once(gone, 'exit');
+    writeFileSync(join(dir, STATE_LOCK_NAME), `${JSON.stringify({ pid: gone.pid })}\n`);
+    await runtimeFor(scrapeConfig(`${target.origin}/metrics`, dir), recordingLogger());
+    expect(JSON.parse(readFileSync(join(dir, STATE_LOCK_NAME), 'utf8')).pid).toBe(process.pid);
+  });
+
+  it('a second serve on the directory exits 2 with one line naming it and the first one’s pid', async () => {
+    const target = await queueTarget();
+    const dir = newDir();
+    const first = serveWithState(`${target.origin}/metrics`, dir);
+    try {
+      await first.output('stdout', /"msg":"listening"/);
+      const second = serveWithState(`${target.origin}/metrics`, dir);
+      try {
+        expect(await second.exited).toBe(EXIT.usage);
+        // One error line, then the usage errors' help hint.
+        expect(second.stderr().split('\n')).toEqual([
+          `workqueue-doctor: ${lockHeld(dir, `process ${first.child.pid}`)}`,
+          "see 'workqueue-doctor serve --help'",
+          '',
+        ]);
+      } finally {
+        await second.stop();
+      }
+      // Released on shutdown.
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      expect(readdirSync(dir)).toEqual([STATE_FILE_NAME]);
+    } finally {
+      await first.stop();
+    }
+  }, 90_000);
+});
+
+/** `serve` of one target, scraped every second, with its history in `dir`. */
+function serveWithState(url: string, dir: string): CliProcess {
+  return spawnCli(['serve', '--target', url, '--listen', '127.0.0.1:0', '--scrape-interval', '1s', '--state-dir', dir]);
+}
+
 describe('state dir: serve', () => {
   it('writes the state file when it stops on SIGTERM', async () => {
     const target = await queueTarget();
     const dir = newDir();
-    const serve = spawnCli([
-      'serve',
-      '--target',
-      `${target.origin}/metrics`,
-      '--listen',
-      '127.0.0.1:0',
-      '--scrape-interval',
-      '1s',
-      '--state-dir',
-      dir,
-    ]);
+    const serve = serveWithState(`${target.origin}/metrics`, dir);
     try {
       await serve.output('stdout', /"msg":"listening"/);
       expect(existsSync(join(dir, STATE_FILE_NAME))).toBe(false);
@@ -383,6 +506,34 @@ describe('state dir: serve', () => {
       expect(saved.select({ metric: WORKQUEUE.adds }).map((s) => s.labels.instance)).toEqual([
         `127.0.0.1:${target.port}`,
       ]);
+    } finally {
+      await serve.stop();
+    }
+  }, 90_000);
+
+  it('with a FIFO at the state file, listens, reports it once and exits 0 on SIGTERM', async () => {
+    const target = await queueTarget();
+    const dir = newDir();
+    mkdirSync(dir);
+    const file = join(dir, STATE_FILE_NAME);
+    execFileSync('mkfifo', [file]);
+    const serve = serveWithState(`${target.origin}/metrics`, dir);
+    try {
+      await serve.output('stdout', /"msg":"listening"/);
+      const warnings = serve
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"state file ignored'));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0] as string)).toMatchObject({
+        file,
+        problem: 'not-regular',
+        reason: 'a FIFO (named pipe), not a regular file',
+      });
+      serve.child.kill('SIGTERM');
+      expect(await serve.exited).toBe(0);
+      // The FIFO is replaced by the state written at shutdown.
+      expect(lstatSync(file).isFile()).toBe(true);
     } finally {
       await serve.stop();
     }

@@ -1,11 +1,12 @@
 /**
  * The history's state file: every held sample comes back exactly, under series that the next scrape of the
  * same target continues; a file that is not one, of another version or damaged is refused with its reason
- * and leaves the history untouched.
+ * and leaves the history untouched (the limits it is read within: state-file-limits.test.ts).
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseExposition } from '../../src/exposition/parser.js';
+import { DEFAULT_SCRAPE_SETTINGS } from '../../src/scrape/scrape-settings.js';
 import { History, type ScrapeTarget } from '../../src/store/history.js';
 import {
   encodeHistoryState,
@@ -14,6 +15,7 @@ import {
   StateFileError,
   type StateFileProblem,
 } from '../../src/store/state-file.js';
+import { stateFileLimits } from '../../src/store/state-file-limits.js';
 
 const T0 = 1_700_000_000_000;
 const S = 1000;
@@ -23,6 +25,8 @@ const B = {
   labels: { job: 'ctl', instance: '10.0.0.7:8080', namespace: 'ns', pod: 'b-0', container: 'manager' },
 } satisfies ScrapeTarget;
 const page = (text: string) => parseExposition(text);
+/** The limits of a service scraping the two targets at the default settings. */
+const LIMITS = stateFileLimits(DEFAULT_SCRAPE_SETTINGS, 2);
 
 /** Every series held, keyed by name and labels, with its samples (NaN kept as text so that it compares). */
 function snapshot(history: History): Record<string, { t: number[]; v: string[] }> {
@@ -68,7 +72,7 @@ describe('state file: round trip', () => {
     const h = sampleHistory();
     const bytes = await encodeHistoryState(h, T0 + 60 * S);
     const restored = new History();
-    const summary = await restoreHistoryState(bytes, restored, T0 + 60 * S);
+    const summary = await restoreHistoryState(bytes, restored, { nowMs: T0 + 60 * S, limits: LIMITS });
     expect(snapshot(restored)).toEqual(snapshot(h));
     expect(summary).toEqual({ writtenAtMs: T0 + 60 * S, targets: 2, series: 5, samples: h.stats().samples });
     expect(
@@ -92,7 +96,7 @@ describe('state file: round trip', () => {
   it('gives series that the next scrape of the target continues, staleness included', async () => {
     const h = sampleHistory();
     const restored = new History();
-    await restoreHistoryState(await encodeHistoryState(h, T0), restored, T0 + 75 * S);
+    await restoreHistoryState(await encodeHistoryState(h, T0), restored, { nowMs: T0 + 75 * S, limits: LIMITS });
     const [held] = restored.targets().filter((t) => t.labels.job === 'static');
     const target = { id: held?.id ?? '', labels: A.labels };
     const seriesBefore = restored.stats().series;
@@ -111,7 +115,10 @@ describe('state file: round trip', () => {
     const h = sampleHistory();
     const restored = new History({ retentionMs: 60 * S });
     // Samples at T0 .. T0 + 60 s; read at T0 + 100 s: those before T0 + 40 s go.
-    const summary = await restoreHistoryState(await encodeHistoryState(h, T0), restored, T0 + 100 * S);
+    const summary = await restoreHistoryState(await encodeHistoryState(h, T0), restored, {
+      nowMs: T0 + 100 * S,
+      limits: LIMITS,
+    });
     const [depth] = restored.select({ metric: 'workqueue_depth' }).filter((s) => s.labels.job === 'static');
     expect([...(depth?.t ?? [])]).toEqual([T0 + 45 * S + 1, T0 + 60 * S]);
     expect(summary.samples).toBe(restored.stats().samples);
@@ -124,7 +131,7 @@ describe('state file: files it refuses', () => {
   ): Promise<{ problem: StateFileProblem; message: string; samples: number }> => {
     const history = new History();
     try {
-      await restoreHistoryState(bytes, history, T0);
+      await restoreHistoryState(bytes, history, { nowMs: T0 + 60 * S, limits: LIMITS });
     } catch (error) {
       if (!(error instanceof StateFileError)) throw error;
       return { problem: error.problem, message: error.message, samples: history.stats().samples };

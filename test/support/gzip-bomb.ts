@@ -1,4 +1,7 @@
-/** A gzip bomb served over HTTP, for tests of the scrape size limit, and the backpressure helper it writes with. */
+/**
+ * Gzip bombs: served over HTTP, for tests of the scrape size limit (with the backpressure helper it writes with), or
+ * as a file's bytes, for tests of files read within a limit.
+ */
 import { once } from 'node:events';
 import type http from 'node:http';
 import zlib from 'node:zlib';
@@ -30,13 +33,36 @@ export interface GzipBomb {
   closed(): Promise<unknown>;
 }
 
+/**
+ * The parts of a gzip stream of zeros: its header, then a deflated MiB (about 1 KB) that may follow itself any
+ * number of times, and 64 of those as one batch. The stream never ends (no final block, no trailer): a reader
+ * that stops at a size limit never reaches its end.
+ */
+function zerosGzip(): { readonly header: Buffer; readonly mebibyte: Buffer; readonly batch: Buffer } {
+  const mebibyte = deflatedRun(Buffer.alloc(1 << 20));
+  return { header: GZIP_HEADER, mebibyte, batch: Buffer.concat(Array.from({ length: 64 }, () => mebibyte)) };
+}
+
+/** The header of a gzip stream (no name, no time); deflate data follows. */
+export const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
+
+/**
+ * `data` deflated with a full flush: a byte-aligned, self-contained run of blocks that may follow any other such
+ * run (itself included, any number of times) in a deflate stream.
+ */
+export function deflatedRun(data: Buffer): Buffer {
+  return zlib.deflateRawSync(data, { level: 9, finishFlush: zlib.constants.Z_FULL_FLUSH });
+}
+
+/** A file's worth of gzip bomb: `mebibytes` MiB of zeros (a multiple of 64) as about 1 KB per MiB. */
+export function gzipBombFile(mebibytes: number): Buffer {
+  const { header, batch } = zerosGzip();
+  return Buffer.concat([header, ...Array.from({ length: mebibytes / 64 }, () => batch)]);
+}
+
 /** A gzip body of `mebibytes` MiB of zeros, about 1 KB compressed per MiB, served with `contentType`. */
 export function gzipBomb(mebibytes: number, contentType: string): GzipBomb {
-  // 1 MiB of zeros, deflated with a full flush: a byte-aligned, self-contained run of blocks
-  // (about 1 KB) that can be repeated to make a valid deflate stream of any length.
-  const block = zlib.deflateRawSync(Buffer.alloc(1 << 20), { level: 9, finishFlush: zlib.constants.Z_FULL_FLUSH });
-  const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
-  const batch = Buffer.concat(Array.from({ length: 64 }, () => block));
+  const { header, mebibyte: block, batch } = zerosGzip();
   let sent = 0;
   let closed: Promise<unknown> = Promise.resolve();
   return {

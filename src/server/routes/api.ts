@@ -10,6 +10,8 @@ import type { RuleId } from '../../diagnosis/rule.js';
 import { SIGNAL_BY_ID } from '../../diagnosis/signals.js';
 import { type QueueSeries, SERIES_SIGNALS, type SeriesSet, type SeriesSignalId } from '../../service/queue-series.js';
 import type { TargetsView } from '../../service/target-status.js';
+import { SERIES_BODIES } from '../answer-budget.js';
+import { BodyCache } from '../body-cache.js';
 import { CachedBody, sendCached } from '../cached-body.js';
 import { ApiError, errorRef } from '../errors.js';
 import type { ReportCache } from '../report-cache.js';
@@ -101,7 +103,7 @@ export async function apiRoutes(api: FastifyInstance, options: ApiRoutesOptions)
     const series = options.series;
     // One body per queue and choice of signals, per series set (so per report); bounded like the report's.
     let bodiesOf: SeriesSet | undefined;
-    let bodies = new Map<string, CachedBody>();
+    const bodies = new BodyCache<string>(SERIES_BODIES);
     api.get<{ Params: { id: string }; Querystring: { signals?: SeriesSignalId[] } }>(
       '/queues/:id/series',
       {
@@ -129,7 +131,7 @@ export async function apiRoutes(api: FastifyInstance, options: ApiRoutesOptions)
         const set = await series.forReport(report);
         if (set !== bodiesOf) {
           bodiesOf = set;
-          bodies = new Map();
+          bodies.clear();
         }
         const wanted = request.query.signals?.length ? new Set(request.query.signals) : undefined;
         const signals = SERIES_SIGNALS.filter((s) => wanted === undefined || wanted.has(s));
@@ -158,7 +160,6 @@ export async function apiRoutes(api: FastifyInstance, options: ApiRoutesOptions)
               ),
             }),
           );
-          if (bodies.size >= MAX_SERIES_BODIES) bodies.clear();
           bodies.set(key, body);
         }
         return sendCached(request, reply, body);
@@ -197,9 +198,6 @@ export async function apiRoutes(api: FastifyInstance, options: ApiRoutesOptions)
     async (request, reply) => sendCached(request, reply, rulesBody),
   );
 }
-
-/** Series bodies kept per evaluation; beyond that the cache starts over. */
-const MAX_SERIES_BODIES = 256;
 
 /** Lets `?status=warning,critical` mean the same as `?status=warning&status=critical`. */
 function splitListParameters(names: readonly string[]) {

@@ -4,8 +4,14 @@
  *
  * Access: with a token configured, `/` answers to the same `Authorization: Bearer <token>` as `/api/v1`, or
  * to the session cookie `/login` sets after comparing a posted token in constant time (`page/session.ts`);
- * anything else gets 401 with the sign-in form. `/assets/*` is open: it is uPlot and the page's own script
- * and stylesheet, the same bytes for everyone, nothing from the report (the sign-in form uses the stylesheet).
+ * anything else gets 401 with the sign-in form. Sign-in attempts are throttled per client address
+ * (`client-throttle.ts`: 429 `too_many_requests` with `Retry-After` beyond the burst), and failed ones are logged
+ * as one summary line per window (`sign-in-failures.ts`), never one line per attempt. The cookie is `Secure` when
+ * the request came over HTTPS (`request.protocol`, which believes `X-Forwarded-Proto` only from the proxies
+ * fastify's `trustProxy` trusts) or when `secureCookie` says so.
+ *
+ * `/assets/*` is open: it is uPlot and the page's own script and stylesheet, the same bytes for everyone, nothing
+ * from the report (the sign-in form uses the stylesheet).
  *
  * The page is rendered once per report, targets' state and sign-out button, compressed once (`CachedBody`),
  * and served with a strict Content-Security-Policy: scripts and styles from the service only.
@@ -15,9 +21,12 @@ import type { Report } from '../../diagnosis/report.js';
 import type { QueueSeries, SeriesSet } from '../../service/queue-series.js';
 import type { TargetsView } from '../../service/target-status.js';
 import { CachedBody, sendCached } from '../cached-body.js';
+import { createClientThrottle, type ThrottleLimits } from '../client-throttle.js';
+import { errorBody } from '../errors.js';
 import { ASSETS_PREFIX, pageAssets } from '../page/assets.js';
 import { renderLoginPage, renderNotReadyPage, renderPage } from '../page/render.js';
 import { type PageSessions, pageSessions } from '../page/session.js';
+import { createSignInFailures } from '../sign-in-failures.js';
 
 export const HTML_CONTENT_TYPE = 'text/html; charset=utf-8';
 
@@ -33,6 +42,10 @@ export type PageRoutesOptions = {
   readonly series?: QueueSeries;
   /** When set, `/` needs this bearer token or a session cookie. */
   readonly apiToken?: string;
+  /** Sign-in attempts allowed per client address. */
+  readonly signInLimits: ThrottleLimits;
+  /** Always mark the session cookie `Secure` (the service is reached over HTTPS however the request arrives). */
+  readonly secureCookie?: boolean;
   /** The page refreshes itself this often (the evaluation interval). */
   readonly refreshSeconds: number;
   readonly version?: string;
@@ -133,24 +146,41 @@ export async function pageRoutes(app: FastifyInstance, options: PageRoutesOption
       .send(asset.bytes);
   });
 
-  if (sessions !== undefined) await sessionRoutes(app, sessions, signIn);
+  if (sessions !== undefined) await sessionRoutes(app, sessions, signIn, options);
 }
 
 async function sessionRoutes(
   app: FastifyInstance,
   sessions: PageSessions,
   signIn: (reply: FastifyReply, failed: boolean) => FastifyReply,
+  options: Pick<PageRoutesOptions, 'signInLimits' | 'secureCookie'>,
 ): Promise<void> {
   const hidden = { hide: true } as const;
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
-  const secure = (request: FastifyRequest): boolean => request.protocol === 'https';
+  const secure = (request: FastifyRequest): boolean => options.secureCookie === true || request.protocol === 'https';
+  const throttle = createClientThrottle(options.signInLimits);
+  const failures = createSignInFailures((entry, message) => app.log.warn(entry, message));
+  app.addHook('onClose', (_instance, done) => {
+    failures.flush();
+    done();
+  });
 
   app.post<{ Body: Record<string, string> | undefined }>('/login', { schema: hidden }, async (request, reply) => {
+    const waitSeconds = throttle.take(request.ip);
+    if (waitSeconds !== undefined) {
+      failures.throttled(request.ip);
+      return reply
+        .code(429)
+        .header('retry-after', String(waitSeconds))
+        .send(
+          errorBody('too_many_requests', `Too many sign-in attempts from this address; try again in ${waitSeconds} s.`),
+        );
+    }
     const given = typeof request.body?.token === 'string' ? request.body.token.trim() : '';
     if (!sessions.tokenMatches(given)) {
-      request.log.warn({ ip: request.ip }, 'page sign-in with a wrong token');
+      failures.wrongToken(request.ip);
       return signIn(reply, true);
     }
     return reply
