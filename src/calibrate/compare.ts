@@ -79,19 +79,22 @@ function matches(entry: QueueReport, truth: QueueTruth): boolean {
 export const ONSET_GRACE_MS = 60_000;
 
 /**
- * When the expected diagnoses of `queue` must be present: after the onset, the time each rule's condition
- * needs before its windows hold the problem in full (a rate over 15 minutes cannot show a younger problem
- * in full: Prometheus divides by the whole window), then its `for`, then `ONSET_GRACE_MS`.
+ * When the expected diagnoses of `queue` must be present: from the onset, or from the cause plus the time each
+ * rule's condition needs before its windows hold the problem in full (a rate over 15 minutes cannot show a
+ * younger problem in full: Prometheus divides by the whole window) if that is later; then its `for`, then
+ * `ONSET_GRACE_MS`.
  */
 export function expectedFrom(queue: QueueTruth): number {
-  const settle = Math.max(
-    0,
+  const onset = queue.onsetMs ?? 0;
+  const cause = queue.causeMs ?? onset;
+  const due = Math.max(
+    onset,
     ...queue.expected.map((id) => {
       const r = rule(id);
-      return settleMs(conditionWith(r, defaultThresholds(r))) + r.forMs;
+      return Math.max(onset, cause + settleMs(conditionWith(r, defaultThresholds(r)))) + r.forMs;
     }),
   );
-  return (queue.onsetMs ?? 0) + settle + ONSET_GRACE_MS;
+  return due + ONSET_GRACE_MS;
 }
 
 /**

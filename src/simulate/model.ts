@@ -151,6 +151,12 @@ export interface QueueTruthSpec {
    */
   readonly onsetMs?: number | undefined;
   /**
+   * When the planted cause began, where that is before the onset: a sync that never returns starts long before
+   * anyone could call it stuck. The signals' windows fill from the cause, so the expected diagnoses are owed
+   * from the later of the onset and the cause plus those windows, then the `for`. Missing: the onset.
+   */
+  readonly causeMs?: number | undefined;
+  /**
    * Milliseconds since the process started after which the allowed diagnoses are no longer acceptable: a
    * passing problem (an outage that recovered) must have cleared by then. Missing: allowed throughout.
    */
@@ -312,6 +318,8 @@ export interface QueueTruth {
   readonly note?: string | undefined;
   /** See `QueueTruthSpec.onsetMs`. */
   readonly onsetMs?: number | undefined;
+  /** See `QueueTruthSpec.causeMs`. */
+  readonly causeMs?: number | undefined;
   /** See `QueueTruthSpec.allowedUntilMs`. */
   readonly allowedUntilMs?: number | undefined;
   readonly facts?: Readonly<Record<string, number | string | boolean>> | undefined;

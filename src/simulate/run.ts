@@ -198,6 +198,7 @@ export function groundTruth(
         allowed: [...controller.truth.allowed],
         ...(controller.truth.note === undefined ? {} : { note: controller.truth.note }),
         ...(controller.truth.onsetMs === undefined ? {} : { onsetMs: controller.truth.onsetMs }),
+        ...(controller.truth.causeMs === undefined ? {} : { causeMs: controller.truth.causeMs }),
         ...(controller.truth.allowedUntilMs === undefined ? {} : { allowedUntilMs: controller.truth.allowedUntilMs }),
         facts: jsonFacts({
           workers: controller.workers,

@@ -23,8 +23,12 @@ const BLOCKED_RANGE_MS: readonly [number, number] = [10 * SECOND, 60 * SECOND];
 const BLOCKING_AT_MS = 10 * SECOND;
 /** Shorter than this, a sync is slow but nobody would call it blocked: nothing is owed, nothing is wrong. */
 const SLOW_AT_MS = 2 * SECOND;
-/** Blocking syncs rarer than one per this many minutes are one-offs: seen, not owed. */
-const RECURRING_EVERY_MINUTES = 10;
+/**
+ * Blocking syncs at least this often (one per so many minutes, on average) are a steady condition that any
+ * five-minute view of the queue shows, several times over; rarer ones come and go between views: seen, not owed at
+ * every moment.
+ */
+const RECURRING_EVERY_MINUTES = 2;
 
 /** The shortest and longest blocking sync: `--blocking-seconds` ±20%, else `BLOCKED_RANGE_MS`. */
 function blockedRangeMs(params: SimulationParams): readonly [number, number] {
@@ -149,6 +153,8 @@ export const stuckWorker: Scenario = {
                   // Stuck, as opposed to slow, from when no sync that returns would still be running: a blocking
                   // call bounded by a timeout returns within a minute or two.
                   onsetMs: at + STUCK_AFTER_MS,
+                  // Its age and the growth of its age and of the unfinished work count from when it began.
+                  causeMs: at,
                   note: `the first sync from ${at / SECOND} s on never returns`,
                 }
               : { expected: [], allowed: [], note: 'no events, no syncs: nothing gets stuck' },
