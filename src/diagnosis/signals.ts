@@ -319,6 +319,20 @@ const signalList = [
     ),
   },
   {
+    id: 'slowSyncRate',
+    title: 'Slow syncs',
+    unit: '1/s',
+    scope: 'queue',
+    description:
+      'Syncs per second finished over the sustained window that took longer than 10 s (the 10 s bucket). A busy controller dilutes a blocking call in the share of its syncs, not in their rate.',
+    expr: binary(
+      '-',
+      perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.count), SUSTAINED_WINDOW_MS)),
+      perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), SUSTAINED_WINDOW_MS, [eq(LABEL.le, '10')])),
+      { ignoring: [LABEL.le] },
+    ),
+  },
+  {
     id: 'busyWorkers',
     title: 'Busy workers',
     unit: 'workers',

@@ -29,13 +29,24 @@ export const slowWork = defineRule({
       description:
         'Share of finished syncs longer than 10 s (the histogram bucket) at or above which syncs block: one in a thousand. The longest-running reading sees a blocking sync only if a scrape falls while it runs; the share counts every one that finished. A healthy controller has none at all above 10 s, so any steady share is a blocking call; one in a thousand keeps a 15-minute window holding one at a few syncs a second, so the finding does not flicker between them.',
     },
+    minSlowRate: {
+      default: 0.002,
+      unit: '1/s',
+      description:
+        "Syncs longer than 10 s per second (over 15 minutes) at or above which syncs block: two in a quarter of an hour, still coming. The share alone misses a busy controller: one blocking sync a minute among 20 syncs a second is 0.06% of them, under the share's floor, while the longest-running reading sees a sync of 12 to 18 s only when a scrape falls in its last seconds, so it flickers. A healthy controller finishes none above 10 s; an occasional stall (a slow apiserver, a long GC) is one, not a steady two every quarter hour.",
+    },
   },
   forMs: 5 * MINUTE_MS,
   condition: (t) =>
-    anyOf(compare('longestRunningMax', '>=', t.minLongestRunning), compare('slowSyncShare', '>=', t.minSlowShare)),
+    anyOf(
+      compare('longestRunningMax', '>=', t.minLongestRunning),
+      compare('slowSyncShare', '>=', t.minSlowShare),
+      compare('slowSyncRate', '>=', t.minSlowRate),
+    ),
   evidence: [
     'longestRunningMax',
     'slowSyncShare',
+    'slowSyncRate',
     'workDurationMean',
     'workDurationP99',
     'unfinishedWork',
@@ -44,7 +55,7 @@ export const slowWork = defineRule({
   ],
   text: {
     summary: ({ signals }) =>
-      `Syncs block: the longest-running sync reached ${formatValue(signals.longestRunningMax)} and ${formatValue(signals.slowSyncShare)} of syncs took over 10 s (mean ${formatValue(signals.workDurationMean)}).`,
+      `Syncs block: the longest-running sync reached ${formatValue(signals.longestRunningMax)} and ${formatValue(signals.slowSyncShare)} of syncs (${formatValue(signals.slowSyncRate)}) took over 10 s (mean ${formatValue(signals.workDurationMean)}).`,
     meaning:
       'Some reconciles take many seconds. Each one holds a worker, so a few of them cut throughput and delay every other key behind them.',
     cause: () =>
@@ -53,8 +64,8 @@ export const slowWork = defineRule({
       'Bound every external call with a context timeout; move long work out of reconcile (start it asynchronously and check back with RequeueAfter); raise MaxConcurrentReconciles only as a stopgap.',
     confirm: [
       {
-        text: 'The longest-running sync and the share of syncs over 10 s:',
-        signals: ['longestRunningMax', 'slowSyncShare'],
+        text: 'The longest-running sync and the share and rate of syncs over 10 s:',
+        signals: ['longestRunningMax', 'slowSyncShare', 'slowSyncRate'],
       },
       { text: 'The work-duration tail (coarse: decade buckets):', signals: ['workDurationP99', 'workDurationMean'] },
     ],
