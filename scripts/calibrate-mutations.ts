@@ -1,7 +1,7 @@
 /**
- * `npm run calibrate:mutations [-- --grid FILE] [--rules A,B] [--out FILE] [--keep]`: every threshold of every rule halved
+ * `npm run calibrate:mutations [-- --grid FILE[,FILE…]] [--rules A,B] [--out FILE] [--keep]`: every threshold of every rule halved
  * and doubled, and every clause of every condition dropped, each run through the calibration (the cases of the
- * grid, default the held-out grid, judged at every step), and whether the calibration catches it (some verdict
+ * grids, default the held-out grid and the boundary cases, judged at every step), and whether the calibration catches it (some verdict
  * turns wrong). Writes the results as JSON (default calibration/mutations.json) and prints a Markdown table.
  * Thresholds only the texts read are listed, not run. With `--keep`, the results of rules not run this time are kept
  * from the existing output file (run over the same grid), so the rules can be run apart and reported together.
@@ -23,7 +23,8 @@ import {
 } from '../src/calibrate/mutations.js';
 import { RULE_IDS, type RuleId } from '../src/diagnosis/rule.js';
 
-const DEFAULT_GRID = 'calibration/held-out.json';
+/** The calibration: the held-out grid and the boundary cases, together. */
+const DEFAULT_GRID = 'calibration/held-out.json,calibration/boundaries.json';
 const DEFAULT_OUT = 'calibration/mutations.json';
 
 function usage(message: string): never {
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
   for (const r of rules ?? []) if (!RULE_IDS.includes(r)) usage(`unknown rule ${r} (rules: ${RULE_IDS.join(', ')})`);
   let cases: ReturnType<typeof parseCalibrationGrid>;
   try {
-    cases = parseCalibrationGrid(readFileSync(grid, 'utf8'), grid);
+    cases = grid.split(',').flatMap((file) => parseCalibrationGrid(readFileSync(file, 'utf8'), file));
   } catch (error) {
     usage((error as Error).message);
   }
