@@ -71,7 +71,7 @@ export const backlog = defineRule({
       default: 20,
       unit: 'items',
       description:
-        'Depth that the queue must not fall below (its floor over each minute, at every step of the `for`) for a backlog to count: a queue that keeps up drains to zero between bursts. The detection curve turns on between 0.95 and 1.0 of capacity, where the depth stops random-walking back to zero, in 12 minutes (the `for` and the minute of floor). Twice the floor misses a standing backlog of about 60 keys whose depth dips toward 30 (the boundary grid); half of it is implied by the wait of ten syncs at two workers and more (Little's law).',
+        "Depth that the queue must not fall below (its floor over each minute, at every step of the `for`) for a backlog to count: a queue that keeps up drains to zero between bursts. The detection curve turns on between 0.95 and 1.0 of capacity, where the depth stops random-walking back to zero, in 12 minutes (the `for` and the minute of floor). Twice the floor misses a standing backlog of about 60 keys whose depth dips toward 30 (the boundary grid); half of it is implied by the wait of ten syncs at two workers and more (Little's law).",
     },
     minGrowth: {
       default: 0.02,
