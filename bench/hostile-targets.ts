@@ -23,8 +23,15 @@
  * Exit code 1 when a case crashes the service (it exits before SIGTERM, or not with 0 after it) or changes the
  * healthy target's verdicts, or when the baseline has no finding to compare.
  *
- * Run: `npm run bench:hostile` (about 7 minutes: each case waits for its start on the engine's grid). `--seconds N`: time per case (default 15); `--case TEXT`: only
- * the cases whose name contains TEXT (and the baseline).
+ * With `--memory-limit SIZE` (the sidecar's: `192Mi`) every service runs with `WQD_MEMORY_LIMIT`, so its limits are
+ * those its memory budget gives (src/service/memory-budget.ts), and with `WQD_RETENTION=4m`, so that a series holds
+ * as many samples at the 2 s interval as the sidecar's at 15 s for 30 minutes (121); a case that churns new series
+ * within them is added
+ * (the churning kind's 9,999 series a page pass the budget's series limit), and the goal below the table is the
+ * budget's: peak RSS under it in every case.
+ *
+ * Run: `npm run bench:hostile` (about 7 minutes: each case waits for its start on the engine's grid). `--seconds N`: time per case (default 15); `--case TEXT[,TEXT...]`: only
+ * the cases whose name contains one of the TEXTs (and the baseline); `--memory-limit SIZE`: see above.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -41,10 +48,18 @@ import { pageSamples } from '../src/exposition/parsed-page.js';
 import { keepFamilies, parseExposition } from '../src/exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES, DOCTOR, LABEL } from '../src/metrics/names.js';
 import { DEFAULT_SCRAPE_QUEUE_LIMIT, DEFAULT_SCRAPE_SERIES_LIMIT } from '../src/scrape/scrape-settings.js';
+import { deriveLimits } from '../src/service/memory-budget.js';
 import type { TargetsView } from '../src/service/target-status.js';
 import { targetNameOf } from '../src/service/target-status.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../src/simulate/recording-writer.js';
-import { CARDINALITY_BOMB, HOSTILE_KINDS, healthyTargetHandler } from '../test/support/hostile-targets.js';
+import { parseDuration } from '../src/util/duration.js';
+import { parseMemoryQuantity } from '../src/util/memory-quantity.js';
+import {
+  CARDINALITY_BOMB,
+  churningHandler,
+  HOSTILE_KINDS,
+  healthyTargetHandler,
+} from '../test/support/hostile-targets.js';
 import { freePort, type LocalServer, startHttpServer, waitFor } from '../test/support/local-server.js';
 import { builtCli, median, peakRssOf, type Running, run } from './service-process.js';
 import { profiles, syntheticPage } from './synthetic-managers.js';
@@ -56,6 +71,8 @@ import { profiles, syntheticPage } from './synthetic-managers.js';
  */
 const START_BEFORE_STEP_MS = 8_000;
 const SCRAPE_INTERVAL = '2s';
+/** With a memory budget: the retention that holds the sidecar's 121 samples a series at `SCRAPE_INTERVAL`. */
+const BUDGET_RETENTION = '4m';
 const EVALUATION_INTERVAL = '2s';
 const HEALTHZ_EVERY_MS = 50;
 const READYZ_EVERY_MS = 250;
@@ -121,9 +138,29 @@ function largeTargetCase(name: string, queues: number, env?: Readonly<Record<str
   };
 }
 
-function benchCases(): BenchCase[] {
+/** The series limit a memory budget gives the benchmark's service: two static targets scraped every 2 s. */
+function budgetSeriesLimit(memoryLimit: string): number {
+  return deriveLimits(parseMemoryQuantity(memoryLimit), {
+    targets: 2,
+    concurrency: 8,
+    intervalMs: parseDuration(SCRAPE_INTERVAL),
+    retentionMs: parseDuration(BUDGET_RETENTION),
+  }).limits.seriesLimit;
+}
+
+function benchCases(memoryLimit: string | undefined): BenchCase[] {
   const atLimits = queuesAtDefaultLimits();
   const largeSeries = seriesOfQueues(LARGE_TARGET_QUEUES);
+  const budgetCases: BenchCase[] = [];
+  if (memoryLimit !== undefined) {
+    const churn = budgetSeriesLimit(memoryLimit) - 1;
+    budgetCases.push({
+      name: "new series every scrape, within the budget's series limit",
+      serves: `${churn.toLocaleString('en-US')} new series at every scrape`,
+      handler: () => churningHandler(churn),
+      expectedCodes: [UP],
+    });
+  }
   return [
     { name: 'baseline: the healthy target alone', serves: '', expectedCodes: [] },
     ...HOSTILE_KINDS.map((kind) => ({
@@ -137,14 +174,15 @@ function benchCases(): BenchCase[] {
       WQD_SCRAPE_SERIES_LIMIT: String(largeSeries),
       WQD_SCRAPE_QUEUE_LIMIT: String(LARGE_TARGET_QUEUES),
     }),
+    ...budgetCases,
   ];
 }
 
 // ---------------------------------------------------------------------------------------------------
 // The targets process: the healthy target and the case's hostile one, until SIGTERM.
 
-async function serveTargets(caseIndex: number): Promise<void> {
-  const benchCase = benchCases()[caseIndex];
+async function serveTargets(caseIndex: number, memoryLimit: string | undefined): Promise<void> {
+  const benchCase = benchCases(memoryLimit)[caseIndex];
   if (benchCase === undefined) throw new Error(`no case ${caseIndex}`);
   const servers: LocalServer[] = [await startHttpServer(healthyTargetHandler(Date.now))];
   if (benchCase.handler !== undefined) servers.push(await startHttpServer(benchCase.handler(Date.now)));
@@ -222,9 +260,18 @@ async function every(everyMs: number, stop: AbortSignal, task: () => Promise<voi
 }
 
 /** Starts the targets process of a case and reads its URLs. */
-async function startTargets(caseIndex: number): Promise<{ running: Running; urls: Urls }> {
+async function startTargets(
+  caseIndex: number,
+  memoryLimit: string | undefined,
+): Promise<{ running: Running; urls: Urls }> {
   const self = fileURLToPath(import.meta.url);
-  const running = run([...process.execArgv, self, '--serve-targets', String(caseIndex)]);
+  const running = run([
+    ...process.execArgv,
+    self,
+    '--serve-targets',
+    String(caseIndex),
+    ...(memoryLimit !== undefined ? [memoryLimit] : []),
+  ]);
   const urls = await new Promise<Urls>((resolve, reject) => {
     let buffer = '';
     running.proc.stdout?.on('data', (chunk: Buffer) => {
@@ -387,11 +434,21 @@ async function measure(service: Running, base: string, urls: Urls, seconds: numb
   };
 }
 
-async function runCase(cli: string, benchCase: BenchCase, caseIndex: number, seconds: number): Promise<Outcome> {
-  const targets = await startTargets(caseIndex);
+async function runCase(
+  cli: string,
+  benchCase: BenchCase,
+  caseIndex: number,
+  seconds: number,
+  memoryLimit: string | undefined,
+): Promise<Outcome> {
+  const targets = await startTargets(caseIndex, memoryLimit);
   try {
     await sleep(EVALUATION_INTERVAL_MS - ((Date.now() + START_BEFORE_STEP_MS) % EVALUATION_INTERVAL_MS));
-    const { service, base } = await startService(cli, targets.urls, benchCase.env);
+    const env = {
+      ...benchCase.env,
+      ...(memoryLimit !== undefined ? { WQD_MEMORY_LIMIT: memoryLimit, WQD_RETENTION: BUDGET_RETENTION } : {}),
+    };
+    const { service, base } = await startService(cli, targets.urls, env);
     try {
       return await measure(service, base, targets.urls, seconds);
     } finally {
@@ -425,20 +482,28 @@ const crashed = (o: Outcome) => o.exitedEarly || o.sigterm.exit !== '0';
 async function driver(): Promise<void> {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { seconds: { type: 'string', default: '15' }, case: { type: 'string' } },
+    options: {
+      seconds: { type: 'string', default: '15' },
+      case: { type: 'string' },
+      'memory-limit': { type: 'string' },
+    },
   });
+  const memoryLimit = values['memory-limit'];
   const seconds = Number(values.seconds);
   if (!(seconds > 0)) throw new Error(`--seconds must be a positive number, got ${values.seconds}`);
   const cli = builtCli();
-  const cases = benchCases();
+  const cases = benchCases(memoryLimit);
   const chosen = cases
     .map((c, index) => ({ c, index }))
-    .filter(({ c, index }) => index === 0 || values.case === undefined || c.name.includes(values.case));
+    .filter(
+      ({ c, index }) =>
+        index === 0 || values.case === undefined || values.case.split(',').some((text) => c.name.includes(text)),
+    );
 
   const outcomes: Array<{ c: BenchCase; o: Outcome }> = [];
   for (const { c, index } of chosen) {
     process.stderr.write(`${c.name}…\n`);
-    outcomes.push({ c, o: await runCase(cli, c, index, seconds) });
+    outcomes.push({ c, o: await runCase(cli, c, index, seconds, memoryLimit) });
   }
   const baseline = outcomes[0]?.o as Outcome;
   const unchanged = (o: Outcome) => JSON.stringify(o.verdicts) === JSON.stringify(baseline.verdicts);
@@ -460,7 +525,7 @@ async function driver(): Promise<void> {
         : `${o.hostileCodes.map((code) => `\`${code}\``).join(', ') || 'not scraped'}${
             JSON.stringify(o.hostileCodes) === JSON.stringify([...c.expectedCodes].sort())
               ? ''
-              : ` (expected ${c.expectedCodes.join(', ')})`
+              : ` (${memoryLimit === undefined ? 'expected' : 'at the fixed limits'} ${c.expectedCodes.join(', ')})`
           }`;
     const exit = `${o.sigterm.ms.toFixed(0)} ms, ${o.sigterm.exit}`;
     rows.push(
@@ -482,7 +547,14 @@ async function driver(): Promise<void> {
 
   const bomb = outcomes.find(({ c }) => c.name === CARDINALITY_BOMB.name)?.o;
   const goals: string[] = [];
-  if (bomb !== undefined) {
+  if (memoryLimit !== undefined) {
+    const budget = parseMemoryQuantity(memoryLimit);
+    const over = outcomes.filter(({ o }) => !(o.peakRssBytes < budget)).map(({ c }) => c.name);
+    goals.push(
+      `Memory budget ${memoryLimit}: peak RSS under it in every case: ${over.length === 0 ? 'met' : `**missed** (${over.join('; ')})`}.`,
+    );
+    if (over.length > 0) failed = true;
+  } else if (bomb !== undefined) {
     const p99 = quantile(bomb.healthzMs, 0.99);
     const memoryLimit = standaloneMemoryLimitBytes();
     const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
@@ -494,7 +566,7 @@ async function driver(): Promise<void> {
   }
   process.stdout.write(
     `\nHostile targets: Node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg()[0]?.toFixed(1)} at the end; ` +
-      `\`serve\` with --scrape-interval ${SCRAPE_INTERVAL} --evaluation-interval ${EVALUATION_INTERVAL}, ${seconds} s per case; ` +
+      `\`serve\` with --scrape-interval ${SCRAPE_INTERVAL} --evaluation-interval ${EVALUATION_INTERVAL}${memoryLimit !== undefined ? ` and WQD_MEMORY_LIMIT=${memoryLimit} WQD_RETENTION=${BUDGET_RETENTION}` : ''}, ${seconds} s per case; ` +
       `/healthz probed every ${HEALTHZ_EVERY_MS} ms.\n\n${[rows, goals, notes]
         .map((lines) => lines.join('\n'))
         .filter((text) => text !== '')
@@ -504,7 +576,7 @@ async function driver(): Promise<void> {
 }
 
 if (process.argv[2] === '--serve-targets') {
-  await serveTargets(Number(process.argv[3]));
+  await serveTargets(Number(process.argv[3]), process.argv[4]);
 } else {
   await driver();
   agent.destroy();

@@ -1,11 +1,13 @@
 /**
  * The flags of the scrape limits, shared by every command that scrapes (`serve`, `diagnose --target`): each
  * is the flag of a `scrape.*` setting of the configuration table (config/service-settings.ts), so it is read,
- * checked and given precedence over the file there. Defaults are the scrape layer's (scrape/scrape-settings.ts).
+ * checked and given precedence over the file there. Defaults are the scrape layer's (scrape/scrape-settings.ts);
+ * `serve` sizes those not given from its memory budget instead (service/memory-budget.ts).
  */
 import type { Command } from 'commander';
 import {
   DEFAULT_SCRAPE_CONCURRENCY,
+  DEFAULT_SCRAPE_HELD_SERIES_LIMIT,
   DEFAULT_SCRAPE_LABEL_LIMIT,
   DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
   DEFAULT_SCRAPE_MAX_BYTES,
@@ -40,9 +42,29 @@ const LIMITS: ReadonlyArray<{ flag: string; help: string; env: string }> = [
     env: 'WQD_SCRAPE_LABEL_LIMIT',
   },
   {
+    flag: '--scrape-label-set-length-limit <n>',
+    help: 'most characters of the label names and values of one of those series together (default none)',
+    env: 'WQD_SCRAPE_LABEL_SET_LENGTH_LIMIT',
+  },
+  {
     flag: '--scrape-queue-limit <n>',
-    help: `most work queues per target's page (default ${DEFAULT_SCRAPE_QUEUE_LIMIT})`,
+    help: `most work queues per target, on its page and held (default ${DEFAULT_SCRAPE_QUEUE_LIMIT})`,
     env: 'WQD_SCRAPE_QUEUE_LIMIT',
+  },
+  {
+    flag: '--scrape-held-series-limit <n>',
+    help: `most series one target holds over the retention, stale ones evicted first (default ${DEFAULT_SCRAPE_HELD_SERIES_LIMIT}: twice the series limit)`,
+    env: 'WQD_SCRAPE_HELD_SERIES_LIMIT',
+  },
+  {
+    flag: '--scrape-total-series-limit <n>',
+    help: 'most series every target together holds (default none)',
+    env: 'WQD_SCRAPE_TOTAL_SERIES_LIMIT',
+  },
+  {
+    flag: '--scrape-total-queue-limit <n>',
+    help: 'most work queues every target together holds (default none)',
+    env: 'WQD_SCRAPE_TOTAL_QUEUE_LIMIT',
   },
 ];
 

@@ -28,8 +28,11 @@ import {
 import { formatListenAddress, LOG_LEVELS } from '../config/setting-values.js';
 import { API_PREFIX, buildApp, DOCS_PREFIX } from '../server/app.js';
 import { rulesView } from '../server/rules-view.js';
+import { type ContainerMemoryLimit, readContainerMemoryLimit } from '../service/container-memory.js';
+import { applyMemoryBudget, type MemoryBudget } from '../service/memory-budget.js';
 import { createQueueSeries, DEFAULT_SERIES_WINDOW_MS } from '../service/queue-series.js';
 import { createServiceRuntime, type RuntimeOptions, type ServiceRuntime } from '../service/runtime.js';
+import { formatMiB } from '../util/memory-quantity.js';
 import { packageVersion } from '../util/version.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { addScrapeLimitOptions } from './scrape-options.js';
@@ -60,6 +63,11 @@ export type StartOptions = RuntimeOptions & {
   readonly announce?: (line: string) => void;
   /** Runs after the runtime is built and before it starts scraping (e.g. to preload history). */
   readonly beforeStart?: (runtime: ServiceRuntime) => void | Promise<void>;
+  /**
+   * The container's memory limit (`serve` reads its cgroup), which sizes the limits not given unless `memory.limit`
+   * is set (service/memory-budget.ts); unset: none.
+   */
+  readonly containerMemory?: ContainerMemoryLimit;
 };
 
 export function registerServeCommand(program: Command): void {
@@ -106,6 +114,10 @@ export function registerServeCommand(program: Command): void {
       'Prometheus mode: label matchers added to every query, e.g. \'job=~"my-operator.*"\' [WQD_FLEET_SELECTOR]',
     )
     .option('--retention <duration>', `history kept per series (default ${DEFAULT_RETENTION}) [WQD_RETENTION]`)
+    .option(
+      '--memory-limit <size>',
+      "memory the limits not given are sized for, e.g. 192Mi, or max for the fixed defaults (default: the container's limit, read from its cgroup) [WQD_MEMORY_LIMIT]",
+    )
     .option(
       '--state-dir <dir>',
       'keep the scraped history in DIR across restarts (static targets, discovery; default off) [WQD_STATE_DIR]',
@@ -168,8 +180,13 @@ async function runServe(flags: Record<string, unknown>): Promise<number> {
   };
   let server: RunningServer;
   try {
+    const containerMemory = config.memoryLimit === undefined ? await readContainerMemoryLimit() : undefined;
     const started = await Promise.race([
-      startServer(config, { logger, signal: stopping.signal }).then((running) => ({ running })),
+      startServer(config, {
+        logger,
+        signal: stopping.signal,
+        ...(containerMemory !== undefined ? { containerMemory } : {}),
+      }).then((running) => ({ running })),
       signal.then((name) => ({ name })),
     ]);
     if ('name' in started) {
@@ -209,8 +226,10 @@ async function runServe(flags: Record<string, unknown>): Promise<number> {
  * Starts the runtime and listens (the programmatic entry of `serve`). Rejects with a `ConfigError` for
  * a configuration that only fails at start (unreadable token file, Kubernetes configuration).
  */
-export async function startServer(config: ServiceConfig, options: StartOptions = {}): Promise<RunningServer> {
-  const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'workqueue-doctor' } });
+export async function startServer(given: ServiceConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? pino({ level: given.logLevel, base: { service: 'workqueue-doctor' } });
+  const { config, budget } = applyMemoryBudget(given, options.containerMemory);
+  logBudget(logger, config, budget);
   const runtime = await createServiceRuntime(config, { ...options, logger });
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   try {
@@ -235,6 +254,7 @@ export async function startServer(config: ServiceConfig, options: StartOptions =
       logger,
       evaluationIntervalMs: config.evaluation.intervalMs,
       version: packageVersion(),
+      ...(budget !== undefined ? { answerCache: budget.limits.answerCache } : {}),
     });
     await options.beforeStart?.(runtime);
     // Listen first: /healthz answers and /readyz says 503 while the first scrape round (bounded by the
@@ -274,6 +294,36 @@ export async function startServer(config: ServiceConfig, options: StartOptions =
     await app?.close();
     throw error;
   }
+}
+
+/** Logs the memory budget once: the limit, where it came from, and the limits in force (given or derived). */
+function logBudget(logger: Logger, config: ServiceConfig, budget: MemoryBudget | undefined): void {
+  const s = config.scrape;
+  const count = (n: number): number | string => (Number.isFinite(n) ? n : 'none');
+  const limits = {
+    maxBytes: s.maxBytes,
+    seriesLimit: s.seriesLimit,
+    heldSeriesLimit: s.heldSeriesLimit,
+    queueLimit: s.queueLimit,
+    totalSeriesLimit: count(s.totalSeriesLimit),
+    totalQueueLimit: count(s.totalQueueLimit),
+    labelValueLimit: s.labelValueLimit,
+    labelSetLengthLimit: count(s.labelSetLengthLimit),
+    answerCacheBytes:
+      budget === undefined
+        ? undefined
+        : budget.limits.answerCache.reports.maxBytes +
+          budget.limits.answerCache.queues.maxBytes +
+          budget.limits.answerCache.series.maxBytes,
+  };
+  if (budget === undefined) {
+    logger.info({ memoryLimit: null, limits }, "no memory limit (memory.limit or the container's): the fixed limits");
+    return;
+  }
+  logger.info(
+    { memoryLimit: formatMiB(budget.limitBytes), from: budget.from, limits },
+    'memory budget: the limits not given are sized for it',
+  );
 }
 
 /** Listens on the configured address; the demo's default port falls back to a free one when taken. */

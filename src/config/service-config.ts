@@ -27,7 +27,7 @@ import { identityLabels } from '../diagnosis/identity.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import type { LabelMatcher } from '../promql/expr.js';
 import type { QueryScope } from '../promql/query-scope.js';
-import { DEFAULT_SCRAPE_SETTINGS, type ScrapeSettings } from '../scrape/scrape-settings.js';
+import { DEFAULT_SCRAPE_SETTINGS, defaultHeldSeriesLimit, type ScrapeSettings } from '../scrape/scrape-settings.js';
 import { parseDuration } from '../util/duration.js';
 import { ConfigError } from './config-error.js';
 import { envLayer, fileLayer, flagLayer, type Layer, parseConfigFile } from './config-layers.js';
@@ -85,7 +85,15 @@ export type ServiceConfig = {
   readonly secureCookie: boolean;
   readonly runbookBaseUrl: string;
   readonly source: SourceConfig;
-  /** Every scrape setting, each unset one at its default (scrape/scrape-settings.ts). */
+  /**
+   * The memory the service may use (`memory.limit`), in bytes; `Infinity` for `max`; unset: the container's limit,
+   * if any, read at start (service/memory-budget.ts sizes the limits not given from it).
+   */
+  readonly memoryLimit?: number;
+  /**
+   * Every scrape setting, each unset one at its fixed default (scrape/scrape-settings.ts; `serve` sizes them from its
+   * memory budget instead, service/memory-budget.ts); `origins` says which were given.
+   */
   readonly scrape: ScrapeSettings;
   readonly evaluation: { readonly intervalMs: number };
   /** Where the scraped history is kept across restarts (`state.dir`); unset (or the source is not live targets): nowhere. */
@@ -194,6 +202,8 @@ export function resolveServiceConfig(inputs: ConfigInputs, options: ResolveOptio
   // Only read where it applies: the file may hold it for a deployment with another source.
   const dashboardsReadRecordings = get<boolean>('dashboardsReadRecordings');
   const stateDir = setting('state.dir').sources?.includes(source.kind) ? get<string>('state.dir') : undefined;
+  const memoryLimit = get<number>('memory.limit');
+  const seriesLimit = get<number>('scrape.seriesLimit') ?? DEFAULT_SCRAPE_SETTINGS.seriesLimit;
 
   const overrides =
     fileRoot === undefined || inputs.file === undefined
@@ -211,15 +221,20 @@ export function resolveServiceConfig(inputs: ConfigInputs, options: ResolveOptio
     secureCookie: get<boolean>('api.secureCookie') ?? false,
     runbookBaseUrl: get<string>('runbookBaseUrl') ?? DEFAULT_RUNBOOK_BASE_URL,
     source,
+    ...(memoryLimit !== undefined ? { memoryLimit } : {}),
     scrape: {
       intervalMs: scrapeIntervalMs,
       ...(scrapeTimeoutMs !== undefined ? { timeoutMs: scrapeTimeoutMs } : {}),
       maxBytes: get<number>('scrape.maxBytes') ?? DEFAULT_SCRAPE_SETTINGS.maxBytes,
       concurrency: get<number>('scrape.concurrency') ?? DEFAULT_SCRAPE_SETTINGS.concurrency,
-      seriesLimit: get<number>('scrape.seriesLimit') ?? DEFAULT_SCRAPE_SETTINGS.seriesLimit,
+      seriesLimit,
       labelValueLimit: get<number>('scrape.labelValueLimit') ?? DEFAULT_SCRAPE_SETTINGS.labelValueLimit,
       labelLimit: get<number>('scrape.labelLimit') ?? DEFAULT_SCRAPE_SETTINGS.labelLimit,
+      labelSetLengthLimit: get<number>('scrape.labelSetLengthLimit') ?? DEFAULT_SCRAPE_SETTINGS.labelSetLengthLimit,
       queueLimit: get<number>('scrape.queueLimit') ?? DEFAULT_SCRAPE_SETTINGS.queueLimit,
+      heldSeriesLimit: get<number>('scrape.heldSeriesLimit') ?? defaultHeldSeriesLimit(seriesLimit),
+      totalSeriesLimit: get<number>('scrape.totalSeriesLimit') ?? DEFAULT_SCRAPE_SETTINGS.totalSeriesLimit,
+      totalQueueLimit: get<number>('scrape.totalQueueLimit') ?? DEFAULT_SCRAPE_SETTINGS.totalQueueLimit,
       retentionMs,
       ...(bearerTokenFile !== undefined ? { bearerTokenFile } : {}),
       ...(caFile !== undefined ? { caFile } : {}),

@@ -86,6 +86,8 @@ export const SETTINGS: readonly Setting[] = [
     env: 'WQD_BASIC_AUTH_PASSWORD_FILE',
     sources: PROMETHEUS,
   },
+  // The memory budget every limit below that is not given is sized from (service/memory-budget.ts).
+  { key: 'memory.limit', kind: 'memory', flag: 'memoryLimit', env: 'WQD_MEMORY_LIMIT' },
   {
     key: 'scrape.interval',
     kind: 'duration',
@@ -132,10 +134,38 @@ export const SETTINGS: readonly Setting[] = [
     sources: SCRAPING,
   },
   {
+    key: 'scrape.labelSetLengthLimit',
+    kind: 'integer',
+    flag: 'scrapeLabelSetLengthLimit',
+    env: 'WQD_SCRAPE_LABEL_SET_LENGTH_LIMIT',
+    sources: SCRAPING,
+  },
+  {
     key: 'scrape.queueLimit',
     kind: 'integer',
     flag: 'scrapeQueueLimit',
     env: 'WQD_SCRAPE_QUEUE_LIMIT',
+    sources: SCRAPING,
+  },
+  {
+    key: 'scrape.heldSeriesLimit',
+    kind: 'integer',
+    flag: 'scrapeHeldSeriesLimit',
+    env: 'WQD_SCRAPE_HELD_SERIES_LIMIT',
+    sources: SCRAPING,
+  },
+  {
+    key: 'scrape.totalSeriesLimit',
+    kind: 'integer',
+    flag: 'scrapeTotalSeriesLimit',
+    env: 'WQD_SCRAPE_TOTAL_SERIES_LIMIT',
+    sources: SCRAPING,
+  },
+  {
+    key: 'scrape.totalQueueLimit',
+    kind: 'integer',
+    flag: 'scrapeTotalQueueLimit',
+    env: 'WQD_SCRAPE_TOTAL_QUEUE_LIMIT',
     sources: SCRAPING,
   },
   {

@@ -4,12 +4,14 @@
  * number, boolean, list or mapping.
  *
  * Contract: `parseSettingValue(kind, raw, where)` returns the value in its final form (a duration in
- * milliseconds, a list without empty items, a `ListenAddress`, a selector's `LabelMatcher`s, ...) or throws a `ConfigError` whose
+ * milliseconds, a memory size in bytes (`Infinity` for `max`), a list without empty items, a `ListenAddress`, a
+ * selector's `LabelMatcher`s, ...) or throws a `ConfigError` whose
  * message starts with `where` (e.g. `--scrape-interval: invalid duration "5x" ...`). Strings are
  * trimmed; an empty string is an error, an empty list item is dropped.
  */
 import { parseSelector, SelectorError } from '../promql/selector.js';
 import { ParseError, parseDuration } from '../util/duration.js';
+import { parseMemoryQuantity } from '../util/memory-quantity.js';
 import { ConfigError, describeValue } from './config-error.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -31,7 +33,8 @@ export type SettingKind =
   | 'headers'
   | 'scheme'
   | 'selector'
-  | 'labelName';
+  | 'labelName'
+  | 'memory';
 
 const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -93,6 +96,17 @@ export function parseSettingValue(kind: SettingKind, raw: unknown, where: string
         return parseSelector(raw);
       } catch (error) {
         if (error instanceof SelectorError) throw new ConfigError(`${where}: ${error.message}`);
+        throw error;
+      }
+    }
+    case 'memory': {
+      // `max`, as cgroups write it: no limit, so the fixed defaults.
+      const text = typeof raw === 'number' ? String(raw) : nonEmptyString(raw, where);
+      if (text === 'max') return Number.POSITIVE_INFINITY;
+      try {
+        return parseMemoryQuantity(text);
+      } catch (error) {
+        if (error instanceof RangeError) throw new ConfigError(`${where}: ${error.message}, or max`);
         throw error;
       }
     }

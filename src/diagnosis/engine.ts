@@ -11,7 +11,7 @@
  * Observations are evaluated after the rules, per queue, with the same `for` semantics. They fill the
  * queue's `observations` and nothing else: never a finding, never the status.
  */
-import { CONTROLLER_RUNTIME, LABEL, WORKQUEUE } from '../metrics/names.js';
+import { CONTROLLER_RUNTIME, LABEL, QUEUE_FAMILIES } from '../metrics/names.js';
 import { metricsOf } from '../promql/expr.js';
 import { formatDuration } from '../promql/render.js';
 import type { InstantVector, Labels } from '../promql/vector.js';
@@ -202,7 +202,7 @@ async function metricPresence(
   toMs: number,
   signal: AbortSignal | undefined,
 ): Promise<Presence> {
-  const names = new Set<string>([WORKQUEUE.depth, WORKQUEUE.adds]);
+  const names = new Set<string>(QUEUE_FAMILIES);
   for (const s of REPORTED_SIGNALS) for (const m of metricsOf(s.expr)) names.add(m);
   const presence: Presence = new Map();
   await Promise.all(
@@ -215,7 +215,7 @@ async function metricPresence(
 
 function discoverQueues(presence: Presence): QueueEntry[] {
   const byKey = new Map<string, QueueEntry>();
-  for (const metric of [WORKQUEUE.depth, WORKQUEUE.adds]) {
+  for (const metric of QUEUE_FAMILIES) {
     for (const labels of presence.get(metric) ?? []) {
       const key = queueKey(labels);
       if (!byKey.has(key)) byKey.set(key, { key, identity: identityOf(labels) });

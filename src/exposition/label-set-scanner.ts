@@ -67,7 +67,10 @@ function unescapeValue(text: string, start: number, end: number): string {
   return from === start ? text.slice(start, end) : out + text.slice(from, end);
 }
 
-/** How an error over `maxLabels` or `maxLabelValueLength` begins (it crosses the parse worker as text). */
+/**
+ * How an error over `maxLabels`, `maxLabelValueLength` or `maxLabelSetLength` begins (it crosses the parse worker as
+ * text).
+ */
 export const LABEL_LIMIT_REASON = 'label limit:';
 
 export abstract class LabelSetScanner extends TextCursor {
@@ -81,6 +84,8 @@ export abstract class LabelSetScanner extends TextCursor {
   /** Most labels in one label set, and the longest value (characters, escapes resolved); see `LABEL_LIMIT_REASON`. */
   protected maxLabels = Number.POSITIVE_INFINITY;
   protected maxLabelValueLength = Number.POSITIVE_INFINITY;
+  /** Most characters of one label set's names and values together, as written (escapes unresolved). */
+  protected maxLabelSetLength = Number.POSITIVE_INFINITY;
 
   /**
    * Scans a label set from just after `{`, continuing the key hash `h` over every character up to
@@ -93,6 +98,7 @@ export abstract class LabelSetScanner extends TextCursor {
     let h = hIn;
     let p = pos;
     let count = 0;
+    let setLength = 0;
     let canonical = true;
     let trailingComma = false;
     for (;;) {
@@ -165,6 +171,13 @@ export abstract class LabelSetScanner extends TextCursor {
       }
       if (count >= this.maxLabels) {
         throw this.error(`${LABEL_LIMIT_REASON} more than ${this.maxLabels} labels`, ns);
+      }
+      setLength += ne - ns + (ve - vs);
+      if (setLength > this.maxLabelSetLength) {
+        throw this.error(
+          `${LABEL_LIMIT_REASON} labels of more than ${this.maxLabelSetLength} characters together (names and values)`,
+          ns,
+        );
       }
       h = Math.imul(h ^ QUOTE, HASH_PRIME);
       p++;

@@ -11,6 +11,7 @@ export interface OffThreadParseOptions {
   readonly maxSeries?: number;
   readonly maxLabels?: number;
   readonly maxLabelValueLength?: number;
+  readonly maxLabelSetLength?: number;
   readonly requireTimestamps?: boolean;
   readonly source?: string;
 }
@@ -38,6 +39,7 @@ export function toParseOptions(o: OffThreadParseOptions): ParseOptions {
     ...(o.maxSeries !== undefined ? { maxSeries: o.maxSeries } : {}),
     ...(o.maxLabels !== undefined ? { maxLabels: o.maxLabels } : {}),
     ...(o.maxLabelValueLength !== undefined ? { maxLabelValueLength: o.maxLabelValueLength } : {}),
+    ...(o.maxLabelSetLength !== undefined ? { maxLabelSetLength: o.maxLabelSetLength } : {}),
     ...(o.requireTimestamps !== undefined ? { requireTimestamps: o.requireTimestamps } : {}),
     ...(o.source !== undefined ? { source: o.source } : {}),
     ...(o.keepFamilies !== undefined ? { keep: keepFamilies(o.keepFamilies) } : {}),

@@ -65,6 +65,11 @@ export interface ParseOptions {
   readonly maxLabels?: number;
   /** Longest label value (characters) on a sample of a kept family; default unlimited. */
   readonly maxLabelValueLength?: number;
+  /**
+   * Most characters of the label names and values of one sample of a kept family together (as written, the metric
+   * name excluded); default unlimited.
+   */
+  readonly maxLabelSetLength?: number;
   /** Reject samples without a timestamp (recordings). Default false. */
   readonly requireTimestamps?: boolean;
   /** Named in error messages (a file name, a URL). */
@@ -82,7 +87,7 @@ export function isSeriesLimitError(error: ExpositionError): boolean {
   return error.reason.startsWith(SERIES_LIMIT_REASON);
 }
 
-/** Whether a parse failed on `maxLabels` or `maxLabelValueLength`. */
+/** Whether a parse failed on `maxLabels`, `maxLabelValueLength` or `maxLabelSetLength`. */
 export function isLabelLimitError(error: ExpositionError): boolean {
   return error.reason.startsWith(LABEL_LIMIT_REASON);
 }
@@ -119,6 +124,7 @@ class ExpositionParser extends MetadataLineScanner {
     this.maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
     this.maxLabels = options.maxLabels ?? Number.POSITIVE_INFINITY;
     this.maxLabelValueLength = options.maxLabelValueLength ?? Number.POSITIVE_INFINITY;
+    this.maxLabelSetLength = options.maxLabelSetLength ?? Number.POSITIVE_INFINITY;
     this.requireTimestamps = options.requireTimestamps ?? false;
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     if (text.length > maxBytes || (text.length * 3 > maxBytes && Buffer.byteLength(text, 'utf8') > maxBytes)) {

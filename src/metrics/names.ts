@@ -125,6 +125,12 @@ export const PROMETHEUS_ALERTS = {
  */
 export const SCRAPE_HEALTH = { up: 'up' } as const;
 
+/**
+ * The families whose series make a work queue: the engine finds a queue wherever a series of one of them is, keyed
+ * by its labels (`queueKey` in diagnosis/identity.ts), and the scrape limits count queues the same way.
+ */
+export const QUEUE_FAMILIES: readonly string[] = [WORKQUEUE.depth, WORKQUEUE.adds];
+
 /** Families the diagnoses read; a parser may skip everything else. */
 export const DIAGNOSTIC_FAMILIES: readonly string[] = [
   ...Object.values(WORKQUEUE),

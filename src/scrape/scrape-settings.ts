@@ -23,8 +23,16 @@ export type ScrapeSettings = {
   readonly labelValueLimit: number;
   /** Most labels on a kept series (like `label_limit`). */
   readonly labelLimit: number;
-  /** Most work queues per target's page. */
+  /** Most characters of a kept series' label names and values together; `Infinity`: no limit. */
+  readonly labelSetLengthLimit: number;
+  /** Most work queues per target: on its page, and held over the retention. */
   readonly queueLimit: number;
+  /** Most series one target holds over the retention (its page's and those that left it). */
+  readonly heldSeriesLimit: number;
+  /** Most series every target together holds; `Infinity`: no limit. */
+  readonly totalSeriesLimit: number;
+  /** Most work queues every target together holds; `Infinity`: no limit. */
+  readonly totalQueueLimit: number;
   /** History kept per series. */
   readonly retentionMs: number;
   readonly bearerTokenFile?: string;
@@ -68,13 +76,30 @@ export const DEFAULT_SCRAPE_LABEL_VALUE_LIMIT = 1024;
  */
 export const DEFAULT_SCRAPE_LABEL_LIMIT = 30;
 /**
- * Most work queues on one target: a controller process runs one queue per controller, a few dozen even in
- * kube-controller-manager; 250 queues and their series (about 35 each, 47 with controller-runtime's) fit the
- * default series limit.
+ * Most work queues on one target, on its page and held over the retention: a controller process runs one queue
+ * per controller, a few dozen even in kube-controller-manager; 250 queues and their series (about 35 each, 47 with
+ * controller-runtime's) fit the default series limit.
  */
 export const DEFAULT_SCRAPE_QUEUE_LIMIT = 250;
 
-/** Every default; `timeoutMs` follows the interval (`defaultScrapeTimeoutMs`). */
+/**
+ * Series one target holds over the retention, per series its page may hold: a page at the series limit, and as
+ * many series again that left it within the retention (a restart that renamed every series, a rollout). A target
+ * bringing new series at every scrape (a label holding an id, a timestamp) has its stale series evicted, oldest
+ * first, instead of growing the history by a page a scrape for the whole retention.
+ */
+export const HELD_SERIES_PER_PAGE_SERIES = 2;
+export const DEFAULT_SCRAPE_HELD_SERIES_LIMIT = HELD_SERIES_PER_PAGE_SERIES * DEFAULT_SCRAPE_SERIES_LIMIT;
+/** The held series limit when none is given: `HELD_SERIES_PER_PAGE_SERIES` times the series limit in force. */
+export function defaultHeldSeriesLimit(seriesLimit: number): number {
+  return HELD_SERIES_PER_PAGE_SERIES * seriesLimit;
+}
+
+/**
+ * Every default; `timeoutMs` follows the interval (`defaultScrapeTimeoutMs`). Without a memory limit (the
+ * container's or `memory.limit`) these are in force; with one, service/memory-budget.ts sizes each limit that is
+ * not given.
+ */
 export const DEFAULT_SCRAPE_SETTINGS: ScrapeSettings = {
   intervalMs: DEFAULT_SCRAPE_INTERVAL_MS,
   maxBytes: DEFAULT_SCRAPE_MAX_BYTES,
@@ -82,7 +107,11 @@ export const DEFAULT_SCRAPE_SETTINGS: ScrapeSettings = {
   seriesLimit: DEFAULT_SCRAPE_SERIES_LIMIT,
   labelValueLimit: DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
   labelLimit: DEFAULT_SCRAPE_LABEL_LIMIT,
+  labelSetLengthLimit: Number.POSITIVE_INFINITY,
   queueLimit: DEFAULT_SCRAPE_QUEUE_LIMIT,
+  heldSeriesLimit: DEFAULT_SCRAPE_HELD_SERIES_LIMIT,
+  totalSeriesLimit: Number.POSITIVE_INFINITY,
+  totalQueueLimit: Number.POSITIVE_INFINITY,
   retentionMs: DEFAULT_RETENTION_MS,
   insecureSkipVerify: false,
 };

@@ -20,6 +20,11 @@ export interface TargetHealth {
   up: boolean;
   /** The error of the last failed scrape; null once a scrape succeeds again. */
   lastError: TargetScrapeError | null;
+  /**
+   * What a limit did to the last successful scrape, which was stored (e.g. the target's stale series evicted to stay
+   * within the held series limit); null when none acted on it, and after a failed scrape.
+   */
+  lastWarning: TargetScrapeError | null;
   /** When the last scrape (successful or not) finished, epoch milliseconds. */
   lastScrapeAt: number | null;
   lastDurationMs: number | null;
@@ -39,6 +44,7 @@ export function newTargetHealth(key: string, url: string): TargetHealth {
     url,
     up: false,
     lastError: null,
+    lastWarning: null,
     lastScrapeAt: null,
     lastDurationMs: null,
     samples: null,
@@ -50,12 +56,19 @@ export function newTargetHealth(key: string, url: string): TargetHealth {
 
 export function recordScrapeSuccess(
   health: TargetHealth,
-  result: { at: number; durationMs: number; bytes: number; samples?: number },
+  result: {
+    at: number;
+    durationMs: number;
+    bytes: number;
+    samples?: number;
+    warning?: { readonly code: string; readonly message: string };
+  },
 ): TargetHealth {
   return {
     ...health,
     up: true,
     lastError: null,
+    lastWarning: result.warning === undefined ? null : { ...result.warning, at: result.at },
     lastScrapeAt: result.at,
     lastDurationMs: result.durationMs,
     bytes: result.bytes,
@@ -77,6 +90,7 @@ export function recordScrapeFailure(
     ...health,
     up: false,
     lastError: describeError(failure.error, failure.at),
+    lastWarning: null,
     lastScrapeAt: failure.at,
     lastDurationMs: failure.durationMs,
     consecutiveFailures: health.consecutiveFailures + 1,

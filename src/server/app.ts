@@ -11,7 +11,7 @@
  * - The token is compared in constant time (over SHA-256 digests, so the length does not leak either); a token
  *   shorter than `MIN_API_TOKEN_BYTES` is refused (`TypeError`).
  * - Limits are explicit: request body size, connection, request and keep-alive timeouts, sign-in attempts per
- *   client address, and the bytes of cached answers (answer-budget.ts).
+ *   client address, and the bytes of cached answers (service/answer-budget.ts).
  * - No credential reaches the log at any level (request-log.ts): the request log's URLs go without credential
  *   query parameters and without the API token, and no header is logged.
  */
@@ -29,6 +29,7 @@ import Fastify, {
 } from 'fastify';
 import { DEFAULT_EVALUATION_INTERVAL } from '../config/service-defaults.js';
 import type { Report } from '../diagnosis/report.js';
+import { type AnswerCacheLimits, DEFAULT_ANSWER_CACHE } from '../service/answer-budget.js';
 import { apiTokenProblem } from '../service/api-token.js';
 import type { QueueSeries } from '../service/queue-series.js';
 import type { TargetsView } from '../service/target-status.js';
@@ -111,6 +112,8 @@ export type AppOptions = {
   readonly evaluationIntervalMs?: number;
   readonly version?: string;
   readonly limits?: Partial<ServerLimits>;
+  /** Bounds of the cached answers; default `DEFAULT_ANSWER_CACHE` (service/answer-budget.ts). */
+  readonly answerCache?: AnswerCacheLimits;
 };
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -220,12 +223,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return reply.code(404).send(errorBody('not_found', `No route ${request.method} ${shown}.`));
   });
 
-  const cache = createReportCache(options.report);
+  const answerCache = options.answerCache ?? DEFAULT_ANSWER_CACHE;
+  const cache = createReportCache(options.report, { reports: answerCache.reports, queues: answerCache.queues });
   await app.register(
     async (api) => {
       if (guard !== undefined) api.addHook('onRequest', guard);
       await apiRoutes(api, {
         cache,
+        seriesBodies: answerCache.series,
         report: options.report,
         ...(options.series !== undefined ? { series: options.series } : {}),
         targets: options.targets,

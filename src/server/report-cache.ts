@@ -2,7 +2,7 @@
  * The latest report as JSON, serialized once per evaluation (report-pieces.ts), assembled once per filter and
  * compressed at most once per encoding (`CachedBody`), so that serving it costs a map lookup. A new report (a new
  * object from the service) empties the cache. Filtered reports and single queues are kept in `BodyCache`s bounded
- * in entries and bytes (answer-budget.ts), least recently used first out: a client rotating filters makes the
+ * in entries and bytes (service/answer-budget.ts), least recently used first out: a client rotating filters makes the
  * service assemble and compress more often, never hold more.
  *
  * Serialization is `JSON.stringify` of the report as the engine built it: the schema allows fields to be
@@ -10,7 +10,7 @@
  */
 import type { QueueReport, QueueStatus, Report } from '../diagnosis/report.js';
 import type { RuleId } from '../diagnosis/rule.js';
-import { QUEUE_BODIES, REPORT_BODIES } from './answer-budget.js';
+import { QUEUE_BODIES, REPORT_BODIES } from '../service/answer-budget.js';
 import { BodyCache, type BodyCacheLimits } from './body-cache.js';
 import { CachedBody } from './cached-body.js';
 import { assemble, type ReportPieces, reportPieces } from './report-pieces.js';

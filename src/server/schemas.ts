@@ -100,6 +100,18 @@ export const TARGETS_SCHEMA = {
               at: { type: 'string', format: 'date-time' },
             },
           },
+          lastWarning: {
+            type: 'object',
+            nullable: true,
+            description:
+              'What a limit did to the last successful scrape, which was stored: e.g. `held_series_limit` when stale series were evicted to stay within the held series limit. Null when none acted on it.',
+            required: ['code', 'message', 'at'],
+            properties: {
+              code: { type: 'string' },
+              message: { type: 'string' },
+              at: { type: 'string', format: 'date-time' },
+            },
+          },
         },
       },
     },

@@ -17,7 +17,7 @@ import { identityOf, queueKey, scopeKey } from '../diagnosis/identity.js';
 import type { Report } from '../diagnosis/report.js';
 import { SIGNAL_BY_ID, type SignalDefinition } from '../diagnosis/signals.js';
 import type { Unit } from '../diagnosis/units.js';
-import { WORKQUEUE } from '../metrics/names.js';
+import { QUEUE_FAMILIES } from '../metrics/names.js';
 import type { DiagnosisBackend } from '../promql/backend.js';
 import type { Labels } from '../promql/vector.js';
 
@@ -199,7 +199,7 @@ async function computeSeries(
   // The queues of the report, with the labels their series carry (as the engine finds them).
   const wanted = new Set(report.queues.map((q) => q.id));
   const queues = new Map<string, { id: string; labels: Labels }>();
-  for (const metric of [WORKQUEUE.depth, WORKQUEUE.adds]) {
+  for (const metric of QUEUE_FAMILIES) {
     for (const labels of await backend.seriesLabels(metric, fromMs, atMs)) {
       const key = queueKey(labels);
       if (queues.has(key)) continue;

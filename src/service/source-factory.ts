@@ -15,16 +15,17 @@ import type { PrometheusClientOptions } from '../prometheus/prometheus-api.js';
 import { createPrometheusSource } from '../sources/prometheus-source.js';
 import { createScrapeSource, type ScrapeSource, type ScrapeSourceOptions } from '../sources/scrape-source.js';
 import type { MetricsSource } from '../sources/source.js';
+import { ENGINE_QUEUE_KEYING } from './queue-keying.js';
 
 type PrometheusSourceConfig = Extract<ServiceConfig['source'], { kind: 'prometheus' }>;
 
 /** What a scrape source is wired to besides its settings: the targets, and optionally a history and hooks. */
 export type ScrapeWiring = Pick<ScrapeSourceOptions, 'targets' | 'history' | 'clock' | 'removeAfterMs' | 'onScrape'>;
 
-/** A scrape source with `config.scrape`, wired to `wiring`. */
+/** A scrape source with `config.scrape`, wired to `wiring`, counting queues as the engine finds them. */
 export function scrapeSourceFor(config: Pick<ServiceConfig, 'scrape'>, wiring: ScrapeWiring): ScrapeSource {
   try {
-    return createScrapeSource({ ...config.scrape, ...wiring });
+    return createScrapeSource({ ...config.scrape, ...wiring, queueKeying: ENGINE_QUEUE_KEYING });
   } catch (error) {
     if (error instanceof RangeError) throw new ConfigError(`scrape: ${error.message}`);
     throw error;

@@ -26,6 +26,8 @@ export type TargetView = {
   readonly consecutiveFailures: number;
   readonly skippedScrapes: number;
   readonly lastError: { readonly code: string; readonly message: string; readonly at: string } | null;
+  /** What a limit did to the last successful scrape (e.g. stale series evicted); null when none acted on it. */
+  readonly lastWarning: { readonly code: string; readonly message: string; readonly at: string } | null;
 };
 
 export type DiscoveryView = {
@@ -76,6 +78,14 @@ export function scrapeTargetsView(
           h?.lastError == null
             ? null
             : { code: String(h.lastError.code), message: h.lastError.message, at: iso(h.lastError.at) as string },
+        lastWarning:
+          h?.lastWarning == null
+            ? null
+            : {
+                code: String(h.lastWarning.code),
+                message: h.lastWarning.message,
+                at: iso(h.lastWarning.at) as string,
+              },
       };
     });
   return { mode: 'scrape', targets: views, ...(discovery !== undefined ? { discovery } : {}) };

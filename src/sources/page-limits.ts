@@ -1,18 +1,22 @@
 /**
  * Limits on what one scraped page may bring into the history: like Prometheus's `label_limit` and
  * `label_value_length_limit` (the parser checks them on the kept families as it reads: `maxLabels`,
- * `maxLabelValueLength`), and a bound on the work queues one target may expose (each queue is evaluated on every
- * evaluation).
+ * `maxLabelValueLength`, and the length of a whole label set, `maxLabelSetLength`), and a bound on the work queues
+ * one target may expose (each queue is evaluated on every evaluation).
  *
- * Contract: `queueLimitViolation` reads the depth series of a parsed page and returns `queue_limit` with a message
- * naming the limit and the setting that raises it when the page has too many queues, or `undefined`; it costs one
- * label decoding per queue's depth series. `labelLimitDetail` turns the parser's label-limit reason into the
- * message a target's error shows, with the setting that raises the limit.
+ * Contract: `queueLimitViolation` counts the work queues of a parsed page exactly as the engine finds them in the
+ * history: every series of a queue family (`QueueKeying.families`: depth and adds), keyed by `QueueKeying.key` of
+ * its labels with the target's applied (as the history stores them). It returns `queue_limit` with a message naming
+ * the limit and the setting that raises it when the page has more queues than the limit, or `undefined`; it costs
+ * one label decoding per series of those families. `labelLimitDetail` turns the parser's label-limit reason into
+ * the message a target's error shows, with the setting that raises the limit.
  */
 import { LABEL_LIMIT_REASON } from '../exposition/label-set-scanner.js';
-import { labelValue } from '../exposition/labels.js';
+import type { Labels } from '../exposition/labels.js';
 import type { ParsedPage } from '../exposition/parsed-page.js';
-import { LABEL, WORKQUEUE } from '../metrics/names.js';
+import type { QueueKeying } from '../store/held-limits.js';
+import { applyTargetLabels } from '../store/target-labels.js';
+import { SCRAPE_LIMIT_SETTINGS } from './limit-settings.js';
 
 export {
   DEFAULT_SCRAPE_LABEL_LIMIT,
@@ -23,6 +27,7 @@ export {
 export interface PageLimits {
   readonly labelValueLimit: number;
   readonly labelLimit: number;
+  readonly labelSetLengthLimit: number;
   readonly queueLimit: number;
 }
 
@@ -36,24 +41,31 @@ export interface PageLimitViolation {
 export function labelLimitDetail(reason: string): string {
   const detail = reason.slice(LABEL_LIMIT_REASON.length).trim();
   const setting = / label of \d+ characters/.test(detail)
-    ? 'scrape.labelValueLimit or WQD_SCRAPE_LABEL_VALUE_LIMIT'
-    : 'scrape.labelLimit or WQD_SCRAPE_LABEL_LIMIT';
+    ? SCRAPE_LIMIT_SETTINGS.labelValueLimit
+    : / characters together/.test(detail)
+      ? SCRAPE_LIMIT_SETTINGS.labelSetLengthLimit
+      : SCRAPE_LIMIT_SETTINGS.labelLimit;
   return `a series has ${detail} (${setting}); the page was not stored`;
 }
 
-/** More distinct queue names among the depth series (one per queue, one per priority) than `queueLimit`. */
-export function queueLimitViolation(page: ParsedPage, queueLimit: number): PageLimitViolation | undefined {
-  const depthFamily = page.families.findIndex((family) => family.name === WORKQUEUE.depth);
-  if (depthFamily < 0) return undefined;
-  const names = new Set<string>();
-  const families = page.series.families;
+/** More work queues on the page than `queueLimit`, counted as the engine keys them (see the module contract). */
+export function queueLimitViolation(
+  page: ParsedPage,
+  queueLimit: number,
+  keying: QueueKeying,
+  targetLabels: Labels,
+): PageLimitViolation | undefined {
+  const families = new Set(keying.families);
+  const ofQueues = page.families.map((family) => families.has(family.name));
+  const pageFamilies = page.series.families;
+  const queues = new Set<string>();
   for (let id = 0; id < page.series.count; id++) {
-    if (families[id] !== depthFamily) continue;
-    names.add(labelValue(page.series.labels(id), LABEL.name) ?? '');
-    if (names.size > queueLimit) {
+    if (ofQueues[pageFamilies[id] as number] !== true) continue;
+    queues.add(keying.key(applyTargetLabels(page.series.labels(id), targetLabels)));
+    if (queues.size > queueLimit) {
       return {
         code: 'queue_limit',
-        message: `more than ${queueLimit} work queues (the target's queue limit, scrape.queueLimit or WQD_SCRAPE_QUEUE_LIMIT)`,
+        message: `more than ${queueLimit} work queues (the target's queue limit, ${SCRAPE_LIMIT_SETTINGS.queueLimit})`,
       };
     }
   }

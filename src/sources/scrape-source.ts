@@ -14,10 +14,16 @@
  *   counts it in `skippedScrapes`.
  * - A failed scrape (fetch error, malformed page: `parse_error` naming the line and column, or saying that
  *   the page is HTML, with a one-line excerpt, instead of a metrics page; a page over one of the target's limits
- *   (page-limits.ts): `series_limit`, `label_limit`, `queue_limit`) records
+ *   (page-limits.ts): `series_limit`, `label_limit`, `queue_limit`; a page that would bring the history past a held
+ *   limit even with the target's stale series evicted (store/held-limits.ts): `held_series_limit`, `queue_limit`)
+ *   records
  *   the error in the target's health and puts stale markers on the target's series at the scrape
  *   time, as Prometheus does; samples already held are kept, so a malformed page loses nothing.
  *   Scraping never throws.
+ * - Work queues are counted as the engine finds them (`queueKeying`: the engine's queue families and key), on the
+ *   page (`queueLimit`) and in what the history holds over time (`queueLimit`, `totalQueueLimit`), like series
+ *   (`heldSeriesLimit`, `totalSeriesLimit`): to stay within those, the target's oldest stale series are evicted
+ *   before its scrape is stored, and the target's health says so (`lastWarning`, naming the setting).
  * - A target that leaves the provider is dropped from `health()` and `targets()` at once, its
  *   in-flight scrape is aborted and its series are marked stale at once. Its data stays queryable
  *   until `removeAfterMs` (default: the history's retention, when the data has aged out anyway) has
@@ -36,7 +42,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Target } from '../discovery/target.js';
 import { isExpositionError } from '../exposition/exposition-error.js';
-import { labelsOf } from '../exposition/labels.js';
+import { type Labels, labelsOf } from '../exposition/labels.js';
 import { parsePage } from '../exposition/parse-off-thread.js';
 import type { ExpositionFormat, ParsedPage } from '../exposition/parsed-page.js';
 import { isLabelLimitError, isSeriesLimitError } from '../exposition/parser.js';
@@ -56,6 +62,8 @@ import {
   DEFAULT_SCRAPE_MAX_BYTES,
   DEFAULT_SCRAPE_QUEUE_LIMIT,
   DEFAULT_SCRAPE_SERIES_LIMIT,
+  DEFAULT_SCRAPE_SETTINGS,
+  defaultHeldSeriesLimit,
   defaultScrapeTimeoutMs,
   historySizing,
   type ScrapeSettings,
@@ -67,8 +75,16 @@ import {
   recordSkippedScrape,
   type TargetHealth,
 } from '../scrape/target-health.js';
-import { History } from '../store/history.js';
+import {
+  type Eviction,
+  HeldLimitError,
+  type HeldLimitName,
+  type HeldLimits,
+  History,
+  type QueueKeying,
+} from '../store/history.js';
 import { withoutCredentialsInLabels } from './label-credentials.js';
+import { SCRAPE_LIMIT_SETTINGS } from './limit-settings.js';
 import { labelLimitDetail, type PageLimits, queueLimitViolation } from './page-limits.js';
 import type { MetricsSource } from './source.js';
 import { isDynamicProvider, labelSignature, scrapeLabels, type TargetProvider } from './target-provider.js';
@@ -90,8 +106,10 @@ export type ScrapeSourceErrorCode =
   | 'series_limit'
   /** A kept series has more labels than the limit, or a label value longer than the limit. */
   | 'label_limit'
-  /** The page has more work queues than the target's limit. */
+  /** The page has more work queues than the target's limit, or would bring the history past its queue limits. */
   | 'queue_limit'
+  /** The page's new series would bring the history past its held series limits, even with stale series evicted. */
+  | 'held_series_limit'
   /** The clock went backwards: the scrape time is not after the target's previous one. */
   | 'out_of_order'
   /** Anything else (e.g. the parse worker died, or a history shared with other writers refused the page). */
@@ -116,6 +134,8 @@ export interface ScrapeEvent {
  */
 export interface ScrapeSourceOptions extends Partial<ScrapeSettings> {
   readonly targets: TargetProvider;
+  /** How the engine finds work queues in series: what the queue limits count. */
+  readonly queueKeying: QueueKeying;
   /** Default: a new `History` holding `retentionMs` (default 30 minutes) of scrapes every `intervalMs`. */
   readonly history?: History;
   /** Scrape times come from here (default `Date.now`); durations are always real time. */
@@ -144,6 +164,8 @@ export interface ScrapeSource extends MetricsSource {
 interface Entry {
   target: Target;
   labels: Record<string, string>;
+  /** `labels` as the history attaches them. */
+  targetLabels: Labels;
   labelSig: string;
   historyId: string;
   health: TargetHealth;
@@ -185,7 +207,27 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       'scrape label value limit',
     ),
     labelLimit: positiveInteger(options.labelLimit ?? DEFAULT_SCRAPE_LABEL_LIMIT, 'scrape label limit'),
+    labelSetLengthLimit: bound(
+      options.labelSetLengthLimit ?? DEFAULT_SCRAPE_SETTINGS.labelSetLengthLimit,
+      'scrape label set length limit',
+    ),
     queueLimit: positiveInteger(options.queueLimit ?? DEFAULT_SCRAPE_QUEUE_LIMIT, 'scrape queue limit'),
+  };
+  const held: HeldLimits = {
+    maxSeries: positiveInteger(
+      options.heldSeriesLimit ?? defaultHeldSeriesLimit(seriesLimit),
+      'scrape held series limit',
+    ),
+    maxQueues: pageLimits.queueLimit,
+    maxTotalSeries: bound(
+      options.totalSeriesLimit ?? DEFAULT_SCRAPE_SETTINGS.totalSeriesLimit,
+      'scrape total series limit',
+    ),
+    maxTotalQueues: bound(
+      options.totalQueueLimit ?? DEFAULT_SCRAPE_SETTINGS.totalQueueLimit,
+      'scrape total queue limit',
+    ),
+    queues: options.queueKeying,
   };
   const maxBytes = positiveInteger(
     options.maxBytes ?? DEFAULT_SCRAPE_MAX_BYTES,
@@ -303,6 +345,7 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       entries.set(key, {
         target,
         labels,
+        targetLabels: labelsOf(labels),
         labelSig: sig,
         historyId: allocateHistoryId(key, sig),
         health: entry === undefined ? newTargetHealth(key, target.url) : { ...entry.health, url: target.url },
@@ -365,14 +408,22 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
       if (signal.aborted) return;
       const parsed = await parse(fetched.raw, fetched.format, url, { maxBytes, seriesLimit, pageLimits, secrets });
       const page = withoutCredentialsInLabels(parsed, [...urlSecrets(url), ...(await secrets())]);
-      const violation = queueLimitViolation(page, pageLimits.queueLimit);
+      const violation = queueLimitViolation(page, pageLimits.queueLimit, options.queueKeying, entry.targetLabels);
       if (violation !== undefined) {
         throw new ScrapeFailure(violation.code, `${redactUrl(url)}: ${violation.message}; the page was not stored`);
       }
       if (signal.aborted) return;
+      let eviction: Eviction | undefined;
       try {
-        await history.appendInChunks({ id: historyId, labels }, page, atMs);
+        eviction = (await history.appendInChunks({ id: historyId, labels }, page, atMs, { held })).eviction;
       } catch (err) {
+        if (err instanceof HeldLimitError) {
+          throw new ScrapeFailure(
+            err.code,
+            `${redactUrl(url)}: ${err.message} (${heldLimitText(err.limit)}); the page was not stored`,
+            { cause: err },
+          );
+        }
         throw new ScrapeFailure('internal', `${redactUrl(url)}: cannot store the page: ${errorMessage(err)}`, {
           cause: err,
         });
@@ -384,6 +435,7 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
         durationMs,
         bytes,
         samples: page.samples.count,
+        ...(eviction !== undefined ? { warning: evictionWarning(eviction, held) } : {}),
       });
       entry.lastSuccessAt = atMs;
       entry.lastFailed = false;
@@ -510,6 +562,36 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
   };
 }
 
+/** `value`, or a RangeError naming `what` when it is neither a positive integer nor `Infinity` (no limit). */
+function bound(value: number, what: string): number {
+  return value === Number.POSITIVE_INFINITY ? value : positiveInteger(value, what);
+}
+
+/** Each held limit as its setting names it. */
+const HELD_LIMIT_SETTINGS: Readonly<Record<HeldLimitName, { readonly what: string; readonly setting: string }>> = {
+  maxSeries: { what: "the target's held series limit", setting: SCRAPE_LIMIT_SETTINGS.heldSeriesLimit },
+  maxQueues: { what: "the target's queue limit", setting: SCRAPE_LIMIT_SETTINGS.queueLimit },
+  maxTotalSeries: { what: 'the total series limit of all targets', setting: SCRAPE_LIMIT_SETTINGS.totalSeriesLimit },
+  maxTotalQueues: { what: 'the total queue limit of all targets', setting: SCRAPE_LIMIT_SETTINGS.totalQueueLimit },
+};
+
+function heldLimitText(limit: HeldLimitName): string {
+  const { what, setting } = HELD_LIMIT_SETTINGS[limit];
+  return `${what}, ${setting}`;
+}
+
+/** The warning of a scrape stored after its target's stale series were evicted. */
+function evictionWarning(eviction: Eviction, held: HeldLimits): { code: string; message: string } {
+  const limits = eviction.limits.map((limit) => `${held[limit]} (${heldLimitText(limit)})`).join('; ');
+  const queues = eviction.queues > 0 ? `, the last of ${eviction.queues} stale work queues among them,` : '';
+  return {
+    code: eviction.limits.some((limit) => limit === 'maxQueues' || limit === 'maxTotalQueues')
+      ? 'queue_limit'
+      : 'held_series_limit',
+    message: `${eviction.series} stale series (no sample in the latest scrape)${queues} evicted, oldest first, to stay within ${limits}`,
+  };
+}
+
 /** `value`, or a RangeError naming `what` when it is not a positive integer. */
 function positiveInteger(value: number, what: string, expected = 'a positive integer'): number {
   if (!(Number.isInteger(value) && value > 0)) throw new RangeError(`${what} must be ${expected}, got ${value}`);
@@ -550,6 +632,7 @@ async function parse(
       // Checked while parsing, so a page of huge label values is refused before its series keys are made.
       maxLabels: limits.pageLimits.labelLimit,
       maxLabelValueLength: limits.pageLimits.labelValueLimit,
+      maxLabelSetLength: limits.pageLimits.labelSetLengthLimit,
       source: redactUrl(url),
       transferInput: true,
     });
@@ -557,7 +640,7 @@ async function parse(
     if (isExpositionError(err) && isSeriesLimitError(err)) {
       throw new ScrapeFailure(
         'series_limit',
-        `${redactUrl(url)}: more than ${seriesLimit} series of the work-queue, controller and REST client families (the target's series limit, scrape.seriesLimit or WQD_SCRAPE_SERIES_LIMIT); the page was not stored`,
+        `${redactUrl(url)}: more than ${seriesLimit} series of the work-queue, controller and REST client families (the target's series limit, ${SCRAPE_LIMIT_SETTINGS.seriesLimit}); the page was not stored`,
         { cause: err },
       );
     }

@@ -32,6 +32,9 @@
  * - `SeriesView` arrays are views into the store: valid until the next append; copy to keep.
  * - `changes()` makes a reader of the earliest sample time written since it last asked (change-watermarks.ts),
  *   for callers that keep what they computed from older data.
+ * - Held limits (held-limits.ts): `append` and `appendInChunks` given `held` bound the series and work queues the
+ *   target, and every target together, hold over time: the target's stale series are evicted first, oldest first,
+ *   and a page that would not fit even then is refused whole (`HeldLimitError`, nothing stored or evicted).
  * - `heldSeries` and `restoreSeries` carry a target's series out and back in under the keys they were scraped
  *   with (a history saved across restarts, state-file.ts), so that the scrapes after a restart continue them.
  *
@@ -53,6 +56,7 @@ import { DEFAULT_RETENTION_MS, DEFAULT_SCRAPE_INTERVAL_MS } from '../scrape/scra
 import { type AppendCounts, type AppendReport, countAppend, newAppendCounts } from './append-report.js';
 import { type ChangeReader, ChangeWatermarks } from './change-watermarks.js';
 import { eachInSlices, rangeInSlices, type Slicing } from './event-loop-slices.js';
+import { type HeldLimits, type HeldPlan, type HistoryTotals, planHeldLimits, queuesHeld } from './held-limits.js';
 import { SeriesBuffer } from './series-buffer.js';
 import {
   hasSampleIn,
@@ -71,7 +75,15 @@ import { StringTable } from './string-table.js';
 import { applyTargetLabels } from './target-labels.js';
 import { pageKeyHash, type SeriesRecord, TargetState } from './target-state.js';
 
+export type { Eviction, HeldLimitName, HeldLimits, QueueKeying } from './held-limits.js';
+export { HeldLimitError } from './held-limits.js';
 export type { AppendReport, InstantSample, SeriesQueries, SeriesSelector, SeriesView };
+
+/** Options of one scrape's append. */
+export interface AppendOptions {
+  /** Bounds on what the target and the history hold over time (held-limits.ts); unset: none. */
+  readonly held?: HeldLimits;
+}
 
 export { DEFAULT_RETENTION_MS, DEFAULT_SCRAPE_INTERVAL_MS };
 /** 30 minutes at 15 s, both ends included. */
@@ -155,12 +167,15 @@ export class History {
   // ---- writing --------------------------------------------------------------------------------
 
   /** Adds one scrape of `target` taken at `scrapeTimeMs` (see the module contract). */
-  append(target: ScrapeTarget, page: ParsedPage, scrapeTimeMs: number): AppendReport {
+  append(target: ScrapeTarget, page: ParsedPage, scrapeTimeMs: number, options: AppendOptions = {}): AppendReport {
     const st = this.#target(target);
     const counts = newAppendCounts();
-    if (!this.#beginScrape(st, page, scrapeTimeMs, counts)) return counts;
+    if (this.#outOfOrder(st, page, scrapeTimeMs, counts)) return counts;
     const map = new Array<SeriesRecord | undefined>(page.series.count);
-    this.#appendRange(st, page, scrapeTimeMs, map, 0, page.samples.count, counts);
+    const plan = options.held === undefined ? undefined : this.#classifyAndPlan(st, page, map, options.held);
+    this.#beginScrape(st, scrapeTimeMs);
+    if (plan !== undefined) this.#evict(plan, counts);
+    this.#appendRange(st, page, scrapeTimeMs, map, plan !== undefined, 0, page.samples.count, counts);
     st.lastHashes = page.series.hashes;
     st.lastRecs = map;
     this.#finishScrape(st, scrapeTimeMs, counts);
@@ -177,20 +192,29 @@ export class History {
     target: ScrapeTarget,
     page: ParsedPage,
     scrapeTimeMs: number,
-    options: { readonly chunkSize?: number; readonly sliceMs?: number } = {},
+    options: AppendOptions & { readonly chunkSize?: number; readonly sliceMs?: number } = {},
   ): Promise<AppendReport> {
     const st = this.#target(target);
     const slicing: Slicing = {
       chunkSize: options.chunkSize !== undefined ? Math.max(1, options.chunkSize) : undefined,
       sliceMs: options.sliceMs ?? 1,
     };
+    const held = options.held;
     const run = async (): Promise<AppendReport> => {
       const counts = newAppendCounts();
-      if (!this.#beginScrape(st, page, scrapeTimeMs, counts)) return counts;
+      if (this.#outOfOrder(st, page, scrapeTimeMs, counts)) return counts;
       const map = new Array<SeriesRecord | undefined>(page.series.count);
+      let plan: HeldPlan | undefined;
+      if (held !== undefined) {
+        await rangeInSlices(page.series.count, (from, to) => this.#classify(st, page, map, from, to), slicing);
+        plan = planHeldLimits(st, page, map, held, this.#totals(held));
+      }
+      this.#beginScrape(st, scrapeTimeMs);
+      if (plan !== undefined) this.#evict(plan, counts);
+      const classified = plan !== undefined;
       await rangeInSlices(
         page.samples.count,
-        (from, to) => this.#appendRange(st, page, scrapeTimeMs, map, from, to, counts),
+        (from, to) => this.#appendRange(st, page, scrapeTimeMs, map, classified, from, to, counts),
         slicing,
       );
       st.lastHashes = page.series.hashes;
@@ -457,17 +481,62 @@ export class History {
     return st;
   }
 
-  #beginScrape(st: TargetState, page: ParsedPage, timeMs: number, counts: AppendCounts): boolean {
-    if (!(timeMs > st.lastScrapeMs)) {
-      counts.outOfOrder = page.samples.count;
-      return false;
-    }
+  /** A scrape not after the target's previous one is rejected whole: every sample counted out of order. */
+  #outOfOrder(st: TargetState, page: ParsedPage, timeMs: number, counts: AppendCounts): boolean {
+    if (timeMs > st.lastScrapeMs) return false;
+    counts.outOfOrder = page.samples.count;
+    return true;
+  }
+
+  #beginScrape(st: TargetState, timeMs: number): void {
     st.lastScrapeMs = timeMs;
     st.epoch++;
     // Samples without a timestamp and stale markers are written at the scrape's time.
     this.#watermarks.written(timeMs);
     st.scrapes.append(timeMs, 1);
-    return true;
+  }
+
+  /** The target's live series with the key of page series `id`: the previous scrape's at that id first. */
+  #lookup(st: TargetState, page: ParsedPage, id: number): SeriesRecord | undefined {
+    const guess =
+      st.lastHashes !== undefined && st.lastHashes[id] === page.series.hashes[id] ? st.lastRecs[id] : undefined;
+    return guess !== undefined && !guess.dead && page.series.keyEquals(id, guess.pageKey)
+      ? guess
+      : st.findInPage(page, id);
+  }
+
+  /** Fills `map` with the live series of page series `[from, to)` (undefined for the new ones). */
+  #classify(st: TargetState, page: ParsedPage, map: (SeriesRecord | undefined)[], from: number, to: number): void {
+    for (let id = from; id < to; id++) map[id] = this.#lookup(st, page, id);
+  }
+
+  #classifyAndPlan(st: TargetState, page: ParsedPage, map: (SeriesRecord | undefined)[], held: HeldLimits): HeldPlan {
+    this.#classify(st, page, map, 0, page.series.count);
+    return planHeldLimits(st, page, map, held, this.#totals(held));
+  }
+
+  /** Every target's series, and (counted when asked) queues. */
+  #totals(held: HeldLimits): HistoryTotals {
+    return {
+      series: this.#seriesCount,
+      queues: () => {
+        let queues = 0;
+        for (const st of this.#targets.values()) queues += queuesHeld(st, held.queues).size;
+        return queues;
+      },
+    };
+  }
+
+  /** Forgets the series a plan evicts; what evaluations computed from their samples no longer holds. */
+  #evict(plan: HeldPlan, counts: AppendCounts): void {
+    if (plan.eviction === undefined) return;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const rec of plan.evict) {
+      if (rec.buf.end > rec.buf.start) earliest = Math.min(earliest, rec.buf.time(rec.buf.start));
+      this.#forget(rec);
+    }
+    if (earliest < Number.POSITIVE_INFINITY) this.#watermarks.written(earliest);
+    counts.eviction = plan.eviction;
   }
 
   #appendRange(
@@ -475,6 +544,7 @@ export class History {
     page: ParsedPage,
     scrapeTimeMs: number,
     map: (SeriesRecord | undefined)[],
+    classified: boolean,
     from: number,
     to: number,
     counts: AppendCounts,
@@ -482,19 +552,13 @@ export class History {
     const { series, values, timestamps } = page.samples;
     const epoch = st.epoch;
     const honor = this.honorTimestamps;
-    const hashes = page.series.hashes;
-    const lastHashes = st.lastHashes;
-    const lastRecs = st.lastRecs;
     let earliestExplicit = Number.POSITIVE_INFINITY;
     for (let i = from; i < to; i++) {
       const id = series[i] as number;
       let rec = map[id];
       if (rec === undefined) {
-        const guess = lastHashes !== undefined && lastHashes[id] === hashes[id] ? lastRecs[id] : undefined;
-        rec =
-          guess !== undefined && !guess.dead && page.series.keyEquals(id, guess.pageKey)
-            ? guess
-            : st.findInPage(page, id);
+        // Classified: the page series is new (a series evicted meanwhile was not on the page).
+        if (!classified) rec = this.#lookup(st, page, id);
         if (rec === undefined) {
           const key = page.series.key(id);
           rec = this.#newSeries(st, key, keyMetricName(key), applyTargetLabels(keyLabels(key), st.labels));
@@ -551,6 +615,7 @@ export class History {
       seenEpoch: -1,
       explicitTs: false,
       dead: false,
+      queueKey: undefined,
     };
     st.add(rec);
     this.#seriesCount++;

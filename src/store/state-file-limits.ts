@@ -3,7 +3,7 @@
  * the history no more than the scrapes of as many targets could, so a tampered, damaged or hostile file costs no
  * more memory or time than the service's own scrapes.
  *
- * Contract: `stateFileLimits(settings, targets)` sizes every limit from the series, label and label-value limits,
+ * Contract: `stateFileLimits(settings, targets)` sizes every limit from the held series, label and label-value limits,
  * the samples a series holds (`historySizing`) and the number of targets whose history the file may hold; the
  * history's retention and `maxSamplesPerSeries` bound the samples kept of each series (the newest, within the
  * retention), as they bound a scrape's.
@@ -17,9 +17,9 @@ export type StateFileLimits = {
   readonly maxContentBytes: number;
   /** Bytes of one line of the content: the header or one series' record. */
   readonly maxLineBytes: number;
-  /** Series of one target (`scrape.seriesLimit`). */
+  /** Series of one target (`scrape.heldSeriesLimit`: what a target's scrapes may leave in the history). */
   readonly maxSeriesPerTarget: number;
-  /** Series of all targets together. */
+  /** Series of all targets together (`scrape.totalSeriesLimit` when it is lower than the targets' held limits). */
   readonly maxSeries: number;
   /** Labels of a series besides its target's (`scrape.labelLimit`). */
   readonly labelLimit: number;
@@ -31,7 +31,7 @@ export type StateFileLimits = {
 
 export type StateFileSettings = Pick<
   ScrapeSettings,
-  'intervalMs' | 'retentionMs' | 'seriesLimit' | 'labelLimit' | 'labelValueLimit'
+  'intervalMs' | 'retentionMs' | 'heldSeriesLimit' | 'totalSeriesLimit' | 'labelLimit' | 'labelValueLimit'
 >;
 
 /**
@@ -59,7 +59,7 @@ const AVERAGE_RECORD_BYTES = 1024;
 
 export function stateFileLimits(settings: StateFileSettings, targets: number): StateFileLimits {
   const { maxSamplesPerSeries } = historySizing(settings);
-  const maxSeries = settings.seriesLimit * targets;
+  const maxSeries = Math.min(settings.heldSeriesLimit * targets, settings.totalSeriesLimit);
   const seriesLabelBytes = labelBytes(settings.labelValueLimit);
   const targetLabelBytes = labelBytes(TARGET_LABEL_VALUE_LIMIT);
   // A record holds every label twice (its key and its labels); the header every target's labels once.
@@ -75,7 +75,7 @@ export function stateFileLimits(settings: StateFileSettings, targets: number): S
     maxFileBytes: maxContentBytes,
     maxContentBytes,
     maxLineBytes,
-    maxSeriesPerTarget: settings.seriesLimit,
+    maxSeriesPerTarget: settings.heldSeriesLimit,
     maxSeries,
     labelLimit: settings.labelLimit,
     labelValueLimit: settings.labelValueLimit,

@@ -176,10 +176,12 @@ async function readState(content: StateContent, history: History, options: Resto
     const count = (seriesOfTarget[head.target] as number) + 1;
     if (count > limits.maxSeriesPerTarget) {
       const target = seriesKey('', targets[head.target] as Labels);
-      throw overLimit(`more than ${limits.maxSeriesPerTarget} series of the target ${target} (scrape.seriesLimit)`);
+      throw overLimit(`more than ${limits.maxSeriesPerTarget} series of the target ${target} (scrape.heldSeriesLimit)`);
     }
     if (index >= limits.maxSeries) {
-      throw overLimit(`more than ${limits.maxSeries} series (scrape.seriesLimit for each target it may hold)`);
+      throw overLimit(
+        `more than ${limits.maxSeries} series (scrape.heldSeriesLimit for each target it may hold, or scrape.totalSeriesLimit)`,
+      );
     }
     seriesOfTarget[head.target] = count;
     const { t, v } = await readSamples(content, head.samples, window, what);

@@ -33,6 +33,8 @@ export interface SeriesRecord {
   explicitTs: boolean;
   /** Forgotten (its name list drops it when next queried). */
   dead: boolean;
+  /** The key of the work queue a series of a queue family makes (held-limits.ts); made when first needed. */
+  queueKey: string | undefined;
 }
 
 /** The series of one metric name in one target; sorted and compacted when queried. */

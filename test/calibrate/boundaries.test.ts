@@ -15,7 +15,10 @@ const cases = parseCalibrationGrid(readFileSync(GRID, 'utf8'), GRID);
 describe('calibration on the boundary grid', () => {
   it.each(cases.map((c) => [describeCase(c), c] as const))('%s', { timeout: 300_000 }, async (name, c) => {
     const verdicts = await judgeEveryStep(c);
-    expect(verdicts.some((v) => v.canMiss), `${name}: owes its finding at some step`).toBe(true);
+    expect(
+      verdicts.some((v) => v.canMiss),
+      `${name}: owes its finding at some step`,
+    ).toBe(true);
     expectAllPass(verdicts, name);
   });
 });

@@ -15,6 +15,7 @@ import { DEFAULT_TARGET } from '../../src/config/service-defaults.js';
 import { flagName, SETTINGS } from '../../src/config/service-settings.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../../src/diagnosis/runbook.js';
 import { DEFAULT_SCRAPE_SETTINGS } from '../../src/scrape/scrape-settings.js';
+import { SCRAPE_LIMIT_SETTINGS } from '../../src/sources/limit-settings.js';
 import { parseDuration } from '../../src/util/duration.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wqd-config-'));
@@ -184,6 +185,7 @@ describe('bad values are named with their key', () => {
     scheme: { file: 'ftp' },
     selector: { file: 'job=', env: '{job="x"', flag: 'job' },
     labelName: { file: 'my-cluster' },
+    memory: { file: '192 MB', env: 'lots', flag: '-1Gi' },
   };
 
   for (const setting of SETTINGS) {
@@ -374,6 +376,15 @@ describe('loadServiceConfig', () => {
       spy.mockRestore();
     }
     expect(stderr).toContain(`workqueue-doctor: ${file}: scrape.interval: invalid duration "5x"`);
+  });
+});
+
+describe('the settings a limit error names', () => {
+  it('are settings of the table, with their variables', () => {
+    for (const [name, text] of Object.entries(SCRAPE_LIMIT_SETTINGS)) {
+      const setting = SETTINGS.find((s) => s.key === `scrape.${name}`);
+      expect(text, name).toBe(`${setting?.key} or ${setting?.env}`);
+    }
   });
 });
 

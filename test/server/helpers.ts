@@ -78,6 +78,7 @@ export const SCRAPE_TARGETS: TargetsView = {
       consecutiveFailures: 0,
       skippedScrapes: 0,
       lastError: null,
+      lastWarning: null,
     },
   ],
 };

@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueStatus, Report } from '../../src/diagnosis/report.js';
 import { RULE_IDS, type RuleId } from '../../src/diagnosis/rule.js';
-import { REPORT_BODIES } from '../../src/server/answer-budget.js';
 import { BodyCache } from '../../src/server/body-cache.js';
 import { CachedBody } from '../../src/server/cached-body.js';
 import {
@@ -15,6 +14,7 @@ import {
   filterPredicate,
   type ReportFilter,
 } from '../../src/server/report-cache.js';
+import { REPORT_BODIES } from '../../src/service/answer-budget.js';
 import { mixedReport } from './helpers.js';
 
 const STATUSES: readonly QueueStatus[] = ['critical', 'warning', 'pending', 'unknown', 'standby', 'ok'];

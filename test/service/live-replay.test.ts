@@ -15,6 +15,7 @@ import type { Report } from '../../src/diagnosis/report.js';
 import { staticTargets } from '../../src/discovery/static.js';
 import { type DemoTarget, startDemoTarget } from '../../src/service/demo-source.js';
 import { diagnoseSource } from '../../src/service/diagnose-source.js';
+import { ENGINE_QUEUE_KEYING } from '../../src/service/queue-keying.js';
 import { SCENARIO_NAMES, startLiveSimulation } from '../../src/simulate/index.js';
 import { recordingSourceFromText } from '../../src/sources/recording-source.js';
 import { createScrapeSource, type ScrapeSource } from '../../src/sources/scrape-source.js';
@@ -93,7 +94,12 @@ describe.concurrent('live equals replay', () => {
           warmUpMs: WARM_UP_MS,
         });
         stops.push(() => demo.stop());
-        const source = createScrapeSource({ targets: [demo.target], history, ...SIMULATED });
+        const source = createScrapeSource({
+          queueKeying: ENGINE_QUEUE_KEYING,
+          targets: [demo.target],
+          history,
+          ...SIMULATED,
+        });
         stops.push(() => source.close());
         await scrapeLive(source, LIVE_SCRAPES);
 
@@ -127,6 +133,7 @@ describe.concurrent('live equals replay', () => {
       });
       stops.push(() => server.close());
       const source = createScrapeSource({
+        queueKeying: ENGINE_QUEUE_KEYING,
         targets: staticTargets([`${server.origin}/metrics`], { job: 'live-replay' }),
         intervalMs: LIVE_INTERVAL_MS,
       });
@@ -148,6 +155,7 @@ describe.concurrent('live equals replay', () => {
       const sim = await startLiveSimulation({ scenario: 'hot-loop-status-write', listen: '127.0.0.1:0' });
       stops.push(() => sim.stop());
       const source = createScrapeSource({
+        queueKeying: ENGINE_QUEUE_KEYING,
         targets: staticTargets([sim.url], { job: 'live-replay' }),
         ...SIMULATED,
       });

@@ -307,16 +307,16 @@ describe('state dir: a state file that cannot be used', () => {
       /^series 0 has a sample in the future: at 1e\+49 ms/,
     ],
     [
-      'more series of a target than the series limit',
+      'more series of a target than the held series limit',
       writes(async () =>
         stateFileOf({
           writtenAtMs: Date.now(),
           targets: [elsewhere],
-          series: depthSeries(0, elsewhere, 10_001, [Date.now()]),
+          series: depthSeries(0, elsewhere, 20_001, [Date.now()]),
         }),
       ),
       'limits',
-      /^more than 10000 series of the target \{instance="elsewhere:1",job="static"\} \(scrape\.seriesLimit\)$/,
+      /^more than 20000 series of the target \{instance="elsewhere:1",job="static"\} \(scrape\.heldSeriesLimit\)$/,
     ],
     [
       'a symbolic link to a valid state file',

@@ -3,14 +3,15 @@
  * healthy target for several rounds with a controlled clock, and compared with the healthy target scraped alone at
  * the same times. The healthy target's history (every series, every sample, what an instant lookup finds at every
  * round) and the diagnosis of its queues (status, findings with their evidence, signals) must be identical; the
- * hostile target's health must say what went wrong, scrape by scrape; the scrape source must never throw.
+ * hostile target's health must say what went wrong, scrape by scrape (and what a held limit did to the scrapes it
+ * stored); the hostile target never holds more series than the held series limit; the scrape source must never throw.
  */
 import { describe, expect, it } from 'vitest';
 import { staticTargets } from '../../src/discovery/static.js';
 import type { Target } from '../../src/discovery/target.js';
 import { keepFamilies, parseExposition } from '../../src/exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES } from '../../src/metrics/names.js';
-import { DEFAULT_SCRAPE_MAX_BYTES } from '../../src/scrape/scrape-settings.js';
+import { DEFAULT_SCRAPE_HELD_SERIES_LIMIT, DEFAULT_SCRAPE_MAX_BYTES } from '../../src/scrape/scrape-settings.js';
 import { diagnoseSource } from '../../src/service/diagnose-source.js';
 import { targetNameOf } from '../../src/service/target-status.js';
 import type { ScrapeEvent, ScrapeSource, ScrapeSourceErrorCode } from '../../src/sources/scrape-source.js';
@@ -31,7 +32,7 @@ const TIMEOUT_MS = 3_000;
 const ROUNDS = 4;
 const RUNBOOKS = 'https://example.invalid/runbooks';
 
-type HostileScrape = { up: boolean; code: string | null; messageLength: number };
+type HostileScrape = { up: boolean; code: string | null; warning: string | null; messageLength: number; held: number };
 
 /** The static target of `url`, as `serve --target url` makes it. */
 function targetAt(url: string): Target {
@@ -105,7 +106,9 @@ describe('scrape source: a hostile target beside a healthy one', () => {
         hostileScrapes.push({
           up: h?.up ?? false,
           code: h?.lastError?.code ?? null,
-          messageLength: h?.lastError?.message.length ?? 0,
+          warning: h?.lastWarning?.code ?? null,
+          messageLength: Math.max(h?.lastError?.message.length ?? 0, h?.lastWarning?.message.length ?? 0),
+          held: together.history.targets().find((t) => t.id === hostileTarget.key)?.series ?? 0,
         });
       }
 
@@ -113,6 +116,9 @@ describe('scrape source: a hostile target beside a healthy one', () => {
       const expected = times.map((_, n) => kind.errorAfterScrape(n));
       expect(hostileScrapes.map((s) => s.code)).toEqual(expected);
       expect(hostileScrapes.map((s) => s.up)).toEqual(expected.map((code) => code === null));
+      expect(hostileScrapes.map((s) => s.warning)).toEqual(times.map((_, n) => kind.warningAfterScrape?.(n) ?? null));
+      // Whatever it sends, scrape after scrape, the target holds no more series than the held limit.
+      for (const s of hostileScrapes) expect(s.held).toBeLessThanOrEqual(DEFAULT_SCRAPE_HELD_SERIES_LIMIT);
       // A hostile body is not echoed into the error message.
       for (const s of hostileScrapes) expect(s.messageLength).toBeLessThan(1_000);
       const hostileEvents = events.filter((e) => e.target.key === hostileTarget.key);

@@ -2,11 +2,20 @@ import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { staticTargets } from '../../src/discovery/static.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
-import type { ScrapeEvent, ScrapeSourceOptions } from '../../src/sources/scrape-source.js';
+import type { ScrapeEvent } from '../../src/sources/scrape-source.js';
 import { gzipBomb } from '../support/gzip-bomb.js';
 import { rangeOver } from '../support/history-range.js';
 import { freePort } from '../support/local-server.js';
-import { ManualClock, queuePage, scrapeSource, serve, serveOnPort, servePage, TEXT_CT } from './scrape-support.js';
+import {
+  ManualClock,
+  queuePage,
+  scrapeSource,
+  serve,
+  serveOnPort,
+  servePage,
+  TEXT_CT,
+  type TestScrapeOptions,
+} from './scrape-support.js';
 
 const INTERVAL = 15_000;
 
@@ -18,7 +27,7 @@ function depthValues(src: { history: { select: (s: { metric: string }) => { v: F
  * A target serving `page` beside a healthy one (depth 4, 9 adds), scraped by one source on a manual clock with
  * `options`.
  */
-async function besideHealthy(page: () => string, options: Partial<ScrapeSourceOptions> = {}) {
+async function besideHealthy(page: () => string, options: Partial<TestScrapeOptions> = {}) {
   const hostile = await servePage(page);
   const healthy = await servePage(() => queuePage({ depth: 4, adds: 9 }));
   const clock = new ManualClock();

@@ -9,6 +9,7 @@ import { staticTargets } from '../../src/discovery/static.js';
 import type { Target } from '../../src/discovery/target.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
 import { createStoreBackend, historyStore } from '../../src/promql/history-backend.js';
+import { ENGINE_QUEUE_KEYING } from '../../src/service/queue-keying.js';
 import { createScrapeSource, type ScrapeEvent } from '../../src/sources/scrape-source.js';
 import type { TargetProvider } from '../../src/sources/target-provider.js';
 import { History } from '../../src/store/history.js';
@@ -37,17 +38,23 @@ function fakeDiscovery(initial: Target[]) {
 
 describe('createScrapeSource options', () => {
   it('defaults the timeout to min(10 s, 0.8 × interval) and rejects a timeout not below the interval', async () => {
-    const a = createScrapeSource({ targets: [] });
+    const a = createScrapeSource({ queueKeying: ENGINE_QUEUE_KEYING, targets: [] });
     expect([a.kind, a.intervalMs, a.timeoutMs]).toEqual(['scrape', 15_000, 10_000]);
-    const b = createScrapeSource({ targets: [], intervalMs: 5_000 });
+    const b = createScrapeSource({ queueKeying: ENGINE_QUEUE_KEYING, targets: [], intervalMs: 5_000 });
     expect(b.timeoutMs).toBe(4_000);
     await Promise.all([a.close(), b.close()]);
-    expect(() => createScrapeSource({ targets: [], intervalMs: 5_000, timeoutMs: 5_000 })).toThrow(
-      /timeout \(5000 ms\) must be below the scrape interval \(5000 ms\)/,
+    expect(() =>
+      createScrapeSource({ queueKeying: ENGINE_QUEUE_KEYING, targets: [], intervalMs: 5_000, timeoutMs: 5_000 }),
+    ).toThrow(/timeout \(5000 ms\) must be below the scrape interval \(5000 ms\)/);
+    expect(() => createScrapeSource({ queueKeying: ENGINE_QUEUE_KEYING, targets: [], intervalMs: 0 })).toThrow(
+      RangeError,
     );
-    expect(() => createScrapeSource({ targets: [], intervalMs: 0 })).toThrow(RangeError);
-    expect(() => createScrapeSource({ targets: [], maxBytes: -1 })).toThrow(RangeError);
-    expect(() => createScrapeSource({ targets: [], concurrency: 0 })).toThrow(RangeError);
+    expect(() => createScrapeSource({ queueKeying: ENGINE_QUEUE_KEYING, targets: [], maxBytes: -1 })).toThrow(
+      RangeError,
+    );
+    expect(() => createScrapeSource({ queueKeying: ENGINE_QUEUE_KEYING, targets: [], concurrency: 0 })).toThrow(
+      RangeError,
+    );
   });
 
   it('accepts the pod discovery as a target provider', () => {
@@ -445,7 +452,7 @@ describe('scrape source: scheduling and lifecycle', () => {
     const [t] = staticTargets([`${s.origin}/metrics`]);
     if (t === undefined) throw new Error('one target expected');
     const discovery = fakeDiscovery([t]);
-    const src = createScrapeSource({ targets: discovery, clock: new ManualClock() });
+    const src = createScrapeSource({ queueKeying: ENGINE_QUEUE_KEYING, targets: discovery, clock: new ManualClock() });
     expect(discovery.listeners()).toBe(1);
     await src.scrapeOnce();
     await src.close();

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import { WORKQUEUE } from '../../src/metrics/names.js';
+import { ENGINE_QUEUE_KEYING } from '../../src/service/queue-keying.js';
 import { createScrapeSource, type ScrapeSource, type ScrapeSourceOptions } from '../../src/sources/scrape-source.js';
 import { CLIENT_GO_FIXTURES } from '../support/fixtures.js';
 import { type LocalServer, startHttpServer } from '../support/local-server.js';
@@ -67,9 +68,13 @@ export async function servePage(page: () => string): Promise<LocalServer & { req
   return Object.assign(s, { requests: () => requests });
 }
 
+/** The options of a scrape source; queues are keyed as the engine keys them unless the test says otherwise. */
+export type TestScrapeOptions = Omit<ScrapeSourceOptions, 'queueKeying'> &
+  Partial<Pick<ScrapeSourceOptions, 'queueKeying'>>;
+
 /** A scrape source closed after the test. */
-export function scrapeSource(options: ScrapeSourceOptions): ScrapeSource {
-  const s = createScrapeSource(options);
+export function scrapeSource(options: TestScrapeOptions): ScrapeSource {
+  const s = createScrapeSource({ queueKeying: ENGINE_QUEUE_KEYING, ...options });
   sources.push(s);
   return s;
 }

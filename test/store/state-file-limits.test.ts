@@ -32,7 +32,7 @@ const A = { job: 'static', instance: 'a:8080' };
 const B = { job: 'static', instance: 'b:8080' };
 const C = { job: 'static', instance: 'c:8080' };
 /** A service scraping one target with a series limit of 10. */
-const TEN_SERIES = stateFileLimits({ ...DEFAULT_SCRAPE_SETTINGS, seriesLimit: 10 }, 1);
+const TEN_SERIES = stateFileLimits({ ...DEFAULT_SCRAPE_SETTINGS, heldSeriesLimit: 10 }, 1);
 const RECENT = [NOW - 30 * S, NOW - 15 * S, NOW];
 
 /** `bytes` in chunks of 64 KiB, counting those read. */
@@ -107,27 +107,27 @@ describe('state file limits: size', () => {
   it('sizes the limits from the scrape settings and the targets', () => {
     const one = stateFileLimits(DEFAULT_SCRAPE_SETTINGS, 1);
     const three = stateFileLimits(DEFAULT_SCRAPE_SETTINGS, 3);
-    expect(one.maxSeriesPerTarget).toBe(DEFAULT_SCRAPE_SETTINGS.seriesLimit);
-    expect(three.maxSeries).toBe(3 * DEFAULT_SCRAPE_SETTINGS.seriesLimit);
-    // 10,000 series of 121 samples: tens of MiB, not the 1 GiB a bomb could once reach.
-    expect(one.maxContentBytes).toBeGreaterThan(10_000 * 121 * 16);
-    expect(one.maxContentBytes).toBeLessThan(64 * 2 ** 20);
+    expect(one.maxSeriesPerTarget).toBe(DEFAULT_SCRAPE_SETTINGS.heldSeriesLimit);
+    expect(three.maxSeries).toBe(3 * DEFAULT_SCRAPE_SETTINGS.heldSeriesLimit);
+    // 20,000 series of 121 samples: tens of MiB, not the 1 GiB a bomb could once reach.
+    expect(one.maxContentBytes).toBeGreaterThan(20_000 * 121 * 16);
+    expect(one.maxContentBytes).toBeLessThan(128 * 2 ** 20);
     expect(three.maxContentBytes).toBeGreaterThan(2.9 * one.maxContentBytes);
   });
 });
 
 describe('state file limits: series and labels', () => {
-  it('refuses more series of one target than the series limit', async () => {
+  it('refuses more series of one target than the held series limit', async () => {
     expect(await refusal(file([A], depthSeries(0, A, 11, RECENT)), TEN_SERIES)).toEqual({
       problem: 'limits',
-      message: 'more than 10 series of the target {instance="a:8080",job="static"} (scrape.seriesLimit)',
+      message: 'more than 10 series of the target {instance="a:8080",job="static"} (scrape.heldSeriesLimit)',
       samples: 0,
     });
   });
 
-  it('refuses more series in all than the series limit of every target it may hold', async () => {
+  it('refuses more series in all than the held series limit of every target it may hold', async () => {
     const series = [...depthSeries(0, A, 7, RECENT), ...depthSeries(1, B, 7, RECENT), ...depthSeries(2, C, 7, RECENT)];
-    const limits = stateFileLimits({ ...DEFAULT_SCRAPE_SETTINGS, seriesLimit: 10 }, 2);
+    const limits = stateFileLimits({ ...DEFAULT_SCRAPE_SETTINGS, heldSeriesLimit: 10 }, 2);
     const found = await refusal(file([A, B, C], series), limits);
     expect(found.problem).toBe('limits');
     expect(found.message).toMatch(/^more than 20 series/);
@@ -145,11 +145,11 @@ describe('state file limits: series and labels', () => {
     const found = await refusal(stateFileStream({ writtenAtMs: NOW, targets: [A], series: series() }), limits);
     expect(found).toEqual({
       problem: 'limits',
-      message: 'more than 10000 series of the target {instance="a:8080",job="static"} (scrape.seriesLimit)',
+      message: 'more than 20000 series of the target {instance="a:8080",job="static"} (scrape.heldSeriesLimit)',
       samples: 0,
     });
-    // The file is made as it is read: what was made is what was read, about the series limit.
-    expect(written).toBeLessThan(20_000);
+    // The file is made as it is read: what was made is what was read, about the held series limit.
+    expect(written).toBeLessThan(40_000);
   });
 
   it('refuses labels beyond the label limits, the target labels apart', async () => {

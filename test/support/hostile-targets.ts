@@ -11,7 +11,13 @@
  *   the cardinality bomb stays under the byte limit and passes the series limit, the long label passes the label
  *   value limit. A scrape timeout of a few seconds or less ends the trickle.
  * - `errorAfterScrape(n)` is what the hostile target's health reports after its scrape number `n` (from 0): the
- *   scrape source's error code, or null when that scrape succeeds.
+ *   scrape source's error code, or null when that scrape succeeds; `warningAfterScrape(n)`, when given, the code of
+ *   the warning a successful scrape carries (a held limit evicted stale series), or null.
+ * - The kinds after the classic ones attack the memory over time and through queue identities, each within the
+ *   per-page limits but one: 9,999 work queues under one queue name (`controller` differs) and 9,999 queues of
+ *   `workqueue_adds_total` alone (both refused by the queue limit, which counts queues as the engine keys them),
+ *   9,999 new series at every scrape (held within the held series limit, stale ones evicted), and 250 queues with a
+ *   790-character name (a page of about 7 MiB inside every default limit).
  * - The healthy target is a synthetic controller manager (`bench/synthetic-managers.ts`) with queues of every
  *   kind (healthy, backlog, hot loop, failing, slow), its page a function of the time read from the caller's
  *   clock, so two scrapes at the same time read the same page. The hostile pages that parse expose the very same
@@ -19,10 +25,12 @@
  */
 import type http from 'node:http';
 import { profiles, type QueueProfile, syntheticPage } from '../../bench/synthetic-managers.js';
-import { WORKQUEUE } from '../../src/metrics/names.js';
+import { CLIENT_GO, WORKQUEUE } from '../../src/metrics/names.js';
 import {
+  DEFAULT_SCRAPE_HELD_SERIES_LIMIT,
   DEFAULT_SCRAPE_LABEL_VALUE_LIMIT,
   DEFAULT_SCRAPE_MAX_BYTES,
+  DEFAULT_SCRAPE_QUEUE_LIMIT,
   DEFAULT_SCRAPE_SERIES_LIMIT,
 } from '../../src/scrape/scrape-settings.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../../src/simulate/recording-writer.js';
@@ -51,6 +59,8 @@ export interface HostileKind {
   readonly serves: string;
   /** The hostile target's health after its scrape number `scrape` (from 0): its error code, or null (a success). */
   readonly errorAfterScrape: (scrape: number) => ScrapeSourceErrorCode | null;
+  /** The warning of a successful scrape number `scrape`, or null; unset: never one. */
+  readonly warningAfterScrape?: (scrape: number) => ScrapeSourceErrorCode | null;
   /** A new handler, with its own state; `now` is the scraper's clock. */
   handler(now: () => number): http.RequestListener;
 }
@@ -80,7 +90,8 @@ export const CARDINALITY_BOMB: HostileKind = {
   },
 };
 
-export const HOSTILE_KINDS: readonly HostileKind[] = [
+/** Targets that fail, flood or lie, page by page. */
+const CLASSIC_KINDS: readonly HostileKind[] = [
   {
     name: 'gzip bomb',
     serves: `${(2 * DEFAULT_SCRAPE_MAX_BYTES) / MiB} MiB of zeros, gzipped (about 1 KB a MiB)`,
@@ -205,6 +216,79 @@ export const HOSTILE_KINDS: readonly HostileKind[] = [
   },
 ];
 
+/** Series (or queues) the attacks on queue identities and held series bring at once: just under the series limit. */
+export const MANY = DEFAULT_SCRAPE_SERIES_LIMIT - 1;
+/** Queues of the long-name page, and the length of their names. */
+export const LONG_NAME_QUEUES = DEFAULT_SCRAPE_QUEUE_LIMIT;
+export const LONG_NAME_CHARS = 790;
+/** Scrapes of the churning target before its held series pass the held limit and stale ones are evicted. */
+const SCRAPES_TO_FILL = Math.floor(DEFAULT_SCRAPE_HELD_SERIES_LIMIT / MANY);
+
+/** 9,999 queues keyed by `controller` under one queue name: each is a queue of its own to the engine. */
+export const CONTROLLERS_UNDER_ONE_NAME: HostileKind = {
+  name: 'controllers under one queue name',
+  serves: `${MANY.toLocaleString('en-US')} ${WORKQUEUE.depth} series, one name, ${MANY.toLocaleString('en-US')} controllers`,
+  errorAfterScrape: () => 'queue_limit',
+  handler: () =>
+    textHandler(() => seriesPage(WORKQUEUE.depth, 'gauge', MANY, (i) => `controller="c${i.toString(36)}",name="q"`)),
+};
+
+/** 9,999 queues that only `workqueue_adds_total` tells of. */
+export const ADDS_ONLY_QUEUES: HostileKind = {
+  name: 'queues of adds alone',
+  serves: `${MANY.toLocaleString('en-US')} ${WORKQUEUE.adds} series, one queue each, no depth`,
+  errorAfterScrape: () => 'queue_limit',
+  handler: () => textHandler(() => seriesPage(WORKQUEUE.adds, 'counter', MANY, (i) => `name="q${i.toString(36)}"`)),
+};
+
+/** A target bringing `count` new series at every scrape (a label holding a request path). */
+export function churningHandler(count: number): http.RequestListener {
+  let scrape = 0;
+  return textHandler(() => {
+    const round = (scrape++).toString(36);
+    return seriesPage(
+      CLIENT_GO.restClientRequests,
+      'counter',
+      count,
+      (i) => `code="200",host="api",method="GET",path="/r${round}/${i.toString(36)}"`,
+    );
+  });
+}
+
+/** 9,999 new series at every scrape: within every page limit, churning the history. */
+export const NEW_SERIES_EVERY_SCRAPE: HostileKind = {
+  name: 'new series every scrape',
+  serves: `${MANY.toLocaleString('en-US')} ${CLIENT_GO.restClientRequests} series with a label new at every scrape`,
+  errorAfterScrape: () => null,
+  warningAfterScrape: (scrape) => (scrape >= SCRAPES_TO_FILL ? 'held_series_limit' : null),
+  handler: () => churningHandler(MANY),
+};
+
+/** 250 work queues named with 790 characters: about 7 MiB, inside every default limit. */
+export const LONG_QUEUE_NAMES: HostileKind = {
+  name: 'queues with long names',
+  serves: `${LONG_NAME_QUEUES} queues (the work-queue families) named with ${LONG_NAME_CHARS} characters`,
+  errorAfterScrape: () => null,
+  handler: () => {
+    const queues = profiles(1, LONG_NAME_QUEUES).map((q, i) => ({
+      ...q,
+      name: `${i.toString(36)}-${'n'.repeat(LONG_NAME_CHARS - 1 - i.toString(36).length)}`,
+    }));
+    let scrape = 0;
+    return textHandler(() => workQueueFamilies(syntheticPage(queues, HOSTILE_UPTIME_S + 15 * scrape++)));
+  },
+};
+
+/** The kinds that attack memory over time and through queue identities. */
+export const MEMORY_KINDS: readonly HostileKind[] = [
+  CONTROLLERS_UNDER_ONE_NAME,
+  ADDS_ONLY_QUEUES,
+  NEW_SERIES_EVERY_SCRAPE,
+  LONG_QUEUE_NAMES,
+];
+
+export const HOSTILE_KINDS: readonly HostileKind[] = [...CLASSIC_KINDS, ...MEMORY_KINDS];
+
 if (LONG_LABEL_VALUE_CHARS <= DEFAULT_SCRAPE_LABEL_VALUE_LIMIT) {
   throw new Error('the long label value must pass the default label value limit');
 }
@@ -229,6 +313,26 @@ export function cardinalityBombPage(): Buffer {
     }
   }
   return bombPage;
+}
+
+/** A page of `count` series of one family, the labels of series `i` given by `labels(i)`. */
+function seriesPage(family: string, type: string, count: number, labels: (i: number) => string): string {
+  const lines = [`# TYPE ${family} ${type}`];
+  for (let i = 0; i < count; i++) lines.push(`${family}{${labels(i)}} ${i}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Only the work-queue families of a synthetic manager's page (what `workqueue_*` a client-go process exposes). */
+function workQueueFamilies(page: string): string {
+  let keep = false;
+  return page
+    .split('\n')
+    .filter((line) => {
+      const family = /^# (?:HELP|TYPE) (\S+)/.exec(line)?.[1];
+      if (family !== undefined) keep = family.startsWith('workqueue_');
+      return keep || line === '';
+    })
+    .join('\n');
 }
 
 /** Serves `page()` as the Prometheus text format. */

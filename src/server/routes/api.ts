@@ -10,8 +10,7 @@ import type { RuleId } from '../../diagnosis/rule.js';
 import { SIGNAL_BY_ID } from '../../diagnosis/signals.js';
 import { type QueueSeries, SERIES_SIGNALS, type SeriesSet, type SeriesSignalId } from '../../service/queue-series.js';
 import type { TargetsView } from '../../service/target-status.js';
-import { SERIES_BODIES } from '../answer-budget.js';
-import { BodyCache } from '../body-cache.js';
+import { BodyCache, type BodyCacheLimits } from '../body-cache.js';
 import { CachedBody, sendCached } from '../cached-body.js';
 import { ApiError, errorRef } from '../errors.js';
 import type { ReportCache } from '../report-cache.js';
@@ -26,6 +25,8 @@ import {
 
 export type ApiRoutesOptions = {
   readonly cache: ReportCache;
+  /** Bounds of the cached chart series bodies. */
+  readonly seriesBodies: BodyCacheLimits;
   /** The latest report (for the series route). */
   readonly report: () => Report | undefined;
   /** The chart series; without it there is no series route. */
@@ -103,7 +104,7 @@ export async function apiRoutes(api: FastifyInstance, options: ApiRoutesOptions)
     const series = options.series;
     // One body per queue and choice of signals, per series set (so per report); bounded like the report's.
     let bodiesOf: SeriesSet | undefined;
-    const bodies = new BodyCache<string>(SERIES_BODIES);
+    const bodies = new BodyCache<string>(options.seriesBodies);
     api.get<{ Params: { id: string }; Querystring: { signals?: SeriesSignalId[] } }>(
       '/queues/:id/series',
       {

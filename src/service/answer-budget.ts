@@ -1,6 +1,7 @@
 /**
- * How much the API's cached answers (serialized bodies and their compressed forms, see `BodyCache`) may hold, sized
- * for the sidecar's 192 MiB memory limit:
+ * How much the API's cached answers (serialized bodies and their compressed forms, see `BodyCache`) may hold without a
+ * memory budget (with one, `serve` sizes them from it: memory-budget.ts, within these), sized for the
+ * sidecar's 192 MiB memory limit:
  *
  *     192 MiB  the sidecar's limit
  *   − 100 MiB  the service's resident memory with 50 queues (README, Resources)
@@ -21,3 +22,16 @@ export const REPORT_BODIES = { maxEntries: 16, maxBytes: 8 * MiB } as const;
 export const QUEUE_BODIES = { maxEntries: 1_000, maxBytes: 4 * MiB } as const;
 /** Chart series of one queue and choice of signals (`/api/v1/queues/{id}/series`): 4 MiB. */
 export const SERIES_BODIES = { maxEntries: 256, maxBytes: 4 * MiB } as const;
+
+/** The bounds of every cache of answers. */
+export type AnswerCacheLimits = {
+  readonly reports: { readonly maxEntries: number; readonly maxBytes: number };
+  readonly queues: { readonly maxEntries: number; readonly maxBytes: number };
+  readonly series: { readonly maxEntries: number; readonly maxBytes: number };
+};
+
+export const DEFAULT_ANSWER_CACHE: AnswerCacheLimits = {
+  reports: REPORT_BODIES,
+  queues: QUEUE_BODIES,
+  series: SERIES_BODIES,
+};
