@@ -25,13 +25,21 @@ export type StateFileLimits = {
   readonly labelLimit: number;
   /** Characters of the name or value of a series' label besides its target's (`scrape.labelValueLimit`). */
   readonly labelValueLimit: number;
+  /** Characters of a series' label names and values together besides its target's (`scrape.labelSetLengthLimit`). */
+  readonly labelSetLengthLimit: number;
   /** How far past the clock at restore a sample may lie: a later one refuses the file. */
   readonly futureSkewMs: number;
 };
 
 export type StateFileSettings = Pick<
   ScrapeSettings,
-  'intervalMs' | 'retentionMs' | 'heldSeriesLimit' | 'totalSeriesLimit' | 'labelLimit' | 'labelValueLimit'
+  | 'intervalMs'
+  | 'retentionMs'
+  | 'heldSeriesLimit'
+  | 'totalSeriesLimit'
+  | 'labelLimit'
+  | 'labelValueLimit'
+  | 'labelSetLengthLimit'
 >;
 
 /**
@@ -79,6 +87,7 @@ export function stateFileLimits(settings: StateFileSettings, targets: number): S
     maxSeries,
     labelLimit: settings.labelLimit,
     labelValueLimit: settings.labelValueLimit,
+    labelSetLengthLimit: settings.labelSetLengthLimit,
     futureSkewMs: STATE_FUTURE_SKEW_MS,
   };
 }

@@ -71,6 +71,13 @@ export function seriesHeadOf(
     throw overLimit(`${what} has more than ${limits.labelLimit} labels besides its target's (scrape.labelLimit)`);
   }
   checkLabels(own, labels, what, limits.labelValueLimit, 'scrape.labelValueLimit');
+  // As the parser counts it: the names and values inside the braces (a record holds no metric name).
+  const setLength = own.reduce((sum, name) => sum + name.length + (labels[name] as string).length, 0);
+  if (setLength > limits.labelSetLengthLimit) {
+    throw overLimit(
+      `the labels of ${what} are longer than ${limits.labelSetLengthLimit} characters together (scrape.labelSetLengthLimit)`,
+    );
+  }
   return { target: target as number, key, labels, samples: samples as number };
 }
 
