@@ -165,9 +165,15 @@ describe('the service in Prometheus mode', () => {
     const targets = await (await fetch(`${server.origin}/api/v1/targets`)).text();
     expect(targets.length).toBeLessThan(FEW_HUNDRED);
     expect(targets).toContain('the answer is larger than');
-    const readyz = await fetch(`${server.origin}/readyz`);
+    // Queries are under way before the first evaluation has failed: wait for /readyz to give its reason.
+    let readyz = await fetch(`${server.origin}/readyz`);
+    let notReady = await readyz.text();
+    for (let i = 0; i < 600 && !notReady.includes('characters)'); i++) {
+      await new Promise((done) => setTimeout(done, 50));
+      readyz = await fetch(`${server.origin}/readyz`);
+      notReady = await readyz.text();
+    }
     expect(readyz.status).toBe(503);
-    const notReady = await readyz.text();
     expect(notReady.length).toBeLessThan(FEW_HUNDRED + 200);
     expect(notReady).toContain(`… (${10 * MiB} characters)`);
 
