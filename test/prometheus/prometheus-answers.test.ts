@@ -10,8 +10,6 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/cli/serve.js';
 import { resolveServiceConfig } from '../../src/config/service-config.js';
@@ -22,6 +20,7 @@ import {
   PrometheusApiError,
   UPSTREAM_TEXT_MAX_CHARS,
 } from '../../src/prometheus/prometheus-api.js';
+import { capturingLogger } from '../support/capturing-logger.js';
 
 const MiB = 1024 * 1024;
 /** What an answer quoting `UPSTREAM_TEXT_MAX_CHARS` of the server's text may add around it. */
@@ -139,15 +138,7 @@ describe('the service in Prometheus mode', () => {
 
   it('repeats at most a few hundred characters of a huge error, and logs a repeated failure once', async () => {
     const lines: string[] = [];
-    const logger = pino(
-      { level: 'debug' },
-      new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    );
+    const logger = capturingLogger(lines);
     // The build info: a 20 MiB error (over the answer limit); every query: a 10 MiB one (under it).
     const fake = await fakePrometheus((path, res) =>
       json(res, hugeError(path === '/api/v1/status/buildinfo' ? 20 * MiB : 10 * MiB)),

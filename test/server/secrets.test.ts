@@ -11,12 +11,11 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/cli/serve.js';
 import { resolveServiceConfig } from '../../src/config/service-config.js';
+import { capturingLogger } from '../support/capturing-logger.js';
 import { runCli } from '../support/cli.js';
 
 const PASSWORD = 'planted-S3cret-passw0rd';
@@ -31,19 +30,6 @@ afterEach(async () => {
   for (const s of started.splice(0)) await s.close();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** A debug-level logger writing into `lines`. */
-function capturingLogger(lines: string[]) {
-  return pino(
-    { level: 'debug' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  );
-}
 
 /** A loopback HTTP server, closed after the test. */
 async function serveHttp(handler: http.RequestListener): Promise<string> {
@@ -102,15 +88,7 @@ async function closedPort(): Promise<number> {
 describe('credentials in target URLs', () => {
   it('appear in no log line, API response, page or metric', async () => {
     const lines: string[] = [];
-    const logger = pino(
-      { level: 'debug' },
-      new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    );
+    const logger = capturingLogger(lines);
     const url = `http://scraper:${PASSWORD}@127.0.0.1:${await closedPort()}/metrics`;
     const config = resolveServiceConfig({
       flags: { target: [url], listen: '127.0.0.1:0', scrapeInterval: '1s' },

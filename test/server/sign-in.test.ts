@@ -12,9 +12,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
 import { resolveServiceConfig } from '../../src/config/service-config.js';
@@ -25,6 +23,7 @@ import { clientOf, createClientThrottle } from '../../src/server/client-throttle
 import { rulesView } from '../../src/server/rules-view.js';
 import { createServiceRuntime } from '../../src/service/runtime.js';
 import { createServiceMetrics } from '../../src/service/service-metrics.js';
+import { capturingLogger } from '../support/capturing-logger.js';
 import { type ErrorBody, mixedReport, SCRAPE_TARGETS } from './helpers.js';
 
 const TOKEN = 'sign-in-T0ken-0123456789abcdef';
@@ -38,18 +37,6 @@ afterEach(async () => {
   for (const app of apps.splice(0)) await app.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function capture(lines: string[]) {
-  return pino(
-    { level: 'debug' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  );
-}
 
 async function app(options: Partial<Omit<AppOptions, 'report'>> & { report?: Report } = {}): Promise<FastifyInstance> {
   const { report, ...rest } = options;
@@ -80,7 +67,7 @@ const signIn = (a: FastifyInstance, token: string, extra: { remoteAddress?: stri
 describe('sign-in throttle', () => {
   it('answers the attempt after the burst with 429 and logs one summary line, not one per attempt', async () => {
     const lines: string[] = [];
-    const a = await app({ logger: capture(lines) });
+    const a = await app({ logger: capturingLogger(lines) });
     const statuses: number[] = [];
     for (let i = 0; i < BURST; i++) statuses.push((await signIn(a, `wrong-${i}`)).statusCode);
     expect(statuses).toEqual(Array(BURST).fill(401));
@@ -190,7 +177,7 @@ describe('a short API token', () => {
 describe('the request log', () => {
   it('holds no token at debug level, wherever a client puts it', async () => {
     const lines: string[] = [];
-    const a = await app({ logger: capture(lines), report: await mixedReport() });
+    const a = await app({ logger: capturingLogger(lines), report: await mixedReport() });
     const bearer = { authorization: `Bearer ${TOKEN}` };
     const urls = [
       `/api/v1/diagnosis?token=${TOKEN}`,
