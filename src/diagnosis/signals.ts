@@ -91,6 +91,18 @@ export function byPriority(expr: Expr): Expr {
   return binary('unless', expr, unknownPrioritySeries);
 }
 
+/**
+ * `fn` over the window of the depth of the keys a worker takes first: a priority queue's at priority 0 or above, the
+ * whole depth of a queue without priorities or whose priorities are unknown.
+ */
+function servedFirstDepth(fn: 'min_over_time' | 'avg_over_time'): Expr {
+  return binary(
+    'or',
+    byPriority(perQueue(rangeFn(fn, WORKQUEUE.depth, W, [NOT_LOW_PRIORITY]))),
+    perQueue(rangeFn(fn, WORKQUEUE.depth, W)),
+  );
+}
+
 const signalList = [
   {
     id: 'depth',
@@ -178,11 +190,7 @@ const signalList = [
     scope: 'queue',
     description:
       "Lowest depth over the window of the keys a worker takes first: a priority queue's keys at priority 0 or above (not its initial list and resyncs, at a negative priority, which wait for a free worker), the whole depth of a queue without priorities or whose priorities are unknown. A loop of L keys on W workers keeps L − W of them waiting (none when L ≤ W).",
-    expr: binary(
-      'or',
-      byPriority(perQueue(rangeFn('min_over_time', WORKQUEUE.depth, W, [NOT_LOW_PRIORITY]))),
-      perQueue(rangeFn('min_over_time', WORKQUEUE.depth, W)),
-    ),
+    expr: servedFirstDepth('min_over_time'),
   },
   {
     id: 'servedFirstDepthAvg',
@@ -191,11 +199,7 @@ const signalList = [
     scope: 'queue',
     description:
       "Average depth over the window of the keys a worker takes first: a priority queue's keys at priority 0 or above, the whole depth of a queue without priorities or whose priorities are unknown. An initial list starved at low priority by a loop at priority 0 is not keys piling up behind the loop.",
-    expr: binary(
-      'or',
-      byPriority(perQueue(rangeFn('avg_over_time', WORKQUEUE.depth, W, [NOT_LOW_PRIORITY]))),
-      perQueue(rangeFn('avg_over_time', WORKQUEUE.depth, W)),
-    ),
+    expr: servedFirstDepth('avg_over_time'),
   },
   {
     id: 'normalPriorityDepthFloor',
