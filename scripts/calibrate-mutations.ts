@@ -1,8 +1,9 @@
 /**
- * `npm run calibrate:mutations [-- --grid FILE[,FILE…]] [--rules A,B] [--out FILE] [--keep]`: every threshold of every rule halved
+ * `npm run calibrate:mutations [-- --grid FILE[,FILE…]] [--rules A,B] [--out FILE] [--report FILE] [--keep]`: every threshold of every rule halved
  * and doubled, and every clause of every condition dropped, each run through the calibration (the cases of the
  * grids, default the held-out grid and the boundary cases, judged at every step), and whether the calibration catches it (some verdict
- * turns wrong). Writes the results as JSON (default calibration/mutations.json) and prints a Markdown table.
+ * turns wrong). Writes the results as JSON (default calibration/mutations.json) and as a Markdown report (default
+ * docs/mutations.md, `--report FILE`), and prints the report's table.
  * Thresholds only the texts read are listed, not run. With `--keep`, the results of rules not run this time are kept
  * from the existing output file (run over the same grid), so the rules can be run apart and reported together.
  *
@@ -26,6 +27,13 @@ import { RULE_IDS, type RuleId } from '../src/diagnosis/rule.js';
 /** The calibration: the held-out grid and the boundary cases, together. */
 const DEFAULT_GRID = 'calibration/held-out.json,calibration/boundaries.json';
 const DEFAULT_OUT = 'calibration/mutations.json';
+const DEFAULT_REPORT = 'docs/mutations.md';
+const REPORT_INTRO =
+  'Mutations of every rule over the held-out grid and the boundary grid, written by `npm run calibrate:mutations` ' +
+  '(every result in `calibration/mutations.json`). Each mutation halves or doubles one threshold, or drops one clause ' +
+  'of a condition; it is caught when some verdict of the calibration turns wrong. A mutation that is not caught is a ' +
+  'boundary case the calibration lacks, or a clause the others imply. Results of rules run apart (`--rules … --keep`) ' +
+  'are joined in one report.';
 
 function usage(message: string): never {
   process.stderr.write(`calibrate:mutations: ${message}\n`);
@@ -73,10 +81,11 @@ async function main(): Promise<void> {
     out,
     `${JSON.stringify({ grid, cases: cases.length, mutations: results.length, caught, textOnly, results }, null, 2)}\n`,
   );
-  process.stdout.write(mutationsMarkdown(results, textOnly));
-  process.stdout.write(
-    `\n${caught} of ${results.length} mutations caught over ${cases.length} cases of ${grid} in ${Math.round((performance.now() - started) / 1000)} s; results in ${out}\n`,
-  );
+  const table = mutationsMarkdown(results, textOnly);
+  const summary = `${caught} of ${results.length} mutations caught over ${cases.length} cases of ${grid}`;
+  writeFileSync(args.values.report ?? DEFAULT_REPORT, `${REPORT_INTRO}\n\n${table}\n${summary}\n`);
+  process.stdout.write(table);
+  process.stdout.write(`\n${summary} in ${Math.round((performance.now() - started) / 1000)} s; results in ${out}\n`);
   process.exitCode = caught === results.length ? 0 : 1;
 }
 
@@ -86,6 +95,7 @@ function parse() {
       grid: { type: 'string' },
       rules: { type: 'string' },
       out: { type: 'string' },
+      report: { type: 'string' },
       keep: { type: 'boolean' },
     },
     strict: true,

@@ -36,10 +36,10 @@ import {
 } from './report.js';
 import {
   type ConditionDefinition,
+  conditionHeld,
   type DiagnosisRule,
   EVALUATION_INTERVAL_MS,
   type SignalSnapshot,
-  type TargetAssessment,
   type TargetFacts,
   type TextContext,
   type ThresholdValues,
@@ -372,11 +372,6 @@ function evidenceOf(
   return { context, evidence };
 }
 
-/** A target-scope rule without `assessTarget`: a finding while its condition holds for the target. */
-function defaultTargetAssessment(target: TargetFacts): TargetAssessment | undefined {
-  return target.holdingSinceMs === undefined ? undefined : { kind: 'finding', sinceMs: target.holdingSinceMs };
-}
-
 /** Firing before pending, then critical before warning. */
 function compareFindings(a: Finding, b: Finding): number {
   const rank = (f: Finding) => (isFiring(f) ? 2 : 0) + (f.severity === 'critical' ? 1 : 0);
@@ -428,14 +423,13 @@ function targetReports(
     if (target.error !== undefined) {
       errors.push({ target: target.name, code: target.error.code, message: target.error.message });
     }
-    if (targetsWithQueues.has(target.name)) continue;
+    const hasQueues = targetsWithQueues.has(target.name);
     const identity = { target: target.name, name: null, controller: null };
     const id = identityOf({ ...target.labels }).id;
     const base = { id, queue: identity, observations: [] };
-    if (target.error === undefined && leaderByTarget.get(target.name) === 0) {
-      reports.push({ ...base, status: 'standby', findings: [], signals: {}, unknown: [] });
-      continue;
-    }
+    // The target rules judge standby replicas too: their conditions exclude a standby themselves (so the alerts
+    // do), and the report says `standby` only when none of them finds anything.
+    const standby = target.error === undefined && leaderByTarget.get(target.name) === 0;
     const findings: Finding[] = [];
     const unknown: UnknownRule[] = [];
     targetRules.forEach((ruleSettings, index) => {
@@ -445,9 +439,11 @@ function targetReports(
         ...(since !== undefined ? { holdingSinceMs: since } : {}),
         hasControllerMetrics: reconcileTargets.has(target.name),
         listed: listed.has(target.name),
+        hasQueues,
+        standby,
       };
       const { rule } = ruleSettings;
-      const assessment = rule.assessTarget === undefined ? defaultTargetAssessment(facts) : rule.assessTarget(facts);
+      const assessment = (rule.assessTarget ?? conditionHeld)(facts);
       if (assessment?.kind === 'finding')
         findings.push(
           buildFinding(ruleSettings, {}, assessment.sinceMs, options.runbookBaseUrl, {
@@ -464,6 +460,10 @@ function targetReports(
         signals: {},
         unknown: [],
       });
+    } else if (hasQueues) {
+      // Nothing found on the target itself: its queues speak for it.
+    } else if (standby) {
+      reports.push({ ...base, status: 'standby', findings: [], signals: {}, unknown: [] });
     } else if (unknown.length > 0) {
       reports.push({ ...base, status: 'unknown', findings: [], signals: {}, unknown });
     }

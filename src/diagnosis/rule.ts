@@ -102,6 +102,11 @@ export type ConditionDefinition<K extends string = string> = {
  * What the engine knows of a target without queues when it asks a target-scope rule about it. Standby
  * replicas (leader election lost) are settled before: they are never assessed.
  */
+/** A finding while the rule's condition has held for the target for its whole `for`; nothing otherwise. */
+export function conditionHeld(target: TargetFacts): TargetAssessment | undefined {
+  return target.holdingSinceMs === undefined ? undefined : { kind: 'finding', sinceMs: target.holdingSinceMs };
+}
+
 export type TargetFacts = {
   /** Set when the target could not be read at all. */
   readonly error?: { readonly code: string; readonly message: string };
@@ -111,6 +116,16 @@ export type TargetFacts = {
   readonly hasControllerMetrics: boolean;
   /** The caller scraped or replayed the target itself (it was not only seen in series). */
   readonly listed: boolean;
+  /**
+   * The target has work queues, reported on their own; a target rule finds something on it only where its
+   * condition holds, which the queues' presence normally rules out.
+   */
+  readonly hasQueues: boolean;
+  /**
+   * The target was read and says it does not hold the leader lease (`leader_election_master_status` 0): a
+   * standby replica, without queues by design. Reported as `standby` when no target rule finds anything.
+   */
+  readonly standby: boolean;
 };
 
 /**

@@ -2,7 +2,7 @@ import { CLIENT_GO, CONTROLLER_RUNTIME, WORKQUEUE } from '../../metrics/names.js
 import { aggregateBy, binary, num, selector } from '../../promql/expr.js';
 import { formatDuration } from '../../util/duration.js';
 import { TARGET_LABELS } from '../identity.js';
-import { defineRule, type RuleCase, type TargetAssessment, type TargetFacts } from '../rule.js';
+import { conditionHeld, defineRule, type RuleCase, type TargetAssessment, type TargetFacts } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 const perTarget = (metric: string) => aggregateBy('count', TARGET_LABELS, selector(metric));
@@ -39,15 +39,12 @@ export const notObservable = defineRule({
   scope: 'target',
   thresholds: {},
   forMs: notObservableForMs,
+  // One presence check stands for every work-queue metric: a metrics provider creates a queue's depth gauge
+  // with its counters and histograms, together, when the queue is made; no provider, no workqueue_* at all.
   condition: () =>
     binary(
       'unless',
-      binary(
-        'unless',
-        binary('unless', perTarget(CONTROLLER_RUNTIME.reconcileTotal), perTarget(WORKQUEUE.adds), onTarget),
-        perTarget(WORKQUEUE.depth),
-        onTarget,
-      ),
+      binary('unless', perTarget(CONTROLLER_RUNTIME.reconcileTotal), perTarget(WORKQUEUE.depth), onTarget),
       binary('==', selector(CLIENT_GO.leaderElectionMasterStatus), num(0)),
       onTarget,
     ),
@@ -71,14 +68,18 @@ export const notObservable = defineRule({
 });
 
 /**
- * A target without queues (standby replicas excluded): not observable when it cannot be read (the scrape
- * error is the detail), when the condition held for the whole `for`, or when the service was told to read
- * it and it exposes no controller or work-queue metrics at all. Controller metrics without queues not yet
- * for the full `for` leave it unknown.
+ * A target with queues is judged by the condition alone (a scrape error leaves its queues' recent data to
+ * speak). A target without queues: not observable when it cannot be read (the scrape error is the detail), when the
+ * condition held for the whole `for` (the condition itself excludes standby replicas), or when the service
+ * was told to read it and it exposes no controller or work-queue metrics at all and leads. Controller
+ * metrics without queues not yet for the full `for` leave it unknown; a standby replica is left to be
+ * reported as one.
  */
 function assessNotObservable(target: TargetFacts): TargetAssessment | undefined {
+  if (target.hasQueues) return conditionHeld(target);
   if (target.error !== undefined) return { kind: 'finding', sinceMs: null, detail: target.error.message };
-  if (target.holdingSinceMs !== undefined) return { kind: 'finding', sinceMs: target.holdingSinceMs };
+  if (target.holdingSinceMs !== undefined) return conditionHeld(target);
+  if (target.standby) return undefined;
   if (target.hasControllerMetrics) {
     return {
       kind: 'unknown',
