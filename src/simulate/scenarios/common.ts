@@ -244,3 +244,11 @@ export function round(value: number, digits: number): number {
 
 export const SECOND = 1000;
 export const MINUTE = 60_000;
+
+/**
+ * How long after a dependency recovers an on-call engineer accepts a failure warning still standing. Retries of
+ * keys still in backoff succeed once it is back, so errors stop at the recovery; a monitor judging from rates
+ * needs some minutes to see that they stopped, and a warning that clears within ten is read as the outage's
+ * tail, one that stands longer as a false alarm.
+ */
+export const FAILURES_STOPPED_GRACE_MS = 10 * MINUTE;

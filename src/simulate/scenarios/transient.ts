@@ -3,13 +3,13 @@
  * fails for a few minutes and recovers. None of them is a persistent failure; a careful SRE would not be
  * paged for any of them.
  */
-import { persistentFailures } from '../../diagnosis/rules/persistent-failures.js';
 import { lognormal, sampler } from '../distributions.js';
 import { type ApiRequest, type ControllerSpec, ERROR, type Scenario, type SimulationParams } from '../model.js';
 import {
   capacity,
   capacityTruth,
   combineTruth,
+  FAILURES_STOPPED_GRACE_MS,
   leaseName,
   MINUTE,
   round,
@@ -115,8 +115,8 @@ export const dependencyOutage: Scenario = {
           truth: combineTruth(capacityTruth(utilization, params), {
             expected: [],
             allowed: ['WorkqueuePersistentFailures'],
-            // A warning while the provider is down is fair; once it has recovered for one `for`, none.
-            allowedUntilMs: recoveredAtMs + persistentFailures.forMs,
+            // A warning while the provider is down is fair; once it has been back for a grace period, none.
+            allowedUntilMs: recoveredAtMs + FAILURES_STOPPED_GRACE_MS,
             note: `the provider is down from ${OUTAGE_START_MS / MINUTE}m to ${recoveredAtMs / MINUTE}m, then recovers`,
           }),
           facts: { outageStartSeconds: OUTAGE_START_MS / 1000, outageSeconds: OUTAGE_MS / 1000 },
