@@ -65,6 +65,11 @@ export {
 } from './signal-building.js';
 
 const W = SIGNAL_WINDOW_MS;
+/**
+ * The 10 s bucket of the work-duration histogram (present in both bucket layouts). client-go exposes it as
+ * `le="10"`; Prometheus 3 stores classic-histogram bounds as floats (`le="10.0"`), so both spellings match.
+ */
+const TEN_SECOND_BUCKET: LabelMatcher = regexMatch(LABEL.le, '10(\\.0)?');
 /** Depth series of keys at a negative priority (initial-list and resync events of a priority queue). */
 export const LOW_PRIORITY: LabelMatcher = regexMatch(LABEL.priority, NEGATIVE_PRIORITY_PATTERN);
 /** Depth series of keys at priority 0 or above, and of queues without priorities (empty or absent label). */
@@ -315,7 +320,7 @@ const signalList = [
       binary(
         '/',
         perQueue(
-          rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), SUSTAINED_WINDOW_MS, [eq(LABEL.le, '10')]),
+          rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), SUSTAINED_WINDOW_MS, [TEN_SECOND_BUCKET]),
         ),
         perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.count), SUSTAINED_WINDOW_MS)),
         { ignoring: [LABEL.le] },
@@ -332,7 +337,7 @@ const signalList = [
     expr: binary(
       '-',
       perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.count), SUSTAINED_WINDOW_MS)),
-      perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), SUSTAINED_WINDOW_MS, [eq(LABEL.le, '10')])),
+      perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), SUSTAINED_WINDOW_MS, [TEN_SECOND_BUCKET])),
       { ignoring: [LABEL.le] },
     ),
   },
