@@ -2,9 +2,13 @@
 #
 # workqueue-doctor container image.
 #
-#   docker build -t workqueue-doctor:dev .
-#   docker run --rm -p 9808:9808 --read-only --user 65532:65532 workqueue-doctor:dev \
+#   docker build -t workqueue-doctor:0.1.0 .
+#   docker run --rm -p 9808:9808 --read-only --user 65532:65532 workqueue-doctor:0.1.0 \
 #     serve --target http://host.docker.internal:8080/metrics
+#
+# No image is published: for a cluster, tag it with your registry (docker build -t <registry>/workqueue-doctor:0.1.0),
+# push it, and set that name in the kustomization's `images:` entry (newName) of deploy/standalone or
+# deploy/sidecar/*, whose manifests name the local `workqueue-doctor:0.1.0` (docs/install.md).
 #
 # Three stages: `build` compiles TypeScript to dist/, `prod-deps` installs the production dependencies only,
 # and the runtime stage holds nothing but Node, those dependencies, dist/, package.json (the CLI reads its

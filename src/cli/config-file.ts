@@ -6,7 +6,7 @@
  * file and the key.
  */
 import { ConfigError } from '../config/config-error.js';
-import { readConfigFile } from '../config/read-config-file.js';
+import { readConfigFile, UnreadableConfigFileError } from '../config/read-config-file.js';
 import { type ResolveOptions, resolveServiceConfig, type ServiceConfig } from '../config/service-config.js';
 import { UsageError } from './exit-codes.js';
 
@@ -20,7 +20,16 @@ export async function loadCommandConfig(
     const file = path === undefined ? undefined : { path, text: await readConfigFile(path, '--config') };
     return resolveServiceConfig({ flags, env: {}, ...(file !== undefined ? { file } : {}) }, options);
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
+    if (error instanceof ConfigError) throw configUsageError(error);
     throw error;
   }
+}
+
+/**
+ * A configuration error as every command reports it: a usage error with the same message. A file that cannot be
+ * read at all (missing, a directory, binary, too large) is the input's fault, not the call's: its one line comes
+ * without the help hint.
+ */
+export function configUsageError(error: ConfigError): UsageError {
+  return new UsageError(error.message, { hint: !(error instanceof UnreadableConfigFileError) });
 }

@@ -34,7 +34,10 @@ import { formatDuration, ParseError, parseDuration, parseTime } from '../util/du
 import { loadCommandConfig } from './config-file.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { DEFAULT_FAIL_ON, exitCodeFor, parseFailOn } from './fail-on.js';
-import { fileProblem, readTextFile } from './input-files.js';
+import { flagValue } from './flag-values.js';
+import { readTextFile } from './input-files.js';
+import { cannotWrite, isFileSystemError } from './output-files.js';
+import { prometheusFailureLine } from './prometheus-failure.js';
 import { oneLine } from './run-program.js';
 import { addScrapeLimitOptions } from './scrape-options.js';
 
@@ -144,7 +147,7 @@ async function runDiagnose(flags: DiagnoseFlags, progress: ProgressStream): Prom
   }
   const failOn = parseFailOn(flags.failOn);
   const config = await loadDiagnoseConfig(flags);
-  const atOption = flags.at === undefined ? undefined : usage(() => parseTime(flags.at as string));
+  const atOption = flags.at === undefined ? undefined : flagValue('--at', () => parseTime(flags.at as string));
   let source: MetricsSource | undefined;
   try {
     source = await openSource(flags, config, progress);
@@ -158,9 +161,9 @@ async function runDiagnose(flags: DiagnoseFlags, progress: ProgressStream): Prom
     process.stdout.write(flags.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderTextReport(report));
     return exitCodeFor(report, failOn);
   } catch (error) {
-    if (error instanceof PrometheusApiError) {
-      // The expression is long and says nothing to the reader; the request and the cause do.
-      process.stderr.write(`workqueue-doctor: ${oneLine(error.message.replace(/ \[expr: [\s\S]*\]$/, ''))}\n`);
+    if (error instanceof PrometheusApiError && config.source.kind === 'prometheus') {
+      const where = config.origins['prometheus.url'] ?? '--prometheus-url';
+      process.stderr.write(`workqueue-doctor: ${prometheusFailureLine(where, config.source.url, error)}\n`);
       return EXIT.usage;
     }
     if (error instanceof ExpositionError || error instanceof NoWorkQueueSeriesError) {
@@ -195,13 +198,19 @@ async function openSource(
 ): Promise<MetricsSource | undefined> {
   if (flags.recording !== undefined) {
     const text = await readTextFile(flags.recording, '--recording');
+    if (text.trim() === '') {
+      throw new UsageError(
+        `--recording ${flags.recording}: the file is empty; record one with \`workqueue-doctor diagnose --target URL --record FILE\` or \`workqueue-doctor simulate --scenario NAME --record FILE\``,
+        { hint: false },
+      );
+    }
     return recordingSourceFromText(text, flags.recording);
   }
   if (config.source.kind === 'prometheus') {
     const clientOptions = await asUsage(() => prometheusClientOptions(config, config.source as PrometheusSource));
     return usage(() => prometheusSourceFor(config, clientOptions));
   }
-  const windowMs = usage(() => parseDuration(flags.window));
+  const windowMs = flagValue('--window', () => parseDuration(flags.window));
   const intervalMs = config.scrape.intervalMs;
   const intervalFlag = flags.interval !== undefined ? '--interval' : '--scrape-interval';
   if (windowMs < intervalMs) throw new UsageError(`--window must be at least one ${intervalFlag}`);
@@ -212,7 +221,7 @@ async function openSource(
     (flags.timeout === undefined
       ? undefined
       : Math.min(
-          usage(() => parseDuration(flags.timeout as string)),
+          flagValue('--timeout', () => parseDuration(flags.timeout as string)),
           Math.floor(intervalMs * 0.8),
         ));
   const scrape = {
@@ -291,8 +300,7 @@ async function writeRecording(file: string, source: ScrapeSource): Promise<void>
   try {
     await writeFile(file, historyToRecording(source.history));
   } catch (error) {
-    if (typeof (error as NodeJS.ErrnoException).code === 'string')
-      throw new UsageError(`--record ${file}: cannot write: ${fileProblem(error)}`);
+    if (isFileSystemError(error)) throw cannotWrite('--record', file, error);
     throw error;
   }
 }

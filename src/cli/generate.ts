@@ -6,14 +6,15 @@
  * `--check` writes nothing: it regenerates in memory, compares with the files on disk and exits 1 naming
  * every stale, missing or leftover file (0 when all are fresh).
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, type Stats, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { GENERATED_DIRECTORIES, type GeneratedFile, generateAllArtifacts } from '../generate/artifacts.js';
 import { type GenerateConfig, generateConfigOf } from '../generate/generate-config.js';
 import { loadCommandConfig } from './config-file.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, UsageError } from './exit-codes.js';
+import { cannotWrite, isFileSystemError } from './output-files.js';
 
 interface GenerateFlags {
   out: string;
@@ -30,7 +31,7 @@ export function registerGenerateCommand(program: Command): void {
         'Kubernetes monitoring manifests (deploy/monitoring/) from the diagnosis definitions, and the JSON Schema ' +
         'of the report (schemas/report.schema.json).',
     )
-    .option('--out <dir>', 'directory to write into (the repository root)', '.')
+    .option('--out <dir>', 'directory to write into (in a checkout of the repository: its root)', '.')
     .option(
       '--config <file>',
       'the configuration file every command reads (see deploy/config-example.yaml): generate reads the fleet selector (selector: \'job=~"my-operator.*"\'), the cluster and namespace labels (clusterLabel, namespaceLabel), dashboardsReadRecordings, runbookBaseUrl, rule overrides (rules:) and per-queue overrides and silences (queues:)',
@@ -48,6 +49,7 @@ export function registerGenerateCommand(program: Command): void {
 async function runGenerate(flags: GenerateFlags, config: GenerateConfig): Promise<number> {
   const files = await generateAllArtifacts(config);
   const out = resolve(flags.out);
+  checkOutDirectory(flags.out);
   if (flags.check === true) {
     const problems = checkFiles(out, files);
     for (const problem of problems) process.stderr.write(`${problem}\n`);
@@ -62,8 +64,13 @@ async function runGenerate(flags: GenerateFlags, config: GenerateConfig): Promis
   }
   for (const file of files) {
     const path = join(out, file.path);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, file.content);
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, file.content);
+    } catch (error) {
+      if (isFileSystemError(error)) throw cannotWrite('--out', path, error);
+      throw error;
+    }
   }
   for (const leftover of leftovers(out, files)) {
     rmSync(join(out, leftover));
@@ -71,6 +78,22 @@ async function runGenerate(flags: GenerateFlags, config: GenerateConfig): Promis
   }
   process.stdout.write(`wrote ${files.length} files under ${out}\n`);
   return EXIT.ok;
+}
+
+/** `--out` is a directory, or nothing yet (it is created); anything else is a usage error saying so. */
+function checkOutDirectory(out: string): void {
+  let info: Stats | undefined;
+  try {
+    info = statSync(out);
+  } catch {
+    return;
+  }
+  if (!info.isDirectory()) {
+    throw new UsageError(
+      `--out ${out}: is a file, not a directory; give the directory to write into (a missing one is created)`,
+      { hint: false },
+    );
+  }
 }
 
 /** The configuration of `--config` (the one file of every command) under the flags. */

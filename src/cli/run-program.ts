@@ -14,6 +14,13 @@ import { EXIT, UsageError } from './exit-codes.js';
 
 const PROGRAM = 'workqueue-doctor';
 
+/**
+ * The longest usage error line: a usage error's message is the program's own, and may list every value a flag
+ * accepts (the scenarios of `simulate --scenario`); the bound only keeps a pasted value from flooding the terminal.
+ * Other errors are cut at `oneLine`'s default.
+ */
+const USAGE_LINE_MAX = 1000;
+
 /** The help hint for a command (`workqueue-doctor diagnose --help`), or the program's for the top level. */
 export function helpHint(command: string | undefined): string {
   return `see '${PROGRAM}${command === undefined ? '' : ` ${command}`} --help'`;
@@ -71,7 +78,7 @@ export async function runProgram(program: Command, argv: readonly string[]): Pro
     }
     if (error instanceof UsageError) {
       const hint = error.hint ? `${helpHint(current)}\n` : '';
-      process.stderr.write(`${PROGRAM}: ${oneLine(error.message)}\n${hint}`);
+      process.stderr.write(`${PROGRAM}: ${oneLine(error.message, USAGE_LINE_MAX)}\n${hint}`);
       return EXIT.usage;
     }
     process.stderr.write(`${PROGRAM}: ${oneLine(error instanceof Error ? error.message : String(error))}\n`);

@@ -34,6 +34,7 @@ import { createQueueSeries, DEFAULT_SERIES_WINDOW_MS } from '../service/queue-se
 import { createServiceRuntime, type RuntimeOptions, type ServiceRuntime } from '../service/runtime.js';
 import { formatMiB } from '../util/memory-quantity.js';
 import { packageVersion } from '../util/version.js';
+import { configUsageError } from './config-file.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { addScrapeLimitOptions } from './scrape-options.js';
 
@@ -141,6 +142,10 @@ export function registerServeCommand(program: Command): void {
       'always mark the sign-in cookie Secure (behind a TLS proxy outside the pod; without it: when the request came over TLS) [WQD_SECURE_COOKIE]',
     )
     .option('--runbook-base-url <url>', 'base URL of the runbooks linked from findings [WQD_RUNBOOK_BASE_URL]')
+    .option(
+      '--grafana-url <url>',
+      'Grafana with the generated dashboards: the page links each queue to its detail dashboard there [WQD_GRAFANA_URL]',
+    )
     .option('--demo', 'run built-in simulated controllers (scenario mixed) on 127.0.0.1 and diagnose them');
   addScrapeLimitOptions(command, '', true).action(async (flags: Record<string, unknown>) => {
     process.exitCode = await runServe(flags);
@@ -152,7 +157,7 @@ async function runServe(flags: Record<string, unknown>): Promise<number> {
   try {
     config = await loadServiceConfig(flags, process.env);
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
+    if (error instanceof ConfigError) throw configUsageError(error);
     throw error;
   }
   const logger = pino({
@@ -200,7 +205,7 @@ async function runServe(flags: Record<string, unknown>): Promise<number> {
     server = started.running;
   } catch (error) {
     forget();
-    if (error instanceof ConfigError) throw new UsageError(error.message);
+    if (error instanceof ConfigError) throw configUsageError(error);
     throw error;
   }
   const received = await signal;
@@ -239,6 +244,11 @@ export async function startServer(given: ServiceConfig, options: StartOptions = 
       evaluationError: () => runtime.service.lastError(),
       targets: () => runtime.targets(),
       rules: rulesView(config.overrides, config.runbookBaseUrl),
+      page: {
+        overrides: config.overrides,
+        scope: config.scope,
+        ...(config.grafanaUrl !== undefined ? { grafanaUrl: config.grafanaUrl } : {}),
+      },
       // The charts reach back as far as the history does (Prometheus keeps more than they show).
       series: createQueueSeries({
         backend: runtime.source.backend,

@@ -39,7 +39,8 @@ import {
 import { SCENARIOS } from '../simulate/scenarios/index.js';
 import { formatDuration, ParseError, parseDuration, parseTime } from '../util/duration.js';
 import { UsageError } from './exit-codes.js';
-import { fileProblem } from './input-files.js';
+import { flagValue } from './flag-values.js';
+import { cannotWrite, isFileSystemError } from './output-files.js';
 
 interface SimulateFlags {
   list?: boolean;
@@ -131,7 +132,8 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
     return;
   }
   if (flags.scenario === undefined) throw new UsageError('simulate needs --scenario NAME (or --list)');
-  const scenario = usage(() => getScenario(flags.scenario!));
+  const name = flags.scenario;
+  const scenario = flagValue('--scenario', () => getScenario(name), [SimulationParamError]);
   const params = usage(() => parseParams(flags, scenario));
   if (flags.realtime === true) {
     if (recordFile(flags) !== undefined)
@@ -152,10 +154,11 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   }
   const out = recordFile(flags);
   if (out === undefined) throw new UsageError('simulate needs --record FILE (or --realtime)');
-  const scrapeIntervalMs = usage(() =>
-    flags.scrapeInterval === undefined ? DEFAULT_SCRAPE_INTERVAL_MS : parseDuration(flags.scrapeInterval),
-  );
-  const startMs = usage(() => parseTime(flags.start ?? '2026-01-01T00:00:00Z'));
+  const scrapeIntervalMs =
+    flags.scrapeInterval === undefined
+      ? DEFAULT_SCRAPE_INTERVAL_MS
+      : flagValue('--scrape-interval', () => parseDuration(flags.scrapeInterval as string));
+  const startMs = flagValue('--start', () => parseTime(flags.start ?? '2026-01-01T00:00:00Z'));
   const job = flags.job ?? DEFAULT_JOB;
   const instance = flags.instance ?? defaultInstance(scenario.name);
   for (const [flag, value] of [
@@ -191,13 +194,12 @@ function recordFile(flags: SimulateFlags): string | undefined {
   return flags.record ?? flags.out;
 }
 
-/** Runs a write of `path`, turning a file system error into a usage error naming the path. */
+/** Runs a write of `path`, turning a file system error into a usage error naming the path and what is wrong. */
 function writeOutput(path: string, write: () => void): void {
   try {
     write();
   } catch (error) {
-    if (typeof (error as NodeJS.ErrnoException).code === 'string')
-      throw new UsageError(`--record ${path}: cannot write: ${fileProblem(error)}`);
+    if (isFileSystemError(error)) throw cannotWrite('--record', path, error);
     throw error;
   }
 }
@@ -241,7 +243,10 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
     {
       seed: integer('--seed', flags.seed ?? '1'),
       ...(queue === undefined ? {} : { queue: queue as QueueKind }),
-      durationMs: flags.duration === undefined ? DEFAULT_DURATION_MS : parseDuration(flags.duration),
+      durationMs:
+        flags.duration === undefined
+          ? DEFAULT_DURATION_MS
+          : flagValue('--duration', () => parseDuration(flags.duration as string)),
       flavor: flavor as Flavor,
       background: background as BackgroundMode,
       ...(flags.workers === undefined ? {} : { workers: integer('--workers', flags.workers) }),

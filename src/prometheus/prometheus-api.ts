@@ -151,7 +151,7 @@ export class PrometheusApiError extends Error {
  * mode). An answer this large is about 800,000 samples: about 75 MiB on the decoder's heap while parsed, then
  * about 60 MiB of samples and vectors on the service's own; with the service's 100 to 140 MiB under load, that
  * stays below 300 MiB. Answers the diagnoses ask for are far smaller: at 10,000 queues, an instant vector is about
- * 2 MiB (README, Benchmarks).
+ * 2 MiB (docs/reliability.md, Prometheus answers).
  */
 export const PROMETHEUS_ANSWER_MAX_BYTES = 16 * 1024 * 1024;
 

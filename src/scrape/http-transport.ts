@@ -17,6 +17,7 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { pipeline, Transform, type TransformCallback, Writable } from 'node:stream';
 import zlib from 'node:zlib';
+import { onAbort } from '../util/abort-listeners.js';
 import { readFileCached } from './file-cache.js';
 import { ScrapeError } from './scrape-error.js';
 
@@ -143,7 +144,7 @@ function attempt(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
+      forgetAbort?.();
       if ('err' in outcome) {
         req.destroy();
         res?.destroy();
@@ -157,8 +158,11 @@ function attempt(
     const timer = setTimeout(() => {
       finish({ err: fail('timeout', `timed out after ${options.timeoutMs} ms`, { bytes }) });
     }, remaining);
-    const onAbort = (): void => finish({ err: fail('aborted', 'aborted', { bytes }) });
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    // The signal may be shared by many requests in flight (an evaluation's): one listener on it for them all.
+    const forgetAbort =
+      options.signal === undefined
+        ? undefined
+        : onAbort(options.signal, () => finish({ err: fail('aborted', 'aborted', { bytes }) }));
 
     const requestOptions: https.RequestOptions = {
       method,
@@ -176,7 +180,7 @@ function attempt(
       if (res === undefined && req.reusedSocket && !freshConnection && isResetLike(err)) {
         settled = true;
         clearTimeout(timer);
-        options.signal?.removeEventListener('abort', onAbort);
+        forgetAbort?.();
         reject(new StaleSocketError(err.message));
         return;
       }

@@ -79,7 +79,7 @@ describe('usage errors: one line and the help hint, exit 2', () => {
     expectOneLine(
       await runCli('simulate', '--scenario', 'healthy', '--duration', '1m', '--record', join(work, 'no', 'dir.om')),
       'simulate',
-      /--record .*dir\.om: cannot write: no such file/,
+      /--record .*dir\.om: cannot write: the directory .*\/no does not exist/,
     );
   });
 
@@ -167,7 +167,7 @@ describe('diagnose --target fails at once when no target can be read', () => {
     servers.push(ok, missing);
     for (const [server, pattern] of [
       [ok, /the answer is HTML, not the Prometheus API/],
-      [missing, /HTTP 404 Not Found: <!DOCTYPE html> <html lang="en">/],
+      [missing, /did not answer as a Prometheus query API \(POST \/api\/v1\/series answered HTTP 404\)/],
     ] as const) {
       const result = await runCli('diagnose', '--prometheus-url', server.origin);
       expectOneLine(result, 'diagnose', pattern);

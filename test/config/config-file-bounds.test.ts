@@ -101,17 +101,18 @@ describe('configuration file bounds', () => {
     ['diagnose', ['--recording', 'x.om']],
     ['generate', ['--out', 'x']],
   ])('%s exits 2 with one line naming the file', async (command, rest) => {
-    for (const [file, reason] of [
-      [tooLarge, /larger than \d+ bytes/],
-      [laughs, /its aliases expand too far/],
-      [binary, /not a text file \(binary content\)/],
+    // A file that cannot be read is the input's fault: its line comes alone. One read but unusable gets the hint.
+    for (const [file, reason, hinted] of [
+      [tooLarge, /larger than \d+ bytes/, false],
+      [laughs, /its aliases expand too far/, true],
+      [binary, /not a text file \(binary content\)/, false],
     ] as const) {
       const result = await runCli(command, ...rest, '--config', file);
       expect(result.code).toBe(EXIT.usage);
       const [first, ...others] = result.stderr.split('\n');
       expect(first).toContain(file);
       expect(first).toMatch(reason);
-      expect(others).toEqual([`see 'workqueue-doctor ${command} --help'`, '']);
+      expect(others).toEqual(hinted ? [`see 'workqueue-doctor ${command} --help'`, ''] : ['']);
     }
   });
 });
