@@ -84,6 +84,8 @@ export type ServiceConfig = {
    */
   readonly secureCookie: boolean;
   readonly runbookBaseUrl: string;
+  /** The Grafana the page links each queue's detail dashboard in (`grafana.url`); unset: no links. */
+  readonly grafanaUrl?: string;
   readonly source: SourceConfig;
   /**
    * The memory the service may use (`memory.limit`), in bytes; `Infinity` for `max`; unset: the container's limit,
@@ -197,6 +199,7 @@ export function resolveServiceConfig(inputs: ConfigInputs, options: ResolveOptio
   }
   const evaluationIntervalMs = get<number>('evaluation.interval') ?? parseDuration(DEFAULT_EVALUATION_INTERVAL);
   const apiTokenFile = get<string>('api.tokenFile');
+  const grafanaUrl = get<string>('grafana.url');
   const bearerTokenFile = get<string>('scrape.bearerTokenFile');
   const caFile = get<string>('scrape.caFile');
   // Only read where it applies: the file may hold it for a deployment with another source.
@@ -220,6 +223,7 @@ export function resolveServiceConfig(inputs: ConfigInputs, options: ResolveOptio
     ...(apiTokenFile !== undefined ? { apiTokenFile } : {}),
     secureCookie: get<boolean>('api.secureCookie') ?? false,
     runbookBaseUrl: get<string>('runbookBaseUrl') ?? DEFAULT_RUNBOOK_BASE_URL,
+    ...(grafanaUrl !== undefined ? { grafanaUrl } : {}),
     source,
     ...(memoryLimit !== undefined ? { memoryLimit } : {}),
     scrape: {

@@ -48,6 +48,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'api.tokenFile', kind: 'string', flag: 'apiTokenFile', env: 'WQD_API_TOKEN_FILE' },
   { key: 'api.secureCookie', kind: 'boolean', flag: 'secureCookie', env: 'WQD_SECURE_COOKIE' },
   { key: 'runbookBaseUrl', kind: 'url', flag: 'runbookBaseUrl', env: 'WQD_RUNBOOK_BASE_URL' },
+  // The page links each queue to the generated detail dashboard in this Grafana.
+  { key: 'grafana.url', kind: 'url', flag: 'grafanaUrl', env: 'WQD_GRAFANA_URL' },
   // The fleet: which series every query reads (Prometheus mode, generated rules and dashboards), and where.
   { key: 'selector', kind: 'selector', flag: 'fleetSelector', env: 'WQD_FLEET_SELECTOR', sources: PROMETHEUS },
   { key: 'clusterLabel', kind: 'labelName' },

@@ -4,7 +4,8 @@
  * Contract:
  * - Routes: `/api/v1/diagnosis`, `/api/v1/queues/:id`, `/api/v1/queues/:id/series` (with a series source),
  *   `/api/v1/targets`, `/api/v1/rules` (behind the bearer token when one is configured), the page at `/`
- *   (behind the same token or a session cookie from `POST /login`) with its static files under `/assets/`,
+ *   (behind the same token or a session cookie from `POST /login`) with its static files under `/assets/` and
+ *   the charts of one queue at `/queue-charts/:id`,
  *   `/healthz`, `/readyz`, `/metrics` (always open), the OpenAPI document at `/docs/json` and its UI at `/docs`.
  * - Every route declares its schemas; every error answer is `{ "error": { "code", "message" } }` with a
  *   code from `errors.ts`, including unknown routes (404 `not_found`) and invalid parameters (400).
@@ -44,6 +45,7 @@ import {
   rawErrorResponse,
   toApiError,
 } from './errors.js';
+import type { PageSettings } from './page/queue-context.js';
 import { createReportCache } from './report-cache.js';
 import { requestLogSerializers } from './request-log.js';
 import { apiRoutes } from './routes/api.js';
@@ -91,6 +93,8 @@ export type AppOptions = {
   readonly rules: RulesView;
   /** The charts' data (the page's charts and `/api/v1/queues/:id/series`); without it, neither. */
   readonly series?: QueueSeries;
+  /** What the page reads of the configuration: thresholds in force, placement labels, the Grafana to link to. */
+  readonly page?: PageSettings;
   /** A prom-client registry (or anything that renders an exposition). */
   readonly metrics: { metrics(): Promise<string>; readonly contentType: string };
   /**
@@ -251,6 +255,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     signInLimits: limits.signIn,
     ...(options.secureCookie !== undefined ? { secureCookie: options.secureCookie } : {}),
     refreshSeconds: retryAfterSeconds,
+    ...(options.page !== undefined ? { settings: options.page } : {}),
     ...(options.version !== undefined ? { version: options.version } : {}),
   });
   return app;

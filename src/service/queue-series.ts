@@ -11,6 +11,11 @@
  * - A value is null where the signal has no sample (no data yet, metric absent, NaN or infinite).
  * - Which charts a finding gets comes from its evidence (`chartsForEvidence`): a chart belongs to the
  *   signals it draws and their relatives (the depth chart to every depth signal, ...).
+ * - Any other signal's history (`signalsFor`: what the page charts to explain a finding) comes at the same times
+ *   for the queues with findings (only they are explained; the values of a fleet's every queue would be held for
+ *   nothing), each signal evaluated at most once per report however many requests ask for it.
+ * - `labels` holds each queue's identity labels as its series carry them (target labels such as a namespace
+ *   included), so the page can place a queue and link it to a dashboard.
  */
 
 import { identityOf, queueKey, scopeKey } from '../diagnosis/identity.js';
@@ -143,7 +148,12 @@ export type SeriesSet = {
   readonly timesMs: readonly number[];
   /** By queue id: each chart signal's values at `timesMs`. */
   readonly queues: ReadonlyMap<string, Readonly<Record<SeriesSignalId, readonly (number | null)[]>>>;
+  /** By queue id: the identity labels the queue's series carry. */
+  readonly labels: ReadonlyMap<string, Labels>;
 };
+
+/** Values at a `SeriesSet`'s times of any signals, by queue id, then signal id (absent: no such queue). */
+export type SignalSeries = ReadonlyMap<string, Readonly<Record<string, readonly (number | null)[]>>>;
 
 export type QueueSeriesOptions = {
   /** The backend the diagnoses read (the source's). */
@@ -159,6 +169,11 @@ export type QueueSeriesOptions = {
 export interface QueueSeries {
   /** The series of `report`'s queues, computed once per report. */
   forReport(report: Report): Promise<SeriesSet>;
+  /**
+   * The values of `signals` (ids of `SIGNAL_BY_ID`; others are left out) for `report`'s queues with findings at
+   * the times of `forReport(report)`, each signal evaluated once per report.
+   */
+  signalsFor(report: Report, signals: readonly string[]): Promise<SignalSeries>;
 }
 
 export const DEFAULT_SERIES_WINDOW_MS = 30 * 60_000;
@@ -169,28 +184,80 @@ export function createQueueSeries(options: QueueSeriesOptions): QueueSeries {
   const windowMs = options.windowMs ?? DEFAULT_SERIES_WINDOW_MS;
   const maxPoints = Math.max(2, options.maxPoints ?? DEFAULT_SERIES_MAX_POINTS);
   const stepMs = Math.max(options.stepMs ?? DEFAULT_SERIES_STEP_MS, Math.ceil(windowMs / (maxPoints - 1)));
-  let current: { report: Report; set: Promise<SeriesSet> } | undefined;
+  type Entry = {
+    readonly report: Report;
+    readonly frame: Promise<SeriesFrame>;
+    readonly set: Promise<SeriesSet>;
+    /** Other signals' values, by signal id, computed on demand. */
+    readonly others: Map<string, Promise<ReadonlyMap<string, (number | null)[]>>>;
+  };
+  let current: Entry | undefined;
+  const entryFor = (report: Report): Entry => {
+    if (current?.report !== report) {
+      const frame = seriesFrame(options.backend, report, windowMs, stepMs);
+      const set = frame.then(async (f) => {
+        const values = await evaluateSignals(options.backend, f, SERIES_SIGNALS);
+        const queues = new Map<string, Record<SeriesSignalId, (number | null)[]>>();
+        for (const id of f.queues.keys()) {
+          queues.set(
+            id,
+            Object.fromEntries(SERIES_SIGNALS.map((s, d) => [s, values[d]?.get(id) ?? []])) as Record<
+              SeriesSignalId,
+              (number | null)[]
+            >,
+          );
+        }
+        return { evaluatedAt: report.evaluatedAt, stepMs, timesMs: f.timesMs, queues, labels: f.queues };
+      });
+      const entry: Entry = { report, frame, set, others: new Map() };
+      current = entry;
+      set.catch(() => {
+        if (current === entry) current = undefined;
+      });
+    }
+    return current;
+  };
   return {
-    forReport(report) {
-      if (current?.report !== report) {
-        const set = computeSeries(options.backend, report, windowMs, stepMs);
-        const entry = { report, set };
-        current = entry;
-        set.catch(() => {
-          if (current === entry) current = undefined;
+    forReport: (report) => entryFor(report).set,
+    async signalsFor(report, signals) {
+      const entry = entryFor(report);
+      const wanted = [...new Set(signals)].filter((id) => SIGNAL_BY_ID.has(id));
+      for (const id of wanted) {
+        if (entry.others.has(id)) continue;
+        const values = entry.frame.then(
+          async (f) => (await evaluateSignals(options.backend, withFindings(f, report), [id]))[0] ?? new Map(),
+        );
+        entry.others.set(id, values);
+        // A failed signal is asked again on the next demand.
+        values.catch(() => {
+          if (entry.others.get(id) === values) entry.others.delete(id);
         });
       }
-      return current.set;
+      const frame = await entry.frame;
+      const values = await Promise.all(
+        wanted.map((id) => entry.others.get(id) as Promise<ReadonlyMap<string, (number | null)[]>>),
+      );
+      const out = new Map<string, Record<string, (number | null)[]>>();
+      for (const queueId of withFindings(frame, report).queues.keys()) {
+        out.set(queueId, Object.fromEntries(wanted.map((id, d) => [id, values[d]?.get(queueId) ?? []])));
+      }
+      return out;
     },
   };
 }
 
-async function computeSeries(
+/** The times of a report's series and its queues, with the identity labels their series carry. */
+type SeriesFrame = {
+  readonly timesMs: readonly number[];
+  readonly queues: ReadonlyMap<string, Labels>;
+};
+
+async function seriesFrame(
   backend: DiagnosisBackend,
   report: Report,
   windowMs: number,
   stepMs: number,
-): Promise<SeriesSet> {
+): Promise<SeriesFrame> {
   const atMs = Date.parse(report.evaluatedAt);
   const count = Math.floor(windowMs / stepMs) + 1;
   const timesMs = Array.from({ length: count }, (_, i) => atMs - (count - 1 - i) * stepMs);
@@ -198,36 +265,43 @@ async function computeSeries(
 
   // The queues of the report, with the labels their series carry (as the engine finds them).
   const wanted = new Set(report.queues.map((q) => q.id));
-  const queues = new Map<string, { id: string; labels: Labels }>();
+  const seen = new Set<string>();
+  const queues = new Map<string, Labels>();
   for (const metric of QUEUE_FAMILIES) {
     for (const labels of await backend.seriesLabels(metric, fromMs, atMs)) {
       const key = queueKey(labels);
-      if (queues.has(key)) continue;
+      if (seen.has(key)) continue;
+      seen.add(key);
       const identity = identityOf(labels);
-      if (wanted.has(identity.id)) queues.set(key, { id: identity.id, labels: identity.labels });
+      if (wanted.has(identity.id) && !queues.has(identity.id)) queues.set(identity.id, identity.labels);
     }
   }
+  return { timesMs, queues };
+}
 
-  const definitions = SERIES_SIGNALS.map((id) => SIGNAL_BY_ID.get(id) as SignalDefinition);
-  const vectors = await Promise.all(definitions.map((d) => backend.evaluate(d.expr, timesMs)));
-  const out = new Map<string, Record<SeriesSignalId, (number | null)[]>>();
-  for (const queue of queues.values()) {
-    out.set(
-      queue.id,
-      Object.fromEntries(SERIES_SIGNALS.map((id) => [id, new Array<number | null>(count).fill(null)])) as Record<
-        SeriesSignalId,
-        (number | null)[]
-      >,
-    );
-  }
-  definitions.forEach((definition, d) => {
-    const id = SERIES_SIGNALS[d] as SeriesSignalId;
+/** The frame of `report`'s queues with findings. */
+function withFindings(frame: SeriesFrame, report: Report): SeriesFrame {
+  const explained = new Set(report.queues.filter((q) => q.findings.length > 0).map((q) => q.id));
+  return { timesMs: frame.timesMs, queues: new Map([...frame.queues].filter(([id]) => explained.has(id))) };
+}
+
+/** Each signal's values at the frame's times, by queue id (null where the signal has no sample). */
+async function evaluateSignals(
+  backend: DiagnosisBackend,
+  frame: SeriesFrame,
+  ids: readonly string[],
+): Promise<Array<Map<string, (number | null)[]>>> {
+  const definitions = ids.map((id) => SIGNAL_BY_ID.get(id) as SignalDefinition);
+  const vectors = await Promise.all(definitions.map((d) => backend.evaluate(d.expr, frame.timesMs)));
+  const count = frame.timesMs.length;
+  return definitions.map((definition, d) => {
+    const out = new Map<string, (number | null)[]>();
     // Many queues can share one controller- or process-scope series: index the queues by scope key.
     const queuesByScope = new Map<string, (number | null)[][]>();
-    for (const queue of queues.values()) {
-      const key = scopeKey(queue.labels, definition.scope);
-      const values = out.get(queue.id)?.[id];
-      if (values === undefined) continue;
+    for (const [id, labels] of frame.queues) {
+      const values = new Array<number | null>(count).fill(null);
+      out.set(id, values);
+      const key = scopeKey(labels, definition.scope);
       const list = queuesByScope.get(key) ?? [];
       list.push(values);
       queuesByScope.set(key, list);
@@ -240,6 +314,6 @@ async function computeSeries(
         }
       }
     });
+    return out;
   });
-  return { evaluatedAt: report.evaluatedAt, stepMs, timesMs, queues: out };
 }

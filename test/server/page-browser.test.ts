@@ -3,8 +3,9 @@
  * The page in headless Chromium (Debian's `chromium` through puppeteer-core), against the real service in
  * demo mode on 127.0.0.1 with an API token: the sign-in form and its session cookie, every queue with its
  * status, findings (summary, cause, fix, runbook link) and observations as the API reports them, the targets'
- * health, charts that are drawn (coloured line pixels on every canvas), the page refreshing itself, the
- * page read with JavaScript disabled, and 401 without the token.
+ * health, charts that are drawn (coloured line pixels on every canvas), a closed row's charts fetched and drawn
+ * when it is opened (and kept open across refreshes), the page refreshing itself, the page read with JavaScript
+ * disabled, and 401 without the token.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -69,10 +70,10 @@ function readView(): PageView {
   const main = document.querySelector('main') as HTMLElement;
   return {
     evaluatedAt: main.dataset.evaluatedAt ?? '',
-    queues: [...document.querySelectorAll('section.queue')].map((q) => ({
+    queues: [...document.querySelectorAll('details.queue')].map((q) => ({
       id: q.id.replace(/^q-/, ''),
-      name: text(q.querySelector('header h2')),
-      status: text(q.querySelector('header .badge')),
+      name: text(q.querySelector('summary h2')),
+      status: q.querySelector('summary .badge')?.getAttribute('data-status') ?? '',
       findings: [...q.querySelectorAll('article.finding')].map((f) => ({
         rule: f.getAttribute('data-rule') ?? '',
         summary: text(f.querySelector('.summary')),
@@ -96,7 +97,7 @@ function expectMatchesReport(view: PageView, report: Report, targets: TargetsVie
   for (const [i, queue] of report.queues.entries()) {
     const shown = view.queues[i];
     expect(shown?.name).toBe(queue.queue.name ?? queue.queue.target);
-    expect(shown?.status.toLowerCase()).toBe(queue.status);
+    expect(shown?.status).toBe(queue.status);
     expect(shown?.findings).toEqual(
       queue.findings.map((f) => ({
         rule: f.rule,
@@ -149,7 +150,8 @@ describe('the page in Chromium', () => {
       if (message.type() === 'error' && !message.text().includes('401')) problems.push(message.text());
     });
     try {
-      await page.setViewport({ width: 1280, height: 900 });
+      // Tall enough for every chart of the open rows to be in view at once (charts are drawn when in view).
+      await page.setViewport({ width: 1280, height: 8000 });
       const first = await page.goto(`${origin}/`);
       expect(first?.status()).toBe(401);
       await page.type('#token', TOKEN);
@@ -191,8 +193,22 @@ describe('the page in Chromium', () => {
       for (const rule of ['WorkqueueHotLoop', 'WorkqueueBacklog', 'WorkqueuePersistentFailures', 'WorkqueueSlowWork'])
         expect(rules).toContain(rule);
       expect(view.queues.find((q) => q.name === 'deployment')?.status).toBe('ok');
-      for (const queue of view.queues) expect(queue.charts, queue.name).toBeGreaterThan(0);
+      for (const queue of view.queues.filter((q) => q.findings.length > 0))
+        expect(queue.charts, queue.name).toBeGreaterThan(0);
       expect(view.text).toContain('Sign out');
+
+      // The ok queue is one closed line; opened, it fetches its charts and draws them, and stays open.
+      const ok = `details[id="q-${view.queues.find((q) => q.name === 'deployment')?.id}"]`;
+      expect(await page.$eval(ok, (row) => (row as HTMLDetailsElement).open)).toBe(false);
+      await page.click(`${ok} > summary`);
+      await page.waitForFunction(
+        (selector: string) => {
+          const figures = [...document.querySelectorAll(`${selector} figure.chart`)];
+          return figures.length === 2 && figures.every((f) => f.classList.contains('drawn'));
+        },
+        { timeout: 20_000 },
+        ok,
+      );
 
       // Every chart's canvas holds pixels of its lines' colours (uPlot draws axes and grid in grey).
       const drawn = await page.evaluate(() =>
@@ -243,6 +259,7 @@ describe('the page in Chromium', () => {
         view.evaluatedAt,
       );
       expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+      expect(await page.$eval(ok, (row) => (row as HTMLDetailsElement).open)).toBe(true);
 
       // Signing out ends the session.
       await Promise.all([page.waitForNavigation(), page.click('header.top form button')]);

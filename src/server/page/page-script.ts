@@ -1,89 +1,204 @@
 /**
- * The page's only script (served as `/assets/page.<hash>.js`): draws the charts with uPlot from the series
- * the page carries inline (`<script type="application/json" id="wqd-series">`), and refreshes the page's
- * content every evaluation interval by fetching the page again and swapping its `<main>`, then drawing
- * again. Without JavaScript the page reads in full (each chart's place says its latest values) and a
- * `<noscript>` meta refresh reloads it.
+ * The page's only script (served as `/assets/page.<hash>.js`). It
+ * - shows the filter form, applies the filters the URL's query string holds, and keeps the query string in step
+ *   with the form (`history.replaceState`), so a link shares a view (filter-script.ts);
+ * - draws each chart when it comes near the viewport (chart-script.ts), from the data the page carries inline
+ *   (`<script type="application/json" id="wqd-series">`), or, for a row shown closed, from `queue-charts/<id>`
+ *   fetched when the row is opened;
+ * - opens the row a `#q-<id>` link points at; on a phone, starts with every other row closed (one line each);
+ * - refreshes the page's content every evaluation interval by fetching the page again and swapping its
+ *   `<main>`, keeping what the reader did: the filters (and the field being typed in), the rows they opened or
+ *   closed.
+ * It marks `wqd-filtered` once the filters are applied and `wqd-charts` once the first charts are drawn
+ * (`performance.mark`), which the page benchmark reads. Without JavaScript the page reads in full (each chart's
+ * place says its latest values) and a `<noscript>` meta refresh reloads it.
  *
  * Plain browser JavaScript in a string: it is not compiled with the service and must stay small.
  */
+import { CHART_SCRIPT } from './chart-script.js';
+import { FILTER_SCRIPT } from './filter-script.js';
+
 export const PAGE_SCRIPT = `(function () {
   'use strict';
-  var COLORS = ['#1c6fd1', '#d9480f', '#2b8a3e', '#7048e8'];
+${CHART_SCRIPT}
+${FILTER_SCRIPT}
 
-  function round(n) {
-    if (!isFinite(n)) return String(n);
-    if (n === 0) return '0';
-    var digits = Math.max(0, 2 - Math.floor(Math.log10(Math.abs(n))));
-    return String(Number(n.toFixed(Math.min(digits, 6))));
-  }
+  // ---- the charts' data: figure specs by key, values and times by queue ----
+  var store = { figures: {}, values: {}, times: {} };
 
-  function format(n, unit) {
-    if (n == null) return '–';
-    if (unit === 's') {
-      var a = Math.abs(n);
-      if (a === 0) return '0s';
-      if (a < 1) return round(n * 1000) + 'ms';
-      if (a < 120) return round(n) + 's';
-      if (a < 7200) return round(n / 60) + 'm';
-      return round(n / 3600) + 'h';
-    }
-    if (unit === '1/s') return round(n) + '/s';
-    if (unit === 'ratio') return round(n * 100) + '%';
-    if (Math.abs(n) >= 10000) return round(n / 1000) + 'k';
-    return round(n);
-  }
-
-  function readData() {
-    var el = document.getElementById('wqd-series');
-    if (el === null) return null;
-    try {
-      return JSON.parse(el.textContent || '');
-    } catch (e) {
-      return null;
-    }
-  }
-
-  function drawChart(figure, data) {
-    var queue = data.queues[figure.getAttribute('data-queue')];
-    var chart = data.charts[figure.getAttribute('data-chart')];
-    var place = figure.querySelector('.plot');
-    if (!queue || !chart || place === null) return;
-    var unit = chart.unit;
-    var series = [{ label: 'time' }];
-    var columns = [data.times];
-    chart.signals.forEach(function (s, k) {
-      series.push({
-        label: s.title,
-        stroke: COLORS[k % COLORS.length],
-        width: 2,
-        spanGaps: false,
-        value: function (u, v) { return format(v, unit); },
-      });
-      columns.push(queue[s.id] || []);
+  function absorb(payload) {
+    (payload.figures || []).forEach(function (f) {
+      store.figures[f.key] = f;
+      store.times[f.queue] = payload.times;
     });
-    var width = Math.max(240, Math.floor(place.getBoundingClientRect().width) || 320);
-    place.textContent = '';
-    new uPlot({
-      width: width,
-      height: 150,
-      series: series,
-      scales: { x: { time: true }, y: { range: function (u, min, max) { return [Math.min(0, min), max > 0 ? max * 1.1 : 1]; } } },
-      axes: [
-        { size: 30 },
-        { size: 56, values: function (u, splits) { return splits.map(function (v) { return format(v, unit); }); } },
-      ],
-      legend: { show: true, live: false },
-      cursor: { drag: { x: false, y: false } },
-    }, columns, place);
-    figure.classList.add('drawn');
+    Object.keys(payload.values || {}).forEach(function (q) { store.values[q] = payload.values[q]; });
   }
 
-  function draw() {
-    var data = readData();
-    if (data === null || typeof uPlot !== 'function') return;
-    var figures = document.querySelectorAll('figure.chart[data-queue][data-chart]');
-    for (var i = 0; i < figures.length; i++) drawChart(figures[i], data);
+  function readInline() {
+    store = { figures: {}, values: {}, times: {} };
+    var el = document.getElementById('wqd-series');
+    if (el === null) return;
+    try {
+      absorb(JSON.parse(el.textContent || '{}'));
+    } catch (e) {}
+  }
+
+  var chartsMarked = false;
+  function drawFigure(figure) {
+    var spec = store.figures[figure.getAttribute('data-figure')];
+    if (!spec || !store.values[spec.queue] || !store.times[spec.queue]) return;
+    if (drawChart(figure, spec, store.values[spec.queue], store.times[spec.queue]) && !chartsMarked) {
+      chartsMarked = true;
+      performance.mark('wqd-charts');
+    }
+  }
+
+  var observer = 'IntersectionObserver' in window
+    ? new IntersectionObserver(function (entries) {
+        entries.forEach(function (entry) {
+          if (!entry.isIntersecting) return;
+          observer.unobserve(entry.target);
+          drawFigure(entry.target);
+        });
+      }, { rootMargin: '300px 0px' })
+    : null;
+
+  function watchFigures(root) {
+    root.querySelectorAll('figure.chart[data-figure]').forEach(function (figure) {
+      if (figure.classList.contains('drawn')) return;
+      if (observer !== null) observer.observe(figure);
+      else drawFigure(figure);
+    });
+  }
+
+  function figureElement(spec) {
+    var figure = document.createElement('figure');
+    figure.className = 'chart';
+    figure.setAttribute('data-queue', spec.queue);
+    figure.setAttribute('data-figure', spec.key);
+    var caption = document.createElement('figcaption');
+    caption.textContent = spec.title + ' ';
+    var unit = document.createElement('small');
+    unit.textContent = UNIT_WORDS[spec.unit] || '';
+    caption.appendChild(unit);
+    var plot = document.createElement('div');
+    plot.className = 'plot';
+    figure.appendChild(caption);
+    figure.appendChild(plot);
+    return figure;
+  }
+
+  /** Fills a closed row's chart places when it is opened. */
+  function loadCharts(row) {
+    var places = row.querySelectorAll('.charts[data-lazy]');
+    if (places.length === 0 || row.wqdLoading) return;
+    row.wqdLoading = true;
+    var id = row.id.replace(/^q-/, '');
+    fetch('queue-charts/' + encodeURIComponent(id), { credentials: 'same-origin', headers: { accept: 'application/json' }, cache: 'no-store' })
+      .then(function (response) { return response.ok ? response.json() : Promise.reject(new Error(String(response.status))); })
+      .then(function (payload) {
+        absorb(payload);
+        places.forEach(function (place) {
+          var own = payload.figures.filter(function (f) { return f.group === place.getAttribute('data-group'); });
+          place.removeAttribute('data-lazy');
+          place.textContent = '';
+          if (own.length === 0) {
+            var none = document.createElement('p');
+            none.className = 'quiet';
+            none.textContent = 'No chart data in the window.';
+            place.appendChild(none);
+          }
+          own.forEach(function (spec) { place.appendChild(figureElement(spec)); });
+        });
+        watchFigures(row);
+      })
+      .catch(function () {
+        places.forEach(function (place) { place.textContent = 'The charts could not be loaded; opening the queue again retries.'; });
+      })
+      .then(function () { row.wqdLoading = false; });
+  }
+
+  // ---- rows: what the reader opened or closed survives a refresh ----
+  var userOpen = {};
+  document.addEventListener('click', function (event) {
+    var summary = event.target.closest && event.target.closest('details.queue > summary');
+    if (summary) userOpen[summary.parentElement.id] = !summary.parentElement.open;
+  });
+  document.addEventListener('toggle', function (event) {
+    var row = event.target;
+    if (row.matches && row.matches('details.queue') && row.open) loadCharts(row);
+  }, true);
+
+  /**
+   * On a phone the list starts as one line per queue: the rows shown open close, unless the reader opened them or
+   * a link points at one.
+   */
+  var narrow = window.matchMedia ? window.matchMedia('(max-width: 720px)') : null;
+  function fitRowsToScreen() {
+    if (narrow === null || !narrow.matches) return;
+    document.querySelectorAll('details.queue[open]').forEach(function (row) {
+      var linked = location.hash === '#' + encodeURIComponent(row.id) || location.hash === '#' + row.id;
+      if (!linked && !Object.prototype.hasOwnProperty.call(userOpen, row.id)) row.open = false;
+    });
+  }
+
+  function openLinkedRow() {
+    if (location.hash.length < 2) return;
+    var row = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (row === null || !row.matches('details.queue')) return;
+    row.open = true;
+    row.scrollIntoView();
+  }
+
+  // ---- filters ----
+  function form() { return document.getElementById('filters'); }
+
+  function filterFromForm() {
+    var state = readForm(form());
+    applyFilters(state);
+    history.replaceState(history.state, '', location.pathname + queryOf(state) + location.hash);
+  }
+
+  function setUpForm() {
+    var f = form();
+    if (f === null) return;
+    f.hidden = false;
+    f.addEventListener('input', filterFromForm);
+    f.addEventListener('change', filterFromForm);
+    f.addEventListener('submit', function (event) { event.preventDefault(); });
+    f.addEventListener('reset', function () { setTimeout(filterFromForm, 0); });
+  }
+
+  // ---- refresh ----
+  function swap(html) {
+    var next = new DOMParser().parseFromString(html, 'text/html');
+    var main = document.querySelector('main');
+    var fresh = next.querySelector('main');
+    if (main === null || fresh === null) return;
+    var before = form();
+    var state = readForm(before);
+    var active = document.activeElement;
+    var focus = before !== null && active && active.form === before && active.name ? { name: active.name,
+      value: active.value, start: active.selectionStart, end: active.selectionEnd } : null;
+    main.replaceWith(document.adoptNode(fresh));
+    readInline();
+    document.querySelectorAll('details.queue').forEach(function (row) {
+      if (Object.prototype.hasOwnProperty.call(userOpen, row.id)) row.open = userOpen[row.id];
+    });
+    fitRowsToScreen();
+    setUpForm();
+    writeForm(form(), state);
+    applyFilters(state);
+    if (focus !== null && form() !== null) {
+      var again = Array.prototype.find.call(form().elements, function (e) { return e.name === focus.name && (e.type !== 'checkbox' || e.value === focus.value); });
+      if (again) {
+        again.focus();
+        if (typeof focus.start === 'number' && 'setSelectionRange' in again) {
+          try { again.setSelectionRange(focus.start, focus.end); } catch (e) {}
+        }
+      }
+    }
+    watchFigures(document);
   }
 
   function refresh(seconds) {
@@ -96,23 +211,33 @@ export const PAGE_SCRIPT = `(function () {
           }
           return response.ok ? response.text() : null;
         })
-        .then(function (html) {
-          if (html) {
-            var next = new DOMParser().parseFromString(html, 'text/html');
-            var main = document.querySelector('main');
-            var fresh = next.querySelector('main');
-            if (main !== null && fresh !== null) {
-              main.replaceWith(document.adoptNode(fresh));
-              draw();
-            }
-          }
-        })
+        .then(function (html) { if (html) swap(html); })
         .catch(function () {})
         .then(function () { refresh(seconds); });
     }, seconds * 1000);
   }
 
-  draw();
+  var resizing;
+  window.addEventListener('resize', function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(function () { document.querySelectorAll('figure.chart.drawn').forEach(fitChart); }, 150);
+  });
+  window.addEventListener('hashchange', openLinkedRow);
+  window.addEventListener('popstate', function () {
+    var state = stateFromQuery(location.search);
+    writeForm(form(), state);
+    applyFilters(state);
+  });
+
+  readInline();
+  fitRowsToScreen();
+  setUpForm();
+  var initial = stateFromQuery(location.search);
+  writeForm(form(), initial);
+  applyFilters(initial);
+  openLinkedRow();
+  performance.mark('wqd-filtered');
+  watchFigures(document);
   var main = document.querySelector('main');
   var seconds = main === null ? 0 : Number(main.getAttribute('data-refresh-seconds'));
   if (seconds > 0) refresh(seconds);

@@ -15,15 +15,22 @@
  *
  * The page is rendered once per report, targets' state and sign-out button, compressed once (`CachedBody`),
  * and served with a strict Content-Security-Policy: scripts and styles from the service only.
+ *
+ * `GET /queue-charts/:id` (same access as `/`) answers the charts of one queue of the latest report, as the page
+ * carries inline the charts of its open rows (`ChartPayload`): the script fetches it when a closed row is opened.
+ * 404 `queue_not_found` for a queue the report lacks, 503 `not_ready` before the first report or without charts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Report } from '../../diagnosis/report.js';
-import type { QueueSeries, SeriesSet } from '../../service/queue-series.js';
+import type { QueueReport, Report } from '../../diagnosis/report.js';
+import type { QueueSeries } from '../../service/queue-series.js';
 import type { TargetsView } from '../../service/target-status.js';
 import { CachedBody, sendCached } from '../cached-body.js';
 import { createClientThrottle, type ThrottleLimits } from '../client-throttle.js';
 import { errorBody } from '../errors.js';
 import { ASSETS_PREFIX, pageAssets } from '../page/assets.js';
+import { type ChartData, fromSeries } from '../page/chart-data.js';
+import { chartPayload, queueFigures, signalsToExplain } from '../page/chart-figures.js';
+import { type PageSettings, queueContexts } from '../page/queue-context.js';
 import { renderLoginPage, renderNotReadyPage, renderPage } from '../page/render.js';
 import { type PageSessions, pageSessions } from '../page/session.js';
 import { createSignInFailures } from '../sign-in-failures.js';
@@ -48,6 +55,8 @@ export type PageRoutesOptions = {
   readonly secureCookie?: boolean;
   /** The page refreshes itself this often (the evaluation interval). */
   readonly refreshSeconds: number;
+  /** What the page reads of the configuration (thresholds in force, placement labels, Grafana). */
+  readonly settings?: PageSettings;
   readonly version?: string;
 };
 
@@ -104,24 +113,17 @@ export async function pageRoutes(app: FastifyInstance, options: PageRoutesOption
     let entry = rendered.get(key);
     if (entry === undefined || entry.report !== report) {
       const targets = options.targets();
-      let series: SeriesSet | undefined;
-      let seriesError: string | undefined;
-      if (options.series !== undefined) {
-        try {
-          series = await options.series.forReport(report);
-        } catch (error) {
-          seriesError = error instanceof Error ? error.message : String(error);
-          request.log.warn({ err: error }, 'chart series failed');
-        }
-      }
+      const { charts, seriesError } = await chartsOf(report, report.queues);
+      if (seriesError !== undefined) request.log.warn({ err: seriesError }, 'chart series failed');
       const page = renderPage({
         report,
         targets,
-        series,
+        charts,
         ...(seriesError !== undefined ? { seriesError } : {}),
         refreshSeconds: options.refreshSeconds,
         signOut,
         assets,
+        ...(options.settings !== undefined ? { settings: options.settings } : {}),
         ...(options.version !== undefined ? { version: options.version } : {}),
       });
       entry = { report, body: new CachedBody(page, HTML_CONTENT_TYPE) };
@@ -129,6 +131,53 @@ export async function pageRoutes(app: FastifyInstance, options: PageRoutesOption
       if (seriesError === undefined) rendered.set(key, entry);
     }
     return sendCached(request, html(reply), entry.body, sessions === undefined ? [] : ['authorization', 'cookie']);
+  });
+
+  /** The chart data of `queues` of `report`: the chart signals, and the other signals their findings' charts draw. */
+  const chartsOf = async (
+    report: Report,
+    queues: readonly QueueReport[],
+  ): Promise<{ charts: ChartData | undefined; seriesError?: string }> => {
+    if (options.series === undefined) return { charts: undefined };
+    try {
+      const set = await options.series.forReport(report);
+      const others = await options.series.signalsFor(report, signalsToExplain(queues, options.settings?.overrides));
+      return { charts: fromSeries(set, others) };
+    } catch (error) {
+      return { charts: undefined, seriesError: error instanceof Error ? error.message : String(error) };
+    }
+  };
+
+  app.get<{ Params: { id: string } }>('/queue-charts/:id', { schema: hidden }, async (request, reply) => {
+    const granted = access(request);
+    if (granted === 'denied') {
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer realm="workqueue-doctor"')
+        .send(errorBody('unauthorized', 'Sign in on the page first.'));
+    }
+    const report = options.report();
+    const queue = report?.queues.find((q) => q.id === request.params.id);
+    if (report === undefined) return reply.code(503).send(errorBody('not_ready', 'No evaluation has finished yet.'));
+    if (queue === undefined) {
+      return reply
+        .code(404)
+        .send(
+          errorBody('queue_not_found', `No queue with id "${request.params.id.slice(0, 200)}" in the latest report.`),
+        );
+    }
+    const { charts, seriesError } = await chartsOf(report, [queue]);
+    if (charts === undefined) {
+      return reply
+        .code(503)
+        .send(errorBody('not_ready', `Charts unavailable${seriesError === undefined ? '' : `: ${seriesError}`}.`));
+    }
+    const [context] = queueContexts([queue], options.settings ?? {}, options.targets(), charts);
+    const figures = context === undefined ? [] : queueFigures(context, charts);
+    return reply
+      .header('cache-control', 'private, no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .send({ evaluatedAt: report.evaluatedAt, ...chartPayload(figures, charts) });
   });
 
   app.get<{ Params: { name: string } }>(`${ASSETS_PREFIX}/:name`, { schema: hidden }, async (request, reply) => {
