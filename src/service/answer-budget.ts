@@ -4,8 +4,8 @@
  * sidecar's 192 MiB memory limit:
  *
  *     192 MiB  the sidecar's limit
- *   − 100 MiB  the service's resident memory with 50 queues (README, Resources)
- *   −  20 MiB  a page at the sidecar's 8 MiB byte limit while it is read and parsed (README, Reliability)
+ *   − 100 MiB  the service's resident memory with 50 queues (docs/deployment.md, Resources)
+ *   −  20 MiB  a page at the sidecar's 8 MiB byte limit while it is read and parsed (docs/reliability.md)
  *   −  10 MiB  the encoders of the compressions running at once (`COMPRESSION_SLOTS`)
  *   =  62 MiB, of which the cached answers take at most 16 MiB and garbage collection keeps the rest as headroom.
  *

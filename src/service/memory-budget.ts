@@ -41,7 +41,7 @@ const MiB = 1024 * KiB;
 /**
  * Peak resident bytes the service costs, measured on the built service by `bench/memory-costs.ts` (scraping every
  * second, evaluating every 2 s: the cadence of the hostile-target benchmark, which leaves the most garbage; at the
- * default 15 s the same history peaks about a fifth lower), rounded up. The README (Reliability) has the figures.
+ * default 15 s the same history peaks about a fifth lower), rounded up. docs/deployment.md (Resources) has the figures.
  */
 export const MEMORY_COSTS = {
   /**
@@ -60,8 +60,8 @@ export const MEMORY_COSTS = {
   /** A queue's part of the serialized report, what a cached answer holds of it (measured 4.5 KiB). */
   reportBytesPerQueue: 5 * KiB,
   /**
-   * A page being parsed, per byte of it, and a page being read or waiting for the parse worker (README,
-   * Reliability: a 30 MB page parsed to the series limit peaked 145 MiB over the service, 32 MiB of gzip 82 MiB).
+   * A page being parsed, per byte of it, and a page being read or waiting for the parse worker (docs/reliability.md,
+   * hostile targets: a 30 MB page parsed to the series limit peaked 145 MiB over the service, 32 MiB of gzip 82 MiB).
    */
   parseBytesPerPageByte: 5,
   readBytesPerPageByte: 2.5,

@@ -1,7 +1,7 @@
 /**
  * A queue that falls behind gradually is reported within `DETECTION_PROMISE_MS` of ceasing to drain: from the last
  * time its depth was zero (a queue that keeps up drains to zero between bursts), the finding is there at every step.
- * The promise is the product's, stated in the README, not read from the rule: a rule whose thresholds or `for`
+ * The promise is the product's, stated in docs/calibration.md, not read from the rule: a rule whose thresholds or `for`
  * delayed it would fail here. Both diagnoses that size workers give one answer.
  */
 import { describe, expect, it } from 'vitest';

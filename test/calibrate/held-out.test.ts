@@ -18,7 +18,7 @@ const cases = parseCalibrationGrid(readFileSync('calibration/held-out.json', 'ut
 const verdicts: QueueVerdict[] = [];
 
 describe('calibration on the held-out grid', () => {
-  it('covers what the README describes', () => {
+  it('covers what docs/calibration.md describes', () => {
     const runtimeWorkers = cases.filter((c) => c.flavor === 'controller-runtime').map((c) => c.workers);
     expect(runtimeWorkers).toContain(1);
     expect(runtimeWorkers).toContain(2);

@@ -161,8 +161,8 @@ describe('the budget', () => {
   });
 });
 
-describe('the README', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+describe('docs/deployment.md (Resources)', () => {
+  const doc = readFileSync(new URL('../../docs/deployment.md', import.meta.url), 'utf8');
   const count = (n: number) => n.toLocaleString('en-US');
   const mib = (bytes: number) => `${Number.isInteger(bytes / MiB) ? bytes / MiB : (bytes / MiB).toFixed(1)} MiB`;
 
@@ -182,7 +182,7 @@ describe('the README', () => {
       mib(cache.reports.maxBytes + cache.queues.maxBytes + cache.series.maxBytes),
       `${Math.round(chargedBytes(limits, shape) / MiB)} MiB`,
     ];
-    expect(readme).toContain(`| ${cells.join(' | ')} |`);
+    expect(doc).toContain(`| ${cells.join(' | ')} |`);
   });
 });
 
