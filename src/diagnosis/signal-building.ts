@@ -45,6 +45,12 @@ export const TREND_WINDOW_MS = 10 * MINUTE_MS;
 export const BALANCE_WINDOW_MS = 30 * MINUTE_MS;
 /** Rare but persistent events (errors of keys far into their backoff) need a longer window still. */
 export const SUSTAINED_WINDOW_MS = 15 * MINUTE_MS;
+/**
+ * Longer than the default rate limiters' maximum backoff (1000 s in client-go's `DefaultControllerRateLimiter` and
+ * in controller-runtime's default): a key that fails on every sync adds at least one error to every window this
+ * long, however far into its backoff it is. Shorter windows fall between two retries of such keys.
+ */
+export const BACKOFF_CAP_WINDOW_MS = 20 * MINUTE_MS;
 
 const W = SIGNAL_WINDOW_MS;
 const WORKQUEUE_NOISE_LABELS = [LABEL.priority];

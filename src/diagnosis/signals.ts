@@ -35,6 +35,7 @@ import {
   sumWithout,
 } from '../promql/expr.js';
 import {
+  BACKOFF_CAP_WINDOW_MS,
   BALANCE_WINDOW_MS,
   histogramSeries,
   MINUTE_MS,
@@ -54,6 +55,7 @@ import {
 } from './signal-building.js';
 
 export {
+  BACKOFF_CAP_WINDOW_MS,
   BALANCE_WINDOW_MS,
   MINUTE_MS,
   perQueue,
@@ -466,6 +468,15 @@ const signalList = [
     description:
       'Reconcile errors per second over the long window that 409 Conflict answers do not explain: an object that fails on every sync keeps adding to it, at least once per maximum backoff, whatever the load.',
     expr: unexplainedErrorRate(SUSTAINED_WINDOW_MS),
+  },
+  {
+    id: 'steadyUnexplainedErrorRate',
+    title: 'Unexplained error rate (over the maximum backoff)',
+    unit: '1/s',
+    scope: 'controller',
+    description:
+      'Reconcile errors per second that 409 Conflict answers do not explain, over a window longer than the maximum backoff (1000 s): every object that fails on every sync adds at least one error to it, even in a quiet controller whose failing keys all wait at the cap.',
+    expr: unexplainedErrorRate(BACKOFF_CAP_WINDOW_MS),
   },
   {
     id: 'errorRatio',

@@ -1,9 +1,11 @@
 /**
  * A few objects failing forever in a large controller (5 of 200, every sync of them an error): a small, steady
- * share of the reconciles, below the persistent-failure floor. Never silence: with the reconcile metrics the
- * queue carries the SteadyReconcileErrors observation (or the finding), with or without the REST client's
- * conflict counts; without the reconcile metrics it carries RetriesWithoutErrorMetrics. A healthy controller,
- * whose few errors conflicts explain, carries neither.
+ * share of the reconciles, below the persistent-failure floor. And in a quiet controller (2 of 20, one event per
+ * 100 s), whose failing keys soon all wait at the 1000 s backoff cap, so that their errors come in waves further
+ * apart than five or fifteen minutes. Never silence: with the reconcile metrics the queue carries the
+ * SteadyReconcileErrors observation (or the finding), with or without the REST client's conflict counts; without
+ * the reconcile metrics it carries RetriesWithoutErrorMetrics. A healthy controller, whose few errors conflicts
+ * explain, carries neither.
  */
 import { describe, expect, it } from 'vitest';
 import type { QueueReport } from '../../src/diagnosis/report.js';
@@ -14,6 +16,7 @@ import { scenarioQueue } from '../support/scenario-queue.js';
 
 const MINUTE = 60_000;
 const FEW_FAILING: Partial<SimulationParams> = { keys: 200, failingKeys: 5, durationMs: 45 * MINUTE };
+const QUIET_FEW_FAILING: Partial<SimulationParams> = { keys: 20, failingKeys: 2, rate: 0.01, durationMs: 45 * MINUTE };
 
 async function queueOf(
   scenario: string,
@@ -40,19 +43,42 @@ describe('a few objects failing forever', () => {
     const observation = q.observations.find((o) => o.id === 'SteadyReconcileErrors');
     if (observation !== undefined) {
       // It names the steady error rate and where to look.
-      expect(observation.evidence['sustainedUnexplainedErrorRate']?.value).toBeGreaterThan(0);
+      expect(observation.evidence['steadyUnexplainedErrorRate']?.value).toBeGreaterThan(0);
       expect(observation.summary).toMatch(/keep failing at \d/);
       expect(observation.summary).toContain('controller logs');
     }
   });
 
-  it.each([1, 2])('without the REST client metrics (seed %i): still reported', { timeout: 120_000 }, async (seed) => {
-    const q = await queueOf('persistent-failure', { ...FEW_FAILING, seed, flavor: 'controller-runtime' }, [
-      CLIENT_GO.restClientRequests.replace(/_total$/, ''),
-    ]);
-    expect(q.signals['conflictRate']?.value ?? null).toBeNull();
-    expect(said(q).some((id) => id === 'WorkqueuePersistentFailures' || id === 'SteadyReconcileErrors')).toBe(true);
-  });
+  it.each(cases)(
+    '%s queue, seed %i, a quiet controller whose failing keys wait at the backoff cap: reported',
+    { timeout: 120_000 },
+    async (queue, seed) => {
+      const q = await queueOf('persistent-failure', {
+        ...QUIET_FEW_FAILING,
+        seed,
+        queue,
+        flavor: 'controller-runtime',
+      });
+      const reported = said(q);
+      expect(reported.some((id) => id === 'WorkqueuePersistentFailures' || id === 'SteadyReconcileErrors')).toBe(true);
+    },
+  );
+
+  it.each([
+    ['a large controller', FEW_FAILING, 1],
+    ['a large controller', FEW_FAILING, 2],
+    ['a quiet controller', QUIET_FEW_FAILING, 1],
+  ] as const)(
+    '%s without the REST client metrics (seed %i): still reported',
+    { timeout: 120_000 },
+    async (_, params, seed) => {
+      const q = await queueOf('persistent-failure', { ...params, seed, flavor: 'controller-runtime' }, [
+        CLIENT_GO.restClientRequests.replace(/_total$/, ''),
+      ]);
+      expect(q.signals['conflictRate']?.value ?? null).toBeNull();
+      expect(said(q).some((id) => id === 'WorkqueuePersistentFailures' || id === 'SteadyReconcileErrors')).toBe(true);
+    },
+  );
 
   it.each([
     ['component-base', []],

@@ -135,6 +135,39 @@ describe('RetriesWithoutErrorMetrics', () => {
   });
 });
 
+describe('SteadyReconcileErrors', () => {
+  /** A queue of controller `name` whose reconcile errors (each retried with backoff) number `errors(t)` at `t`. */
+  const failing = (name: string, errors: (t: number) => number): SeriesSpec[] => [
+    ...queueSeries(
+      { ...TARGET, controller: name, name },
+      { depth: () => 0, adds: (t) => 0.2 * t, completions: (t) => 0.2 * t, retries: errors },
+    ),
+    { ...reconcileErrors(TARGET, name, 0), value: errors },
+  ];
+
+  it('is raised on two keys waiting at the 1000 s backoff cap: errors in waves, every 20-minute window holds some', async () => {
+    // Each key fails at 100 s, 1,100 s and 2,100 s: 1000 s apart, further than 5 or 15 minutes.
+    const report = await diagnoseAt(failing('capped', (t) => 2 * Math.floor((t + 900) / 1000)));
+    const capped = queue(report, 'capped');
+    expect(ids(capped)).toEqual(['SteadyReconcileErrors']);
+    expect(capped.observations[0]?.evidence.steadyUnexplainedErrorRate?.value).toBeGreaterThan(0.0005);
+  });
+
+  it('ends once the last error of a stopped failure leaves the 20-minute window, not before', async () => {
+    const stopped = failing('recovered', (t) => 0.1 * Math.min(t, 1200));
+    expect(ids(queue(await diagnoseAt(stopped, 2280), 'recovered'))).toEqual(['SteadyReconcileErrors']);
+    expect(ids(queue(await diagnoseAt(stopped, 2430), 'recovered'))).toEqual([]);
+  });
+
+  it('is not raised on two lone errors five minutes apart (they hold the window for 25 minutes, not the 30 of its for)', async () => {
+    const report = await diagnoseAt(
+      failing('lone', (t) => (t >= 600 ? 1 : 0) + (t >= 900 ? 1 : 0)),
+      2100,
+    );
+    expect(ids(queue(report, 'lone'))).toEqual([]);
+  });
+});
+
 describe('ListDraining', () => {
   /** 12,000 keys left at the end, falling by 67 a second: 10 adds/s, 77 completions/s. */
   const draining = queueSeries(
