@@ -15,13 +15,7 @@
  */
 import { memoizedBackend } from '../diagnosis/backend.js';
 import { RULES, type RuleOverrides } from '../diagnosis/catalog.js';
-import {
-  type DiagnosisRule,
-  EVALUATION_INTERVAL_MS,
-  type RuleId,
-  type ThresholdSpec,
-  thresholdNodes,
-} from '../diagnosis/rule.js';
+import { type DiagnosisRule, type RuleId, type ThresholdSpec, thresholdNodes } from '../diagnosis/rule.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { describeExpr } from '../generate/condition-analysis.js';
 import type { Expr } from '../promql/expr.js';
@@ -31,7 +25,7 @@ import { type GroundTruth, runVirtual } from '../simulate/index.js';
 import { recordingSourceFromText } from '../sources/recording-source.js';
 import type { MetricsSource } from '../sources/source.js';
 import { compareWithTruth, type QueueVerdict } from './compare.js';
-import { type CalibrationCase, describeCase, FIRST_JUDGED_MS } from './run.js';
+import { type CalibrationCase, describeCase, everyJudgedStep } from './run.js';
 
 /** The factors each threshold is mutated by. */
 export const THRESHOLD_FACTORS = [0.5, 2] as const;
@@ -174,8 +168,7 @@ async function prepare(c: CalibrationCase): Promise<PreparedCase> {
   const source = recordingSourceFromText(run.recording.text(), `${scenario}-${params.seed ?? 'default'}.om`);
   const range = source.dataRange();
   if (range === undefined) throw new Error(`${describeCase(c)}: empty recording`);
-  const times: number[] = [];
-  for (let t = range.endMs; t - range.startMs >= FIRST_JUDGED_MS; t -= EVALUATION_INTERVAL_MS) times.unshift(t);
+  const times = everyJudgedStep(range);
   const backend = memoizedBackend(source.backend);
   return { name: describeCase(c), truth: run.truth, source: { ...source, backend }, times, startMs: range.startMs };
 }

@@ -1,3 +1,4 @@
+import { EvaluationMemory } from '../diagnosis/holding.js';
 /**
  * Runs scenarios on virtual time, diagnoses each recording at its end, and scores the findings against
  * the scenario's ground truth. The recording goes through the same reader and engine as
@@ -36,6 +37,9 @@ export async function runCase(
   const run = await runVirtual(scenario, params);
   const file = `${scenario}-${params.seed ?? 'default'}.om`;
   const source = recordingSourceFromText(run.recording.text(), file);
+  // Kept across the judged times, as the service keeps it across its evaluations: a recording's data does not
+  // change once read, so every step a condition was evaluated at stays valid and `since` is carried.
+  const memory = new EvaluationMemory();
   try {
     const range = source.dataRange();
     if (range === undefined) throw new Error(`scenario ${scenario} produced an empty recording`);
@@ -47,11 +51,13 @@ export async function runCase(
         runbookBaseUrl: DEFAULT_RUNBOOK_BASE_URL,
         overrides,
         backend,
+        memory,
       });
       verdicts.push(...compareWithTruth(report, run.truth, atMs - range.startMs));
     }
     return verdicts;
   } finally {
+    memory.close();
     await source.close();
   }
 }
@@ -59,9 +65,26 @@ export async function runCase(
 /** The end of the recording; with `everyStep`, every evaluation step from the first `for` up to it. */
 function judgedTimes(range: { startMs: number; endMs: number }, options: JudgeOptions): number[] {
   if (options.everyStep !== true) return [range.endMs];
+  return everyJudgedStep(range);
+}
+
+/**
+ * The times a recording is judged at step by step: the evaluation grid's steps (multiples of the interval, where
+ * the service evaluates) from the first `for` after its start, and its end. On the grid, a `since` carried from one
+ * judged time to the next is the one traced back from the last: the same report as the service's.
+ */
+export function everyJudgedStep(range: { readonly startMs: number; readonly endMs: number }): number[] {
   const times: number[] = [];
-  for (let t = range.endMs; t - range.startMs >= FIRST_JUDGED_MS; t -= EVALUATION_INTERVAL_MS) times.unshift(t);
-  return times.length === 0 ? [range.endMs] : times;
+  const first = range.startMs + FIRST_JUDGED_MS;
+  for (
+    let t = Math.ceil(first / EVALUATION_INTERVAL_MS) * EVALUATION_INTERVAL_MS;
+    t < range.endMs;
+    t += EVALUATION_INTERVAL_MS
+  ) {
+    times.push(t);
+  }
+  times.push(range.endMs);
+  return times;
 }
 
 export function describeCase(c: CalibrationCase): string {

@@ -69,9 +69,12 @@ export function memoizedBackend(inner: DiagnosisBackend): DiagnosisBackend {
     }
     return keys.map((key) => timesMs.map((t) => vectors.get(`${t} ${key}`) ?? []));
   };
+  // The inner backend's change watermark, so that an `EvaluationMemory` keeps its steps across evaluations.
+  const changes = inner.changes?.bind(inner);
   return {
     evaluate: async (expr, timesMs, signal) => (await batch([expr], timesMs, signal))[0] ?? [],
     evaluateBatch: batch,
     seriesLabels: (metric, fromMs, toMs, signal) => inner.seriesLabels(metric, fromMs, toMs, signal),
+    ...(changes === undefined ? {} : { changes }),
   };
 }
