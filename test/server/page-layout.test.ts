@@ -22,13 +22,11 @@ import { DASHBOARD_UID } from '../../src/generate/defaults.js';
 import { buildApp } from '../../src/server/app.js';
 import { STATUS_COLORS } from '../../src/server/page/palette.js';
 import { rulesView } from '../../src/server/rules-view.js';
-import { createDiagnosisService } from '../../src/service/diagnosis-service.js';
 import { createQueueSeries, type QueueSeries } from '../../src/service/queue-series.js';
 import { createServiceMetrics } from '../../src/service/service-metrics.js';
-import { runVirtual } from '../../src/simulate/index.js';
-import { recordingSourceFromText } from '../../src/sources/recording-source.js';
 import type { MetricsSource } from '../../src/sources/source.js';
 import { launchChromium } from '../support/chromium.js';
+import { mixedReportAtEnd } from '../support/mixed-report.js';
 import { SCRAPE_TARGETS } from './helpers.js';
 
 const GRAFANA = 'https://grafana.example.com';
@@ -75,18 +73,9 @@ function fleetOf(diagnosed: Report): Report {
 }
 
 beforeAll(async () => {
-  const run = await runVirtual('mixed', {}, { job: 'sim', instance: 'mixed:8080' });
-  source = recordingSourceFromText(run.recording.text(), 'mixed.om');
-  const end = source.dataRange()?.endMs ?? 0;
-  const service = createDiagnosisService({
-    source,
-    evaluationIntervalMs: 60_000,
-    runbookBaseUrl: DEFAULT_RUNBOOK_BASE_URL,
-    now: () => end,
-  });
-  const outcome = await service.evaluate();
-  if (outcome.report === undefined) throw new Error(`evaluation failed: ${outcome.error}`);
-  report = fleetOf(outcome.report);
+  const mixed = await mixedReportAtEnd();
+  source = mixed.source;
+  report = fleetOf(mixed.report);
   // The scenario's one target has no namespace or cluster: its queues' series get some.
   const real = createQueueSeries({ backend: source.backend });
   const nameOf = new Map(report.queues.map((q) => [q.id, q.queue.name ?? '']));

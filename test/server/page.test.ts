@@ -22,7 +22,6 @@ import type { PageSettings } from '../../src/server/page/queue-context.js';
 import { OPEN_ATTENTION_LIMIT } from '../../src/server/page/render.js';
 import { pageSessions, SESSION_COOKIE, SESSION_TTL_MS } from '../../src/server/page/session.js';
 import { rulesView } from '../../src/server/rules-view.js';
-import { createDiagnosisService } from '../../src/service/diagnosis-service.js';
 import {
   CHARTS,
   chartsForEvidence,
@@ -32,9 +31,8 @@ import {
 } from '../../src/service/queue-series.js';
 import { createServiceMetrics } from '../../src/service/service-metrics.js';
 import type { TargetsView } from '../../src/service/target-status.js';
-import { runVirtual } from '../../src/simulate/index.js';
-import { recordingSourceFromText } from '../../src/sources/recording-source.js';
 import type { MetricsSource } from '../../src/sources/source.js';
+import { mixedReportAtEnd } from '../support/mixed-report.js';
 import { SCRAPE_TARGETS } from './helpers.js';
 
 const TOKEN = 'page-s3cret-token-0123';
@@ -44,18 +42,9 @@ let evaluations = 0;
 let counting: DiagnosisBackend;
 
 beforeAll(async () => {
-  const run = await runVirtual('mixed', {}, { job: 'sim', instance: 'mixed:8080' });
-  source = recordingSourceFromText(run.recording.text(), 'mixed.om');
-  const end = source.dataRange()?.endMs ?? 0;
-  const service = createDiagnosisService({
-    source,
-    evaluationIntervalMs: 60_000,
-    runbookBaseUrl: DEFAULT_RUNBOOK_BASE_URL,
-    now: () => end,
-  });
-  const outcome = await service.evaluate();
-  if (outcome.report === undefined) throw new Error(`evaluation failed: ${outcome.error}`);
-  report = outcome.report;
+  const mixed = await mixedReportAtEnd();
+  source = mixed.source;
+  report = mixed.report;
   counting = {
     evaluate: (expr, times) => {
       evaluations++;

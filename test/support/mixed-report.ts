@@ -1,0 +1,26 @@
+/**
+ * The `mixed` scenario (every kind of finding in one process) recorded, and the report a diagnosis service gives
+ * at the recording's end: the page tests' fleet.
+ */
+import type { Report } from '../../src/diagnosis/report.js';
+import { DEFAULT_RUNBOOK_BASE_URL } from '../../src/diagnosis/runbook.js';
+import { createDiagnosisService } from '../../src/service/diagnosis-service.js';
+import { runVirtual } from '../../src/simulate/index.js';
+import { recordingSourceFromText } from '../../src/sources/recording-source.js';
+import type { MetricsSource } from '../../src/sources/source.js';
+
+/** The recording's source (the caller closes it) and the service's report at its end. */
+export async function mixedReportAtEnd(): Promise<{ source: MetricsSource; report: Report }> {
+  const run = await runVirtual('mixed', {}, { job: 'sim', instance: 'mixed:8080' });
+  const source = recordingSourceFromText(run.recording.text(), 'mixed.om');
+  const end = source.dataRange()?.endMs ?? 0;
+  const service = createDiagnosisService({
+    source,
+    evaluationIntervalMs: 60_000,
+    runbookBaseUrl: DEFAULT_RUNBOOK_BASE_URL,
+    now: () => end,
+  });
+  const outcome = await service.evaluate();
+  if (outcome.report === undefined) throw new Error(`evaluation failed: ${outcome.error}`);
+  return { source, report: outcome.report };
+}
