@@ -192,6 +192,18 @@ const SWEEPS: readonly Sweep[] = [
     points: [1, 2, 4, 8, 16].map((n) => ({ x: n, label: `${n}`, params: { workers: n } })),
     variants: [PRIORITY, COMPONENT_BASE],
   },
+  {
+    rule: 'WorkqueueStuckWorker',
+    title: 'StuckWorker: long syncs that return (one in a thousand of 2 syncs/s)',
+    axis: 'long sync, minutes (±20%)',
+    scenario: 'blocking-call',
+    points: [1, 2, 3, 4, 5, 6, 8].map((minutes) => ({
+      x: minutes,
+      label: `${minutes}`,
+      params: { blockingShare: 0.001, blockingSeconds: minutes * 60 },
+    })),
+    variants: [PRIORITY, COMPONENT_BASE],
+  },
 ];
 
 type Measured = { readonly detected: number; readonly seeds: number; readonly medianMinutes: number | null };

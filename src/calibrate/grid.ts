@@ -1,4 +1,6 @@
 /** The calibration grid file: a JSON list of cases, validated with the offending entry named. */
+
+import { RULE_IDS, type RuleId } from '../diagnosis/rule.js';
 import {
   BACKGROUND_MODES,
   type BackgroundMode,
@@ -22,6 +24,7 @@ const NUMBER_FIELDS = [
   'durationMs',
   'failingKeys',
   'loopKeys',
+  'transientShare',
   'blockingShare',
   'blockingSeconds',
   'syncMs',
@@ -64,8 +67,11 @@ export function parseCalibrationGrid(text: string, file: string): CalibrationCas
         throw new GridError(`${where}: "background" must be one of ${BACKGROUND_MODES.join(', ')}`);
       out.background = record.background;
     }
+    if (record.forbids !== undefined && !isRuleList(record.forbids))
+      throw new GridError(`${where}: "forbids" must be a list of rule ids (${RULE_IDS.join(', ')})`);
     for (const key of Object.keys(record)) {
       if (
+        key !== 'forbids' &&
         key !== 'scenario' &&
         key !== 'flavor' &&
         key !== 'background' &&
@@ -78,4 +84,9 @@ export function parseCalibrationGrid(text: string, file: string): CalibrationCas
     }
     return out as CalibrationCase;
   });
+}
+
+/** A list of rule ids: what a near-miss case of a grid must stay silent on (`forbids`), read by its tests. */
+function isRuleList(value: unknown): value is RuleId[] {
+  return Array.isArray(value) && value.every((id) => RULE_IDS.includes(id as RuleId));
 }

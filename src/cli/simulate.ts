@@ -55,6 +55,7 @@ interface SimulateFlags {
   keys?: string;
   failingKeys?: string;
   loopKeys?: string;
+  transientShare?: string;
   blockingShare?: string;
   blockingSeconds?: string;
   syncMs?: string;
@@ -104,6 +105,10 @@ export function registerSimulateCommand(program: Command): void {
     .option(
       '--loop-keys <n>',
       "hot-loop-status-write, hot-loop-no-backoff, self-requeue-loop: keys in the loop (default: the scenario's)",
+    )
+    .option(
+      '--transient-share <share>',
+      'transient-errors: share of first attempts that fail once and succeed on the retry, 0 to 1 (default 0.01)',
     )
     .option('--blocking-share <share>', 'blocking-call: share of syncs that block, 0 to 1 (default 0.008)')
     .option(
@@ -254,6 +259,9 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
       ...(flags.rate === undefined ? {} : { rate: number('--rate', flags.rate) }),
       ...(flags.failingKeys === undefined ? {} : { failingKeys: integer('--failing-keys', flags.failingKeys) }),
       ...(flags.loopKeys === undefined ? {} : { loopKeys: integer('--loop-keys', flags.loopKeys) }),
+      ...(flags.transientShare === undefined
+        ? {}
+        : { transientShare: number('--transient-share', flags.transientShare) }),
       ...(flags.blockingShare === undefined ? {} : { blockingShare: number('--blocking-share', flags.blockingShare) }),
       ...(flags.blockingSeconds === undefined
         ? {}

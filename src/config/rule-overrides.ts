@@ -71,6 +71,12 @@ const RETIRED_THRESHOLDS: Partial<Record<RuleId, Record<string, string>>> = {
     minRetryShare:
       'retries alone no longer raise WorkqueuePersistentFailures (RequeueAfter polling counts as many); a queue without reconcile error metrics gets the RetriesWithoutErrorMetrics observation instead',
   },
+  WorkqueueStuckWorker: {
+    minAgeGrowth:
+      'the age of the longest-running sync alone decides (minAge): a sync that old has aged one second per second all along, so its growth is shown as evidence, not tested',
+    minUnfinishedGrowth:
+      'the age of the longest-running sync alone decides (minAge): the growth of the unfinished work is shown as evidence (how many workers are stuck), not tested',
+  },
 };
 
 function parseThresholds(id: RuleId, value: unknown, path: string): Record<string, number> {

@@ -223,6 +223,11 @@ export interface SimulationParams {
   readonly failingKeys?: number | undefined;
   /** Keys in the loop, where the scenario has a loop (the hot-loop and self-requeue scenarios); else ignored. */
   readonly loopKeys?: number | undefined;
+  /**
+   * Share of first attempts that fail once and succeed on the retry (a throttled cloud API), where the scenario has
+   * them (transient-errors); else ignored.
+   */
+  readonly transientShare?: number | undefined;
   /** Share of syncs that block on a slow dependency, where the scenario has them (blocking-call); else ignored. */
   readonly blockingShare?: number | undefined;
   /**

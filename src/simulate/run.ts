@@ -126,6 +126,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
   check('rate', input.rate, 0, MAX_RATE, false);
   check('failingKeys', input.failingKeys, 0, MAX_KEYS, true);
   check('loopKeys', input.loopKeys, 1, MAX_KEYS, true);
+  check('transientShare', input.transientShare, 0, 1, false);
   check('blockingShare', input.blockingShare, 0, 1, false);
   check('blockingSeconds', input.blockingSeconds, 0.001, MAX_BLOCKING_SECONDS, false);
   check('syncMs', input.syncMs, 0.01, MAX_BLOCKING_SECONDS * 1000, false);
@@ -153,6 +154,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
     ...(input.rate === undefined ? {} : { rate: input.rate }),
     ...(input.failingKeys === undefined ? {} : { failingKeys: input.failingKeys }),
     ...(input.loopKeys === undefined ? {} : { loopKeys: input.loopKeys }),
+    ...(input.transientShare === undefined ? {} : { transientShare: input.transientShare }),
     ...(input.blockingShare === undefined ? {} : { blockingShare: input.blockingShare }),
     ...(input.blockingSeconds === undefined ? {} : { blockingSeconds: input.blockingSeconds }),
     ...(input.syncMs === undefined ? {} : { syncMs: input.syncMs }),

@@ -117,4 +117,11 @@ describe('retired thresholds', () => {
       parseRuleOverrides({ WorkqueuePersistentFailures: { thresholds: { minRetryRate: 0.1 } } }, 'rules'),
     ).toThrow(/rules\.WorkqueuePersistentFailures\.thresholds\.minRetryRate: no longer a threshold: retries alone/);
   });
+
+  it("name the stuck worker's growth thresholds, now evidence, with the age that decides", () => {
+    for (const name of ['minAgeGrowth', 'minUnfinishedGrowth'])
+      expect(() => parseRuleOverrides({ WorkqueueStuckWorker: { thresholds: { [name]: 0.5 } } }, 'rules')).toThrow(
+        new RegExp(`rules\\.WorkqueueStuckWorker\\.thresholds\\.${name}: no longer a threshold: .*minAge`),
+      );
+  });
 });

@@ -1,13 +1,15 @@
-import { allOf } from '../../promql/expr.js';
 import { compare } from '../conditions.js';
 import { formatValue, numberOf } from '../format.js';
-import { defineRule, SHARE } from '../rule.js';
+import { defineRule } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
  * Stuck worker: a sync that never returns. Its age, the longest-running processor, grows one second per
- * second, and so does the unfinished work (about 1 s/s per stuck worker). A slow sync that finishes resets
- * the longest-running processor and is slow work, not this.
+ * second without end; a sync that returns resets it. The age alone decides: the longest-running processor is
+ * the age of the oldest sync in flight, read exactly at every scrape, so it passes five minutes only if some
+ * sync has run five minutes, and it cannot flicker (it only falls when that sync returns). Its growth and the
+ * growth of the unfinished work are evidence (how many workers are lost), not conditions: a sync five minutes
+ * old has aged one second per second all along, so they would only repeat the age.
  */
 export const stuckWorker = defineRule({
   id: 'WorkqueueStuckWorker',
@@ -19,29 +21,13 @@ export const stuckWorker = defineRule({
       default: 300,
       unit: 's',
       description:
-        "Age of the longest-running sync at or above which it may be stuck. No sync that returns runs this long: each API call a reconcile makes ends within the apiserver's 60 s request timeout, and an external call with a timeout returns within a minute or two; five minutes is past all of them, while a worker that never returns ages without end. The detection curve: one stuck of 1 to 16 workers, found on every seed 11 minutes after the sync began (its 5 minutes of age, then the `for`).",
-    },
-    minAgeGrowth: {
-      default: 0.9,
-      unit: 'ratio',
-      range: SHARE,
-      description:
-        'Growth of the longest-running sync age (seconds per second) at or above which it never finished. A sync that never returns ages exactly one second per second; while syncs finish, the oldest one is replaced by a younger one and the reading falls back, so its growth over the window averages far below one. The margin under 1 absorbs samples stamped a little apart from when they were read.',
-    },
-    minUnfinishedGrowth: {
-      default: 0.8,
-      unit: 'workers',
-      description:
-        'Growth of the unfinished work (seconds per second) at or above which at least one worker is stuck. A stuck sync adds one second of unfinished work per second; the syncs that come and go on the other workers add their in-flight time, which rises and falls but does not trend, so one stuck worker reads about 1 and the margin under it absorbs their swings.',
+        "Age of the longest-running sync at or above which it is stuck. No sync that returns runs this long: each API call a reconcile makes ends within the apiserver's 60 s request timeout, and an external call with a timeout returns within a minute or two; five minutes is past all of them, while a worker that never returns ages without end. Half of it calls a sync bounded by a four-minute timeout stuck (the boundary grid); twice it pages five minutes late on every stuck worker. The detection curves: one stuck of 1 to 16 workers is found on every seed 7 minutes after the sync began (its five minutes of age, the one-minute `for`, the step); long syncs that return are never called stuck up to 4 minutes (±20%), and are once they pass 6.",
     },
   },
-  forMs: 5 * MINUTE_MS,
-  condition: (t) =>
-    allOf(
-      compare('longestRunning', '>=', t.minAge),
-      compare('longestRunningGrowth', '>=', t.minAgeGrowth),
-      compare('unfinishedWorkGrowth', '>=', t.minUnfinishedGrowth),
-    ),
+  // The age is its own persistence (it grows until the sync returns and never flickers): the `for` only spans a
+  // few evaluations, so a page comes a minute after the sync passed the age, not five.
+  forMs: 1 * MINUTE_MS,
+  condition: (t) => compare('longestRunning', '>=', t.minAge),
   evidence: [
     'longestRunning',
     'longestRunningGrowth',

@@ -25,8 +25,18 @@ const TRANSIENT: Sizes = { workers: 4, keys: 3_000, rate: 12 };
 const TRANSIENT_SYNC = lognormal(15, 0.5);
 /** Writes answered 409 on a stale resourceVersion: the retry reads the new version and succeeds. */
 const CONFLICT_SHARE = 0.025;
-/** A cloud API throttling the call (not a Kubernetes request, so no REST client trace): the retry succeeds. */
+/**
+ * A cloud API throttling the call (not a Kubernetes request, so no REST client trace): the retry succeeds. The
+ * default share of first attempts; `--transient-share` sets another.
+ */
 const THROTTLED_SHARE = 0.01;
+/**
+ * Errors that succeed on their first retry, up to this share of first attempts, are the everyday noise of a busy
+ * controller (a throttled API, a dependency created a moment later): a few percent, nothing to warn about. Past it,
+ * a share of syncs that fail before they succeed is worth a look (it is how "not ready yet" returned as an error
+ * reads), so a persistent-failure finding is allowed, not owed.
+ */
+const TRANSIENT_NOISE_SHARE = 0.035;
 const CONFLICT: readonly ApiRequest[] = [{ method: 'PUT', code: '409' }];
 
 export const transientErrors: Scenario = {
@@ -47,6 +57,7 @@ export const transientErrors: Scenario = {
 
 function transientErrorsController(params: SimulationParams): ControllerSpec {
   const { workers, keys, rate } = sizes(params, TRANSIENT);
+  const throttled = params.transientShare ?? THROTTLED_SHARE;
   const utilization = (rate * 1.2) / capacity(workers, TRANSIENT_SYNC);
   return {
     name: 'loadbalancer',
@@ -61,16 +72,21 @@ function transientErrorsController(params: SimulationParams): ControllerSpec {
         if (ctx.failures > 0) return ok(ctx);
         const roll = env.rng.next();
         if (roll < CONFLICT_SHARE) return { durationMs: draw(), result: ERROR, requests: CONFLICT };
-        if (roll < CONFLICT_SHARE + THROTTLED_SHARE) return { durationMs: draw(), result: ERROR };
+        if (roll < CONFLICT_SHARE + throttled) return { durationMs: draw(), result: ERROR };
         return ok(ctx);
       };
     },
-    truth: combineTruth(capacityTruth(utilization, params), {
-      expected: [],
-      allowed: [],
-      note: 'every error succeeds on its first retry: transient noise',
-    }),
-    facts: { conflictShare: CONFLICT_SHARE, throttledShare: THROTTLED_SHARE, utilization: round(utilization, 3) },
+    truth: combineTruth(
+      capacityTruth(utilization, params),
+      throttled <= TRANSIENT_NOISE_SHARE
+        ? { expected: [], allowed: [], note: 'every error succeeds on its first retry: transient noise' }
+        : {
+            expected: [],
+            allowed: ['WorkqueuePersistentFailures'],
+            note: `${round(throttled * 100, 2)}% of first attempts fail before they succeed: more than the everyday ${TRANSIENT_NOISE_SHARE * 100}%, worth a look`,
+          },
+    ),
+    facts: { conflictShare: CONFLICT_SHARE, throttledShare: throttled, utilization: round(utilization, 3) },
   };
 }
 
