@@ -25,6 +25,7 @@ const NUMBER_FIELDS = [
   'failingKeys',
   'loopKeys',
   'transientShare',
+  'outageSeconds',
   'blockingShare',
   'blockingSeconds',
   'syncMs',

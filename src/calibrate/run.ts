@@ -96,6 +96,7 @@ export function describeCase(c: CalibrationCase): string {
   if (c.failingKeys !== undefined) parts.push(`failingKeys=${c.failingKeys}`);
   if (c.loopKeys !== undefined) parts.push(`loopKeys=${c.loopKeys}`);
   if (c.transientShare !== undefined) parts.push(`transientShare=${c.transientShare}`);
+  if (c.outageSeconds !== undefined) parts.push(`outageSeconds=${c.outageSeconds}`);
   if (c.blockingShare !== undefined) parts.push(`blockingShare=${c.blockingShare}`);
   if (c.blockingSeconds !== undefined) parts.push(`blockingSeconds=${c.blockingSeconds}`);
   if (c.syncMs !== undefined) parts.push(`syncMs=${c.syncMs}`);

@@ -56,6 +56,7 @@ interface SimulateFlags {
   failingKeys?: string;
   loopKeys?: string;
   transientShare?: string;
+  outageSeconds?: string;
   blockingShare?: string;
   blockingSeconds?: string;
   syncMs?: string;
@@ -108,8 +109,9 @@ export function registerSimulateCommand(program: Command): void {
     )
     .option(
       '--transient-share <share>',
-      'transient-errors: share of first attempts that fail once and succeed on the retry, 0 to 1 (default 0.01)',
+      'transient-errors, dependency-outage: share of first attempts that fail once and succeed on the retry, 0 to 1 (default 0.01; none outside the outage)',
     )
+    .option('--outage-seconds <s>', 'dependency-outage: how long the dependency is down (default 360)')
     .option('--blocking-share <share>', 'blocking-call: share of syncs that block, 0 to 1 (default 0.008)')
     .option(
       '--blocking-seconds <s>',
@@ -262,6 +264,7 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
       ...(flags.transientShare === undefined
         ? {}
         : { transientShare: number('--transient-share', flags.transientShare) }),
+      ...(flags.outageSeconds === undefined ? {} : { outageSeconds: number('--outage-seconds', flags.outageSeconds) }),
       ...(flags.blockingShare === undefined ? {} : { blockingShare: number('--blocking-share', flags.blockingShare) }),
       ...(flags.blockingSeconds === undefined
         ? {}

@@ -225,9 +225,11 @@ export interface SimulationParams {
   readonly loopKeys?: number | undefined;
   /**
    * Share of first attempts that fail once and succeed on the retry (a throttled cloud API), where the scenario has
-   * them (transient-errors); else ignored.
+   * them (transient-errors; dependency-outage outside its outage); else ignored.
    */
   readonly transientShare?: number | undefined;
+  /** How long the dependency is down, in seconds, where the scenario has an outage (dependency-outage); else ignored. */
+  readonly outageSeconds?: number | undefined;
   /** Share of syncs that block on a slow dependency, where the scenario has them (blocking-call); else ignored. */
   readonly blockingShare?: number | undefined;
   /**

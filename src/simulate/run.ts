@@ -127,6 +127,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
   check('failingKeys', input.failingKeys, 0, MAX_KEYS, true);
   check('loopKeys', input.loopKeys, 1, MAX_KEYS, true);
   check('transientShare', input.transientShare, 0, 1, false);
+  check('outageSeconds', input.outageSeconds, 1, MAX_DURATION_MS / 1000, false);
   check('blockingShare', input.blockingShare, 0, 1, false);
   check('blockingSeconds', input.blockingSeconds, 0.001, MAX_BLOCKING_SECONDS, false);
   check('syncMs', input.syncMs, 0.01, MAX_BLOCKING_SECONDS * 1000, false);
@@ -155,6 +156,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
     ...(input.failingKeys === undefined ? {} : { failingKeys: input.failingKeys }),
     ...(input.loopKeys === undefined ? {} : { loopKeys: input.loopKeys }),
     ...(input.transientShare === undefined ? {} : { transientShare: input.transientShare }),
+    ...(input.outageSeconds === undefined ? {} : { outageSeconds: input.outageSeconds }),
     ...(input.blockingShare === undefined ? {} : { blockingShare: input.blockingShare }),
     ...(input.blockingSeconds === undefined ? {} : { blockingSeconds: input.blockingSeconds }),
     ...(input.syncMs === undefined ? {} : { syncMs: input.syncMs }),
