@@ -233,7 +233,13 @@ describe('state dir: writes', () => {
     // The previous file as it was, still a valid state; no temporary file left behind.
     expect(readFileSync(file).equals(kept)).toBe(true);
     expect((await readState(file)).stats().samples).toBeGreaterThan(0);
-    expect(readdirSync(dir).sort()).toEqual([STATE_FILE_NAME, STATE_LOCK_NAME]);
+    // A write runs every 100 ms: its temporary file exists while it is in flight. A failed write that left its
+    // temporary file behind would leave one more each time (each has its own name), so the directory would
+    // never be back to the state file and the lock.
+    await waitFor('no temporary file left behind', () => {
+      const names = readdirSync(dir).sort();
+      return names.length === 2 && names[0] === STATE_FILE_NAME && names[1] === STATE_LOCK_NAME;
+    });
     const counted = await runtime.metrics.registry.getSingleMetricAsString(DOCTOR.stateWriteErrors);
     expect(Number(counted.match(new RegExp(`^${DOCTOR.stateWriteErrors} (\\d+)$`, 'm'))?.[1])).toBeGreaterThanOrEqual(
       2,
