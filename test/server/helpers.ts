@@ -8,11 +8,9 @@ import type { Report } from '../../src/diagnosis/report.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../../src/diagnosis/runbook.js';
 import { buildApp } from '../../src/server/app.js';
 import { rulesView } from '../../src/server/rules-view.js';
-import { createDiagnosisService } from '../../src/service/diagnosis-service.js';
 import { createServiceMetrics, type ServiceMetrics } from '../../src/service/service-metrics.js';
 import type { TargetsView } from '../../src/service/target-status.js';
-import { runVirtual } from '../../src/simulate/index.js';
-import { recordingSourceFromText } from '../../src/sources/recording-source.js';
+import { mixedReportAtEnd } from '../support/mixed-report.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -42,20 +40,9 @@ let mixed: Promise<Report> | undefined;
  */
 export function mixedReport(overrides: RuleOverrides = {}): Promise<Report> {
   const make = async (): Promise<Report> => {
-    const run = await runVirtual('mixed', {}, { job: 'sim', instance: 'mixed:8080' });
-    const source = recordingSourceFromText(run.recording.text(), 'mixed.om');
-    const end = source.dataRange()?.endMs ?? 0;
-    const service = createDiagnosisService({
-      source,
-      evaluationIntervalMs: 60_000,
-      runbookBaseUrl: DEFAULT_RUNBOOK_BASE_URL,
-      overrides,
-      now: () => end,
-    });
-    const outcome = await service.evaluate();
+    const { source, report } = await mixedReportAtEnd(overrides);
     await source.close();
-    if (outcome.report === undefined) throw new Error(`evaluation failed: ${outcome.error}`);
-    return outcome.report;
+    return report;
   };
   if (Object.keys(overrides).length > 0) return make();
   mixed ??= make();
