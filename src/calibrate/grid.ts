@@ -1,5 +1,4 @@
 /** The calibration grid file: a JSON list of cases, validated with the offending entry named. */
-
 import { RULE_IDS, type RuleId } from '../diagnosis/rule.js';
 import {
   BACKGROUND_MODES,
@@ -87,7 +86,7 @@ export function parseCalibrationGrid(text: string, file: string): CalibrationCas
   });
 }
 
-/** A list of rule ids: what a near-miss case of a grid must stay silent on (`forbids`), read by its tests. */
+/** A list of rule ids: what a near-miss case of a grid forbids at some step (`forbids`), checked by its tests. */
 function isRuleList(value: unknown): value is RuleId[] {
   return Array.isArray(value) && value.every((id) => RULE_IDS.includes(id as RuleId));
 }
