@@ -168,7 +168,7 @@ describe('alert annotations, rendered by `promtool test rules`', () => {
     // The summary: the decisive evidence, decisive signals in the order of the rule's evidence.
     // The summary: the decisive evidence (the age alone decides); the growths are in the description.
     expect(summarySignals(analysis)).toEqual(['longestRunning']);
-    const valueText = (_schema: 'runtime' | 'componentBase'): string => 'longest-running sync 20m 0s';
+    const valueText = 'longest-running sync 20m 0s';
     const runbook = runbookUrl(DEFAULT_RUNBOOK_BASE_URL, stuck.rule.id);
     const test = {
       rule_files: [rulesFile],
@@ -185,7 +185,7 @@ describe('alert annotations, rendered by `promtool test rules`', () => {
                 {
                   exp_labels: { severity: 'critical', job: 'j', instance: 'i', controller: 'c', name: 'n' },
                   exp_annotations: {
-                    summary: `${stuck.rule.title} for queue n (controller c) on j/i: ${valueText('runtime')}.`,
+                    summary: `${stuck.rule.title} for queue n (controller c) on j/i: ${valueText}.`,
                     description: description('runtime'),
                     runbook_url: runbook,
                   },
@@ -193,7 +193,7 @@ describe('alert annotations, rendered by `promtool test rules`', () => {
                 {
                   exp_labels: { severity: 'critical', job: 'j', instance: 'k', name: 'm' },
                   exp_annotations: {
-                    summary: `${stuck.rule.title} for queue m on j/k: ${valueText('componentBase')}.`,
+                    summary: `${stuck.rule.title} for queue m on j/k: ${valueText}.`,
                     description: description('componentBase'),
                     runbook_url: runbook,
                   },
