@@ -1,18 +1,20 @@
 /**
- * The committed held-out grid (`calibration/held-out.json`): fresh seeds never used while choosing the
- * thresholds, controller-runtime at one and two workers, both flavors, background noise on and off, 30 to
- * 60 minutes, judged at every 30-second step after the first `for` and at the end. controller-runtime cases
- * run its default queue, the priority queue; component-base's run the classic queue. Precision and recall are
- * 1.0 for every rule the grid exercises.
+ * The committed held-out grid (`calibration/held-out.json`, drawn by scripts/held-out-grid.ts): fresh seeds never
+ * used while choosing the thresholds, every scenario in both flavors, controller-runtime on its priority and its
+ * classic queue, drawn workers and objects, background noise on and off, 30 to 60 minutes, judged at every
+ * 30-second step after the first `for` and at the end. Every case whose truth owes a finding requires it at some
+ * judged step (so a miss fails), persistent failures for at least 45 minutes. Precision and recall are 1.0 for
+ * every rule the grid exercises.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { failability, type QueueVerdict, scoreRules } from '../../src/calibrate/compare.js';
 import { parseCalibrationGrid } from '../../src/calibrate/grid.js';
+import { owedBy } from '../../src/calibrate/owed.js';
 import { describeCase } from '../../src/calibrate/run.js';
 import { RULE_IDS } from '../../src/diagnosis/rule.js';
-import { resolveParams } from '../../src/simulate/run.js';
-import { expectAllPass, judgeEveryStep } from './support.js';
+import { SCENARIO_NAMES } from '../../src/simulate/index.js';
+import { expectAllPass, judgeEveryStep, MINUTE } from './support.js';
 
 const cases = parseCalibrationGrid(readFileSync('calibration/held-out.json', 'utf8'), 'calibration/held-out.json');
 const verdicts: QueueVerdict[] = [];
@@ -25,16 +27,30 @@ describe('calibration on the held-out grid', () => {
     expect(new Set(cases.map((c) => (c.durationMs ?? 0) / 60_000))).toEqual(new Set([30, 45, 60]));
     expect(new Set(cases.map((c) => c.flavor))).toEqual(new Set(['controller-runtime', 'component-base']));
     expect(cases.some((c) => c.background === 'off')).toBe(true);
-    // No case names a queue: each flavor runs its default (`resolveParams`), the priority queue for controller-runtime.
-    expect(cases.filter((c) => c.queue !== undefined)).toEqual([]);
-    expect(resolveParams({ flavor: 'controller-runtime' }).queue).toBe('priority');
-    expect(Math.min(...cases.map((c) => c.seed ?? 0))).toBeGreaterThan(3000);
+    // controller-runtime on both its queues: the priority queue (its default, no `queue`) and the classic one.
+    const runtimeQueues = cases.filter((c) => c.flavor === 'controller-runtime').map((c) => c.queue ?? 'priority');
+    expect(new Set(runtimeQueues)).toEqual(new Set(['priority', 'classic']));
+    expect(new Set(cases.map((c) => c.scenario))).toEqual(new Set(SCENARIO_NAMES));
+    // Seeds used by nothing else: the boundary grid has 8001+, the detection curves 9001+.
+    expect(Math.min(...cases.map((c) => c.seed ?? 0))).toBeGreaterThan(10_000);
+  });
+
+  it('runs persistent failures for at least 45 minutes', () => {
+    const failing = cases.filter((c) => owedBy(c).rules.includes('WorkqueuePersistentFailures'));
+    expect(failing.length).toBeGreaterThan(0);
+    for (const c of failing) expect(c.durationMs ?? 0, describeCase(c)).toBeGreaterThanOrEqual(45 * MINUTE);
   });
 
   it.each(cases.map((c) => [describeCase(c), c] as const))('%s', { timeout: 300_000 }, async (name, c) => {
     const these = await judgeEveryStep(c);
     verdicts.push(...these);
     expectAllPass(these, name);
+    // A planted problem the metrics can show (its truth expects a finding) is required at some judged step.
+    if (owedBy(c).rules.length > 0)
+      expect(
+        these.some((v) => v.canMiss),
+        `${name}: can fail`,
+      ).toBe(true);
   });
 
   it('scores precision and recall 1.0 on every rule it exercises, with verdicts that could fail', () => {

@@ -5,8 +5,8 @@
  * planted problem is owed at some judged step: a miss can fail the test.
  */
 import { describe, expect, it } from 'vitest';
-import { expectedFrom } from '../../src/calibrate/compare.js';
-import { getScenario, groundTruth, resolveParams, SCENARIO_NAMES } from '../../src/simulate/index.js';
+import { owedBy } from '../../src/calibrate/owed.js';
+import { SCENARIO_NAMES } from '../../src/simulate/index.js';
 import { expectAllPass, judgeEveryStep, MINUTE } from './support.js';
 
 const SEEDS = [1, 2, 3];
@@ -14,16 +14,9 @@ const SHORTEST_MS = 30 * MINUTE;
 /** Judged steps a planted problem is owed at, at least: five minutes of them. */
 const OWED_FOR_MS = 5 * MINUTE;
 
-function truthOf(scenario: string, seed: number, durationMs: number) {
-  const definition = getScenario(scenario);
-  return groundTruth(definition, resolveParams({ seed, durationMs }, definition));
-}
-
 /** 30 minutes, or five minutes past the latest time the truth owes a finding, rounded up to five minutes. */
 function durationFor(scenario: string, seed: number): number {
-  const truth = truthOf(scenario, seed, SHORTEST_MS);
-  const owed = truth.queues.filter((q) => q.expected.length > 0).map((q) => expectedFrom(q));
-  const latest = Math.max(0, ...owed) + OWED_FOR_MS;
+  const latest = owedBy({ scenario, seed, durationMs: SHORTEST_MS }).latestDueMs + OWED_FOR_MS;
   return Math.max(SHORTEST_MS, Math.ceil(latest / (5 * MINUTE)) * 5 * MINUTE);
 }
 
@@ -32,7 +25,7 @@ describe('calibration at default parameters over three seeds, at every step', ()
     for (const seed of SEEDS) {
       const durationMs = durationFor(scenario, seed);
       const verdicts = await judgeEveryStep({ scenario, seed, durationMs });
-      const owes = truthOf(scenario, seed, durationMs).queues.some((q) => q.expected.length > 0);
+      const owes = owedBy({ scenario, seed, durationMs }).rules.length > 0;
       // A planted problem is owed at some judged step, so that missing it fails.
       if (owes)
         expect(

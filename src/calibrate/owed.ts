@@ -1,0 +1,27 @@
+/**
+ * What a calibration case owes before it is run: the findings its ground truth expects and the latest time one
+ * of them is due (`expectedFrom`), read from the scenario's truth for the case's parameters. A run that ends
+ * before that time can never miss the finding, so grids and tests size their durations from it.
+ */
+import type { RuleId } from '../diagnosis/rule.js';
+import { getScenario, groundTruth, resolveParams } from '../simulate/index.js';
+import { expectedFrom } from './compare.js';
+import type { CalibrationCase } from './run.js';
+
+export interface Owed {
+  /** Every finding some queue's truth expects. */
+  readonly rules: readonly RuleId[];
+  /** The latest time, from the start of the run, at which an expected finding is due; 0 when none is. */
+  readonly latestDueMs: number;
+}
+
+export function owedBy(c: CalibrationCase): Owed {
+  const { scenario: name, ...params } = c;
+  const scenario = getScenario(name);
+  const truth = groundTruth(scenario, resolveParams(params, scenario));
+  const owing = truth.queues.filter((q) => q.expected.length > 0);
+  return {
+    rules: [...new Set(owing.flatMap((q) => q.expected))],
+    latestDueMs: Math.max(0, ...owing.map((q) => expectedFrom(q))),
+  };
+}
