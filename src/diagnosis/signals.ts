@@ -29,6 +29,7 @@ import {
   eq,
   type LabelMatcher,
   num,
+  quantileOverTime,
   rangeFn,
   regexMatch,
   selector,
@@ -98,16 +99,24 @@ export function byPriority(expr: Expr): Expr {
   return binary('unless', expr, unknownPrioritySeries);
 }
 
+/** The depth's series (narrowed by `matchers`) under a function over the window. */
+type DepthOverWindow = (matchers: readonly LabelMatcher[]) => Expr;
+
+const depthOver =
+  (fn: 'min_over_time' | 'avg_over_time'): DepthOverWindow =>
+  (matchers) =>
+    rangeFn(fn, WORKQUEUE.depth, W, matchers);
+
+/** The median of the depth over the window: the depth at most scrapes, whatever a passing burst lifted. */
+const depthMedianOver: DepthOverWindow = (matchers) => quantileOverTime(0.5, WORKQUEUE.depth, W, matchers);
+
 /**
- * `fn` over the window of the depth of the keys a worker takes first: a priority queue's at priority 0 or above, the
- * whole depth of a queue without priorities or whose priorities are unknown.
+ * The depth over the window of the keys a worker takes first: a priority queue's at priority 0 or above (each
+ * priority's series under `over`, summed), the whole depth of a queue without priorities or whose priorities are
+ * unknown.
  */
-function servedFirstDepth(fn: 'min_over_time' | 'avg_over_time'): Expr {
-  return binary(
-    'or',
-    byPriority(perQueue(rangeFn(fn, WORKQUEUE.depth, W, [NOT_LOW_PRIORITY]))),
-    perQueue(rangeFn(fn, WORKQUEUE.depth, W)),
-  );
+function servedFirstDepth(over: DepthOverWindow): Expr {
+  return binary('or', byPriority(perQueue(over([NOT_LOW_PRIORITY]))), perQueue(over([])));
 }
 
 const signalList = [
@@ -126,6 +135,15 @@ const signalList = [
     scope: 'queue',
     description: 'Average depth over the window: a queue that keeps up stays near zero.',
     expr: perQueue(rangeFn('avg_over_time', WORKQUEUE.depth, W)),
+  },
+  {
+    id: 'depthMedian',
+    title: 'Depth (median)',
+    unit: 'items',
+    scope: 'queue',
+    description:
+      'Median depth over the window: the depth at most scrapes, which a burst that drains within a scrape or two does not move.',
+    expr: perQueue(depthMedianOver([])),
   },
   {
     id: 'depthMin',
@@ -197,7 +215,7 @@ const signalList = [
     scope: 'queue',
     description:
       "Lowest depth over the window of the keys a worker takes first: a priority queue's keys at priority 0 or above (not its initial list and resyncs, at a negative priority, which wait for a free worker), the whole depth of a queue without priorities or whose priorities are unknown. A loop of L keys on W workers keeps L − W of them waiting (none when L ≤ W).",
-    expr: servedFirstDepth('min_over_time'),
+    expr: servedFirstDepth(depthOver('min_over_time')),
   },
   {
     id: 'servedFirstDepthAvg',
@@ -206,7 +224,16 @@ const signalList = [
     scope: 'queue',
     description:
       "Average depth over the window of the keys a worker takes first: a priority queue's keys at priority 0 or above, the whole depth of a queue without priorities or whose priorities are unknown. An initial list starved at low priority by a loop at priority 0 is not keys piling up behind the loop.",
-    expr: servedFirstDepth('avg_over_time'),
+    expr: servedFirstDepth(depthOver('avg_over_time')),
+  },
+  {
+    id: 'servedFirstDepthMedian',
+    title: 'Depth (median, served first)',
+    unit: 'items',
+    scope: 'queue',
+    description:
+      "Median depth over the window of the keys a worker takes first (a priority queue's at priority 0 or above, each priority's median summed; the whole depth of a queue without priorities or whose priorities are unknown): the depth at most scrapes. A burst that passes through (a resync, an event storm) lifts a scrape or two and moves the average, not the median; keys that pile up hold it up.",
+    expr: servedFirstDepth(depthMedianOver),
   },
   {
     id: 'normalPriorityDepthFloor',

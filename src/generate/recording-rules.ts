@@ -74,6 +74,7 @@ const COMPOSITE_SIGNAL_NAMES: Readonly<Partial<Record<SignalId, { metric: string
   steadyUnexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate20m' },
   servedFirstDepthMin: { metric: 'workqueue_depth_served_first', operations: 'min_over_time5m' },
   servedFirstDepthAvg: { metric: 'workqueue_depth_served_first', operations: 'avg_over_time5m' },
+  servedFirstDepthMedian: { metric: 'workqueue_depth_served_first', operations: 'p50_over_time5m' },
   unknownPriorityDepthSeries: { metric: 'workqueue_depth_unknown_priority', operations: 'count' },
 };
 
@@ -94,7 +95,9 @@ function withWords(metric: string, matchers: readonly LabelMatcher[], signalId: 
 function rangeName(e: Extract<Expr, { kind: 'range' }>, signalId: string): { metric: string; operations: string } {
   const counter = e.fn === 'rate' || e.fn === 'increase';
   const metric = counter && e.metric.endsWith('_total') ? e.metric.slice(0, -'_total'.length) : e.metric;
-  return { metric: withWords(metric, e.matchers, signalId), operations: `${e.fn}${formatDuration(e.windowMs)}` };
+  // quantile_over_time(φ, …) as histogram quantiles are named: `p50_over_time5m`.
+  const fn = e.param === undefined ? e.fn : `p${Math.round(e.param * 100)}_over_time`;
+  return { metric: withWords(metric, e.matchers, signalId), operations: `${fn}${formatDuration(e.windowMs)}` };
 }
 
 /** `sum without (...) (x)` is how a signal reaches its level: the level names it, so it is looked through. */

@@ -5,7 +5,7 @@
  */
 
 import { labelsOnly, labelsWithout, signatureOf, signatureWithoutOf, withoutMetricName } from './derived-labels.js';
-import type { AggregateOp, Expr, LabelMatcher, RangeFunction, VectorMatching } from './expr.js';
+import type { AggregateOp, Expr, LabelMatcher, VectorMatching } from './expr.js';
 import { histogramQuantile, rangeOverSeries, type SeriesPoints } from './functions.js';
 import type { InstantVector, Labels, VectorSample } from './vector.js';
 
@@ -40,7 +40,7 @@ const rangeKeys = new WeakMap<Expr, string>();
 function rangeKey(expr: Extract<Expr, { kind: 'range' }>): string {
   let key = rangeKeys.get(expr);
   if (key === undefined) {
-    key = JSON.stringify([expr.fn, expr.metric, expr.matchers, expr.windowMs]);
+    key = JSON.stringify([expr.fn, expr.param, expr.metric, expr.matchers, expr.windowMs]);
     rangeKeys.set(expr, key);
   }
   return key;
@@ -75,7 +75,7 @@ function evaluateValue(expr: Expr, store: SeriesStore, atMs: number, memo: Subtr
       const key = memo === undefined ? undefined : rangeKey(expr);
       let samples = key === undefined ? undefined : memo?.get(key);
       if (samples === undefined) {
-        samples = rangeVector(expr.fn, expr.metric, expr.matchers, expr.windowMs, store, atMs);
+        samples = rangeVector(expr, store, atMs);
         if (key !== undefined) memo?.set(key, samples);
       }
       return { kind: 'vector', samples };
@@ -103,15 +103,9 @@ function evaluateValue(expr: Expr, store: SeriesStore, atMs: number, memo: Subtr
 }
 
 /** `fn(metric{matchers}[windowMs])` at `atMs`: series with too few points are left out, as Prometheus does. */
-function rangeVector(
-  fn: RangeFunction,
-  metric: string,
-  matchers: readonly LabelMatcher[],
-  windowMs: number,
-  store: SeriesStore,
-  atMs: number,
-): InstantVector {
-  return rangeOverSeries(fn, store.select(metric, matchers, atMs - windowMs, atMs), atMs, windowMs).samples;
+function rangeVector(expr: Extract<Expr, { kind: 'range' }>, store: SeriesStore, atMs: number): InstantVector {
+  const { fn, metric, matchers, windowMs, param } = expr;
+  return rangeOverSeries(fn, store.select(metric, matchers, atMs - windowMs, atMs), atMs, windowMs, param).samples;
 }
 
 function vectorOf(expr: Expr, store: SeriesStore, atMs: number, memo: SubtreeMemo | undefined): InstantVector {

@@ -17,7 +17,8 @@ export type RangeFunction =
   | 'delta'
   | 'avg_over_time'
   | 'min_over_time'
-  | 'max_over_time';
+  | 'max_over_time'
+  | 'quantile_over_time';
 
 export type AggregateOp = 'sum' | 'max' | 'min' | 'count' | 'avg';
 export type ArithmeticOp = '+' | '-' | '*' | '/';
@@ -41,6 +42,8 @@ export type Expr =
       readonly matchers: readonly LabelMatcher[];
       /** Window in milliseconds. */
       readonly windowMs: number;
+      /** The φ of `quantile_over_time(φ, metric[window])`, 0 to 1; absent for every other function. */
+      readonly param?: number;
     }
   | {
       readonly kind: 'aggregate';
@@ -71,12 +74,22 @@ export function selector(metric: string, matchers: readonly LabelMatcher[] = [])
 }
 
 export function rangeFn(
-  fn: RangeFunction,
+  fn: Exclude<RangeFunction, 'quantile_over_time'>,
   metric: string,
   windowMs: number,
   matchers: readonly LabelMatcher[] = [],
 ): Expr {
   return { kind: 'range', fn, metric, matchers, windowMs };
+}
+
+/** `quantile_over_time(φ, metric{matchers}[window])`. */
+export function quantileOverTime(
+  phi: number,
+  metric: string,
+  windowMs: number,
+  matchers: readonly LabelMatcher[] = [],
+): Expr {
+  return { kind: 'range', fn: 'quantile_over_time', metric, matchers, windowMs, param: phi };
 }
 
 export function sumWithout(labels: readonly string[], expr: Expr): Expr {

@@ -40,7 +40,8 @@ export type RangeFunctionName =
   | 'max_over_time'
   | 'sum_over_time'
   | 'count_over_time'
-  | 'last_over_time';
+  | 'last_over_time'
+  | 'quantile_over_time';
 
 /** Go's `time.Duration.Seconds()` for a window given in milliseconds. */
 export function durationSeconds(windowMs: number): number {
@@ -242,6 +243,30 @@ export function minOverTime(points: Points): number | undefined {
   return min;
 }
 
+/**
+ * `quantile_over_time(φ, m[w])`: Prometheus's `quantile` over the window's values, NaN sorted first, a weighted
+ * average of the two values around rank φ × (n − 1); −Inf below φ = 0, +Inf above φ = 1, NaN for a NaN φ.
+ */
+export function quantileOverTime(points: Points, phi: number): number | undefined {
+  const n = points.v.length;
+  if (n === 0) return undefined;
+  if (Number.isNaN(phi)) return Number.NaN;
+  if (phi < 0) return Number.NEGATIVE_INFINITY;
+  if (phi > 1) return Number.POSITIVE_INFINITY;
+  const sorted = Array.from(points.v).sort(nanFirst);
+  const rank = phi * (n - 1);
+  const lower = Math.max(0, Math.floor(rank));
+  const upper = Math.min(n - 1, lower + 1);
+  const weight = rank - Math.floor(rank);
+  return (sorted[lower] as number) * (1 - weight) + (sorted[upper] as number) * weight;
+}
+
+/** Ascending, NaN before every number (Prometheus's `vectorByValueHeap` order). */
+function nanFirst(a: number, b: number): number {
+  if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : -1;
+  return Number.isNaN(b) ? 1 : a - b;
+}
+
 export function countOverTime(points: Points): number | undefined {
   return points.v.length === 0 ? undefined : points.v.length;
 }
@@ -251,12 +276,16 @@ export function lastOverTime(points: Points): number | undefined {
   return n === 0 ? undefined : (points.v[n - 1] as number);
 }
 
-/** Applies a range function by name; `undefined` means insufficient data (see the module comment). */
+/**
+ * Applies a range function by name; `undefined` means insufficient data (see the module comment). `param` is
+ * `quantile_over_time`'s φ (required by it, read by nothing else).
+ */
 export function evalRangeFunction(
   fn: RangeFunctionName,
   points: Points,
   atMs: number,
   windowMs: number,
+  param?: number,
 ): number | undefined {
   switch (fn) {
     case 'rate':
@@ -279,6 +308,9 @@ export function evalRangeFunction(
       return countOverTime(points);
     case 'last_over_time':
       return lastOverTime(points);
+    case 'quantile_over_time':
+      if (param === undefined) throw new TypeError('quantile_over_time needs its φ');
+      return quantileOverTime(points, param);
   }
 }
 
@@ -311,6 +343,7 @@ export function rangeOverSeries(
   series: Iterable<SeriesPoints>,
   atMs: number,
   windowMs: number,
+  param?: number,
 ): RangeResult {
   const samples: VectorSample[] = [];
   const insufficient: Labels[] = [];
@@ -320,7 +353,7 @@ export function rangeOverSeries(
       insufficient.push(s.labels);
       continue;
     }
-    const value = evalRangeFunction(fn, s, atMs, windowMs);
+    const value = evalRangeFunction(fn, s, atMs, windowMs, param);
     if (value === undefined) insufficient.push(s.labels);
     else samples.push({ labels: s.labels, value });
   }

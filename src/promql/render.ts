@@ -37,7 +37,8 @@ function render(expr: Expr, options: RenderOptions): string {
     case 'range': {
       const window = options.windowOverride ?? formatDuration(expr.windowMs);
       const inner = expr.metric + renderMatchers([...expr.matchers, ...(options.extraMatchers ?? [])]);
-      return `${expr.fn}(${inner}[${window}])`;
+      const param = expr.param === undefined ? '' : `${formatNumber(expr.param)}, `;
+      return `${expr.fn}(${param}${inner}[${window}])`;
     }
     case 'aggregate':
       return `${expr.op} ${expr.mode} (${expr.labels.join(', ')}) (${render(expr.expr, options)})`;

@@ -13,6 +13,7 @@ import {
   maxOverTime,
   minOverTime,
   type Points,
+  quantileOverTime,
   rate,
   sumOverTime,
 } from '../../src/promql/functions.js';
@@ -106,6 +107,31 @@ describe('*_over_time', () => {
     expect(maxOverTime(pts([0, Number.NaN], [1, 3], [2, 2]))).toBe(3);
     expect(minOverTime(pts([0, Number.NaN], [1, 3], [2, 2]))).toBe(2);
     expect(maxOverTime(pts([0, Number.NaN]))).toBeNaN();
+  });
+
+  it('quantile interpolates between the two values around rank φ × (n − 1), as Prometheus does', () => {
+    const p = pts([0, 40], [15, 0], [30, 10], [45, 20]);
+    expect(quantileOverTime(p, 0.5)).toBe(15);
+    expect(quantileOverTime(p, 0)).toBe(0);
+    expect(quantileOverTime(p, 1)).toBe(40);
+    expect(quantileOverTime(p, 0.25)).toBeCloseTo(7.5, 12);
+    expect(quantileOverTime(pts([0, 7]), 0.5)).toBe(7);
+    expect(quantileOverTime(pts(), 0.5)).toBeUndefined();
+  });
+
+  it('quantile: one burst in twenty scrapes moves the average, not the median', () => {
+    const depths = Array.from({ length: 20 }, (_, i): [number, number] => [i * 15, i === 7 ? 500 : i % 3]);
+    expect(avgOverTime(pts(...depths))).toBeGreaterThan(25);
+    expect(quantileOverTime(pts(...depths), 0.5)).toBe(1);
+  });
+
+  it('quantile: φ outside 0..1 is ∓Inf, a NaN φ is NaN, NaN values sort first', () => {
+    const p = pts([0, 1], [15, 2]);
+    expect(quantileOverTime(p, -0.1)).toBe(-INF);
+    expect(quantileOverTime(p, 1.1)).toBe(INF);
+    expect(quantileOverTime(p, Number.NaN)).toBeNaN();
+    expect(quantileOverTime(pts([0, 3], [15, Number.NaN], [30, 1]), 0)).toBeNaN();
+    expect(quantileOverTime(pts([0, 3], [15, Number.NaN], [30, 1]), 1)).toBe(3);
   });
 
   it('avg keeps an infinite mean', () => {

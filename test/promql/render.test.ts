@@ -10,6 +10,9 @@ describe('renderPromQL', () => {
     expect(renderPromQL(signal('depth').expr)).toBe('sum without (priority) (workqueue_depth)');
     expect(renderPromQL(signal('depthSlope').expr)).toBe('sum without (priority) (deriv(workqueue_depth[10m]))');
     expect(renderPromQL(signal('addRate').expr)).toBe('sum without (priority) (rate(workqueue_adds_total[5m]))');
+    expect(renderPromQL(signal('depthMedian').expr)).toBe(
+      'sum without (priority) (quantile_over_time(0.5, workqueue_depth[5m]))',
+    );
     expect(renderPromQL(signal('workDurationP99').expr)).toBe(
       'histogram_quantile(0.99, sum without (priority) (rate(workqueue_work_duration_seconds_bucket[5m])))',
     );

@@ -47,7 +47,7 @@ export const hotLoop = defineRule({
       default: 20,
       unit: 'items',
       description:
-        'Average depth of the keys served first at or below which keys do not pile up (the depth at which a backlog starts to count): deduplication holds a loop near the number of looping keys less the workers. On a priority queue only keys at priority 0 and above count: a loop there starves the initial list and resyncs at low priority, whose depth then stands high without anything piling up behind the loop (the detection curve: 5 failing keys on 4 workers, missed on every seed while the whole depth counted).',
+        'Median depth over the window of the keys served first at or below which keys do not pile up (the depth at which a backlog starts to count): deduplication holds a loop near the number of looping keys less the workers, at nearly every scrape. The median, not the average: a burst that passes through the queue beside the loop (a resync of every object, an event storm) lifts one or two scrapes, which moves a five-minute average by a twentieth of the burst each (one scrape of 500 keys lifts it by 25, past this threshold, and a resync every 20 minutes would then hide the loop for half of the time) but leaves the median where the loop holds it; keys that pile up hold the median up. On a priority queue only keys at priority 0 and above count: a loop there starves the initial list and resyncs at low priority, whose depth then stands high without anything piling up behind the loop (the detection curve: 5 failing keys on 4 workers, missed on every seed while the whole depth counted).',
     },
     minAddRate: {
       default: 1,
@@ -84,10 +84,10 @@ export const hotLoop = defineRule({
   forMs: 5 * MINUTE_MS,
   condition: (t) =>
     allOf(
-      compare('servedFirstDepthAvg', '<=', t.maxDepth),
+      compare('servedFirstDepthMedian', '<=', t.maxDepth),
       // The whole depth stays low too, unless what stands is a low-priority list the loop starves: a list being
       // worked off (an initial list whose every status write re-adds its key once) is work, not a loop.
-      anyOf(compare('depthAvg', '<=', t.maxDepth), lowPriorityNotDraining(t.drainShare)),
+      anyOf(compare('depthMedian', '<=', t.maxDepth), lowPriorityNotDraining(t.drainShare)),
       compare('addRate', '>=', t.minAddRate),
       anyOf(
         // Writes track adds: the sync writes an object it watches on every pass.
@@ -117,6 +117,8 @@ export const hotLoop = defineRule({
     ),
   evidence: [
     'addRate',
+    'servedFirstDepthMedian',
+    'depthMedian',
     'servedFirstDepthAvg',
     'depthAvg',
     'lowPriorityDepthSlope',
@@ -141,14 +143,14 @@ export const hotLoop = defineRule({
   },
   text: {
     summary: ({ signals, thresholds }) =>
-      `${formatValue(signals.addRate)} added with an average depth of ${formatValue(signals.servedFirstDepthAvg)}${servedFirstOnly(signals)}: ${loopEvidence(signals, thresholds).sentence}.`,
+      `${formatValue(signals.addRate)} added with a median depth of ${formatValue(signals.servedFirstDepthMedian)}${servedFirstOnly(signals)}: ${loopEvidence(signals, thresholds).sentence}.`,
     meaning:
       'The controller wakes itself: each sync causes the next one, so the same few keys are reconciled over and over while the queue looks empty. It burns CPU and API-server capacity and can starve other work.',
     cause: ({ signals, thresholds }) => HOT_LOOP_CASES[loopEvidence(signals, thresholds).mechanism].cause,
     fix: ({ signals, thresholds }) => HOT_LOOP_CASES[loopEvidence(signals, thresholds).mechanism].fix,
     cases: [HOT_LOOP_CASES['status-write'], HOT_LOOP_CASES['no-backoff']],
     confirm: [
-      { text: 'Adds are high while the depth stays near zero:', signals: ['addRate', 'servedFirstDepthAvg'] },
+      { text: 'Adds are high while the depth stays near zero:', signals: ['addRate', 'servedFirstDepthMedian'] },
       {
         text: 'Writes (status loop) or errors (missing backoff) track the adds:',
         signals: ['writeRate', 'reconcileErrorRate', 'retryRate'],
@@ -196,9 +198,9 @@ function loopEvidence(
 
 /** ", at priority 0 and above" when the served-first depth is not the whole depth (keys wait at low priority). */
 function servedFirstOnly(signals: SignalSnapshot): string {
-  const servedFirst = numberOf(signals.servedFirstDepthAvg);
-  const whole = numberOf(signals.depthAvg);
+  const servedFirst = numberOf(signals.servedFirstDepthMedian);
+  const whole = numberOf(signals.depthMedian);
   return servedFirst !== undefined && whole !== undefined && whole > servedFirst
-    ? ` at priority 0 and above (${formatValue(signals.depthAvg)} in all)`
+    ? ` at priority 0 and above (${formatValue(signals.depthMedian)} in all)`
     : '';
 }

@@ -83,6 +83,43 @@ export function capacity(workers: number, dist: DurationDist): number {
   return (workers * 1000) / meanMs(dist);
 }
 
+/** Offered load from which `capacityTruth` finds saturation acceptable. */
+const BUSY_ENOUGH_FOR_SATURATION = 0.85;
+/** The longest window a rule reads (the backlog's half-hour depth growth): a drained list is out of it after this. */
+const LONGEST_RULE_WINDOW_MS = 30 * 60_000;
+
+/**
+ * Ground truth of a queue working off a list of `keys` (an informer's initial list) while arrivals take
+ * `utilization` × its capacity: `capacityTruth` of the arrivals, and while the list lasts every worker is busy
+ * and the depth never drains. The list drains at (1 − utilization) × capacity; where arrivals alone are busy
+ * enough for saturation to be acceptable (from 0.85, `capacityTruth`), that is 15% of the throughput or less:
+ * the list stands for hours behind real changes (in FIFO order they wait the whole list), so saturation and
+ * a backlog are too close to call until it is gone, whatever the flavor. Allowed up to the end of the drain plus
+ * the longest window a rule reads (30 minutes), unless the arrivals allow them anyway. `listNote` says how
+ * long the list takes.
+ */
+export function listDrainTruth(
+  utilization: number,
+  drainSeconds: number,
+  params: Pick<SimulationParams, 'flavor'>,
+  listNote: string,
+): QueueTruthSpec {
+  const arrivals = capacityTruth(utilization, params);
+  const truth = { ...arrivals, note: `${arrivals.note}; ${listNote}` };
+  if (utilization < BUSY_ENOUGH_FOR_SATURATION || utilization >= 1) return truth;
+  const allowed = [...new Set<DiagnosisId>([...truth.allowed, 'WorkqueueBacklog', 'WorkqueueSaturated'])];
+  const until =
+    truth.allowed.length === 0 && Number.isFinite(drainSeconds)
+      ? { allowedUntilMs: drainSeconds * SECOND + LONGEST_RULE_WINDOW_MS }
+      : {};
+  return {
+    ...truth,
+    allowed,
+    ...until,
+    note: `${truth.note}; the list drains at ${Math.round((1 - utilization) * 100)}% of the throughput, every worker busy until it is gone`,
+  };
+}
+
 /**
  * Ground truth of a queue whose offered load is `utilization` × its capacity (arrivals over
  * completions a full set of workers could sustain):
@@ -123,7 +160,7 @@ export function capacityTruth(utilization: number, params: Pick<SimulationParams
       note: `workers are ${Math.round(u * 100)}% busy: queue latency is high while depth stays bounded${blind}`,
     };
   }
-  if (utilization >= 0.85) {
+  if (utilization >= BUSY_ENOUGH_FOR_SATURATION) {
     return {
       expected: [],
       allowed: saturation,

@@ -6,7 +6,18 @@
  */
 import { lognormal, meanMs } from '../distributions.js';
 import type { Scenario } from '../model.js';
-import { capacity, capacityTruth, leaseName, MINUTE, round, SECOND, type Sizes, sizes, steadySync } from './common.js';
+import {
+  capacity,
+  capacityTruth,
+  leaseName,
+  listDrainTruth,
+  MINUTE,
+  round,
+  SECOND,
+  type Sizes,
+  sizes,
+  steadySync,
+} from './common.js';
 
 // ---------------------------------------------------------------------------------------------
 // initial-list
@@ -42,10 +53,12 @@ export const initialList: Scenario = {
             resyncPeriodMs: 10 * 60 * MINUTE,
           },
           sync: steadySync(INITIAL_SYNC, 0.1),
-          truth: {
-            ...capacityTruth(rate / cap, params),
-            note: `the initial list of ${keys} objects drains in about ${Math.round(drainSeconds / 60)} minutes`,
-          },
+          truth: listDrainTruth(
+            rate / cap,
+            drainSeconds,
+            params,
+            `the initial list of ${keys} objects drains in about ${Math.round(drainSeconds / 60)} minutes`,
+          ),
           facts: {
             capacityPerSecond: round(cap, 2),
             drainSeconds: round(drainSeconds, 0),

@@ -11,7 +11,7 @@
  */
 import { lognormal, meanMs } from '../distributions.js';
 import type { ControllerSpec, Scenario, SimulationParams } from '../model.js';
-import { capacity, capacityTruth, leaseName, round, type Sizes, sizes, steadySync } from './common.js';
+import { capacity, leaseName, listDrainTruth, round, type Sizes, sizes, steadySync } from './common.js';
 
 const STARTUP_SYNC = lognormal(38, 0.4);
 
@@ -34,7 +34,7 @@ function startupController(
       initialKeys: Array.from({ length: keys }, (_, k) => k),
     },
     sync: steadySync(STARTUP_SYNC, 0.1),
-    truth: { ...capacityTruth(rate / cap, params), note: note(drainSeconds) },
+    truth: listDrainTruth(rate / cap, drainSeconds, params, note(drainSeconds)),
     facts: {
       capacityPerSecond: round(cap, 2),
       ...(Number.isFinite(drainSeconds) ? { drainSeconds: round(drainSeconds, 0) } : {}),
