@@ -60,3 +60,11 @@ export {
   type RateLimitingQueue,
   type RateLimitingQueueOptions,
 } from './rate-limiting-queue.js';
+export {
+  type FamilyDefinition,
+  HistogramFamily,
+  type HistogramSeries,
+  type Labels,
+  type Tally,
+  TallyFamily,
+} from './tally-metrics.js';

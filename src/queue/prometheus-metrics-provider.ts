@@ -23,16 +23,12 @@
  * feed the same series (client-go's per-name metrics), and creating the second never throws. A
  * series exists, at zero, as soon as its queue is created, as with Go's `WithLabelValues`.
  * Families of the same name registered by other code, or by a provider of the other flavor, are an error.
+ *
+ * Cost: a series is a plain number (a histogram's: bucket counts, sum and count), updated without
+ * prom-client on every queue operation; the registry reads the numbers when it is scraped
+ * (`tally-metrics.ts`), exposing exactly what prom-client's own metrics would.
  */
-import {
-  Counter,
-  exponentialBuckets,
-  Gauge,
-  Histogram,
-  type OpenMetricsContentType,
-  type PrometheusContentType,
-  type Registry,
-} from 'prom-client';
+import { exponentialBuckets } from 'prom-client';
 import { WORKQUEUE_LABEL as LABEL, WORKQUEUE, WORKQUEUE_HELP } from './metric-names.js';
 import type {
   CounterMetric,
@@ -42,11 +38,18 @@ import type {
   MetricsProvider,
   SettableGaugeMetric,
 } from './metrics.js';
+import {
+  type FamilyDefinition,
+  HistogramFamily,
+  type Labels,
+  type PrometheusRegistry,
+  type Tally,
+  TallyFamily,
+} from './tally-metrics.js';
+
+export type { PrometheusRegistry } from './tally-metrics.js';
 
 export type PrometheusFlavor = 'controller-runtime' | 'component-base';
-
-/** A prom-client registry, in either exposition format. */
-export type PrometheusRegistry = Registry<PrometheusContentType> | Registry<OpenMetricsContentType>;
 
 export interface PrometheusMetricsProviderOptions {
   registry: PrometheusRegistry;
@@ -55,7 +58,6 @@ export interface PrometheusMetricsProviderOptions {
 }
 
 type Family = keyof typeof WORKQUEUE;
-type Labels = Record<string, string>;
 
 interface FlavorSpec {
   readonly help: Readonly<Record<Family, string>>;
@@ -77,7 +79,7 @@ export const WORKQUEUE_BUCKETS: Readonly<Record<PrometheusFlavor, readonly numbe
 const FLAVORS: Readonly<Record<PrometheusFlavor, FlavorSpec>> = {
   'controller-runtime': {
     help: WORKQUEUE_HELP['controller-runtime'],
-    buckets: [...WORKQUEUE_BUCKETS['controller-runtime']],
+    buckets: WORKQUEUE_BUCKETS['controller-runtime'],
     labels: (family, name) =>
       family === 'depth'
         ? { [LABEL.controller]: name, [LABEL.name]: name, [LABEL.priority]: '' }
@@ -85,19 +87,17 @@ const FLAVORS: Readonly<Record<PrometheusFlavor, FlavorSpec>> = {
   },
   'component-base': {
     help: WORKQUEUE_HELP['component-base'],
-    buckets: [...WORKQUEUE_BUCKETS['component-base']],
+    buckets: WORKQUEUE_BUCKETS['component-base'],
     labels: (_family, name) => ({ [LABEL.name]: name }),
   },
 };
 
-type AnyMetric = Counter<string> | Gauge<string> | Histogram<string>;
+type AnyFamily = TallyFamily | HistogramFamily;
 
 /** The work-queue families one flavor owns in one registry. */
 interface RegistryFamilies {
   readonly flavor: PrometheusFlavor;
-  readonly metrics: Map<Family, AnyMetric>;
-  /** `family/name` of every histogram series already created (zeroing again would wipe it). */
-  readonly histogramSeries: Set<string>;
+  readonly registered: Map<Family, AnyFamily>;
 }
 
 const familiesByRegistry = new WeakMap<PrometheusRegistry, RegistryFamilies>();
@@ -105,7 +105,7 @@ const familiesByRegistry = new WeakMap<PrometheusRegistry, RegistryFamilies>();
 function familiesOf(registry: PrometheusRegistry, flavor: PrometheusFlavor): RegistryFamilies {
   let families = familiesByRegistry.get(registry);
   if (families === undefined) {
-    families = { flavor, metrics: new Map(), histogramSeries: new Set() };
+    families = { flavor, registered: new Map() };
     familiesByRegistry.set(registry, families);
   } else if (families.flavor !== flavor) {
     throw new Error(
@@ -118,44 +118,41 @@ function familiesOf(registry: PrometheusRegistry, flavor: PrometheusFlavor): Reg
 
 /** Throws if `family` is not ours yet and other code registered its name in `registry`. */
 function assertAvailable(registry: PrometheusRegistry, families: RegistryFamilies, family: Family): void {
-  if (!families.metrics.has(family) && registry.getSingleMetric(WORKQUEUE[family]) !== undefined) {
+  if (!families.registered.has(family) && registry.getSingleMetric(WORKQUEUE[family]) !== undefined) {
     throw new Error(`metric ${WORKQUEUE[family]} is already registered in this registry by other code`);
   }
 }
 
-function metricOf<M extends AnyMetric>(
+/** `family` in `registry`, registered by `create` on first use. */
+function familyOf<F extends AnyFamily>(
   registry: PrometheusRegistry,
   families: RegistryFamilies,
   family: Family,
-  create: (name: string, help: string, labelNames: string[]) => M,
-): M {
-  const existing = families.metrics.get(family);
-  if (existing !== undefined) return existing as M;
-  const name = WORKQUEUE[family];
-  if (registry.getSingleMetric(name) !== undefined) {
-    throw new Error(`metric ${name} is already registered in this registry by other code`);
-  }
+  create: (definition: FamilyDefinition) => F,
+): F {
+  const existing = families.registered.get(family);
+  if (existing !== undefined) return existing as F;
+  assertAvailable(registry, families, family);
   const spec = FLAVORS[families.flavor];
-  const metric = create(name, spec.help[family], Object.keys(spec.labels(family, '')));
-  families.metrics.set(family, metric);
-  return metric;
+  const created = create({
+    name: WORKQUEUE[family],
+    help: spec.help[family],
+    labelNames: Object.keys(spec.labels(family, '')),
+  });
+  families.registered.set(family, created);
+  return created;
 }
 
 class PrometheusGauge implements GaugeMetric, SettableGaugeMetric {
-  constructor(
-    private readonly gauge: Gauge<string>,
-    private readonly labels: Labels,
-  ) {
-    gauge.inc(labels, 0);
-  }
+  constructor(private readonly tally: Tally) {}
   inc(): void {
-    this.gauge.inc(this.labels, 1);
+    this.tally.value++;
   }
   dec(): void {
-    this.gauge.dec(this.labels, 1);
+    this.tally.value--;
   }
   set(value: number): void {
-    this.gauge.set(this.labels, value);
+    this.tally.value = value;
   }
 }
 
@@ -166,67 +163,48 @@ export const PRIORITY_CARDINALITY_EXCEEDED = 'exceeded_cardinality_limit';
 
 /** controller-runtime's `depthWithPriorityMetric`: one per priority queue; see the module comment. */
 class PrometheusDepthWithPriority implements DepthMetricWithPriority {
-  private gauge: Gauge<string> | undefined;
-  /** Distinct priorities seen; undefined once the cap was passed. */
-  private observed: Set<number> | undefined = new Set();
-  private readonly labelsByValue = new Map<string, Labels>();
+  /** The series of each distinct priority seen, while at most the cap. */
+  private readonly byPriority = new Map<number, Tally>();
+  /** The `exceeded_cardinality_limit` series, once the cap was passed: every later inc/dec goes there. */
+  private exceeded: Tally | undefined;
 
   constructor(
-    private readonly family: () => Gauge<string>,
+    private readonly family: () => TallyFamily,
     private readonly baseLabels: Labels,
   ) {}
 
   inc(priority: number): void {
-    const labels = this.labelsOf(priority);
-    this.gaugeOf().inc(labels, 1);
+    this.tallyOf(priority).value++;
   }
 
   dec(priority: number): void {
-    const labels = this.labelsOf(priority);
-    this.gaugeOf().dec(labels, 1);
+    this.tallyOf(priority).value--;
   }
 
-  private gaugeOf(): Gauge<string> {
-    if (this.gauge === undefined) this.gauge = this.family();
-    return this.gauge;
+  /** The series of Go's `priorityLabel(priority)`. */
+  private tallyOf(priority: number): Tally {
+    if (this.exceeded !== undefined) return this.exceeded;
+    let tally = this.byPriority.get(priority);
+    if (tally === undefined) {
+      if (this.byPriority.size === MAX_RECOMMENDED_UNIQUE_PRIORITIES) {
+        this.exceeded = this.seriesOf(PRIORITY_CARDINALITY_EXCEEDED);
+        return this.exceeded;
+      }
+      tally = this.seriesOf(String(priority));
+      this.byPriority.set(priority, tally);
+    }
+    return tally;
   }
 
-  /** Go's `priorityLabel`. */
-  private labelsOf(priority: number): Labels {
-    let value = PRIORITY_CARDINALITY_EXCEEDED;
-    if (this.observed !== undefined) {
-      this.observed.add(priority);
-      if (this.observed.size > MAX_RECOMMENDED_UNIQUE_PRIORITIES) this.observed = undefined;
-      else value = String(priority);
-    }
-    let labels = this.labelsByValue.get(value);
-    if (labels === undefined) {
-      labels = { ...this.baseLabels, [LABEL.priority]: value };
-      this.labelsByValue.set(value, labels);
-    }
-    return labels;
+  private seriesOf(priorityLabel: string): Tally {
+    return this.family().series({ ...this.baseLabels, [LABEL.priority]: priorityLabel });
   }
 }
 
 class PrometheusCounter implements CounterMetric {
-  constructor(
-    private readonly counter: Counter<string>,
-    private readonly labels: Labels,
-  ) {
-    counter.inc(labels, 0);
-  }
+  constructor(private readonly tally: Tally) {}
   inc(): void {
-    this.counter.inc(this.labels, 1);
-  }
-}
-
-class PrometheusHistogram implements HistogramMetric {
-  constructor(
-    private readonly histogram: Histogram<string>,
-    private readonly labels: Labels,
-  ) {}
-  observe(value: number): void {
-    this.histogram.observe(this.labels, value);
+    this.tally.value++;
   }
 }
 
@@ -236,43 +214,17 @@ export function createPrometheusMetricsProvider(options: PrometheusMetricsProvid
   const flavor = options.flavor ?? 'controller-runtime';
   const spec = FLAVORS[flavor];
   const families = familiesOf(registry, flavor);
-  const registers = [registry];
 
+  const tallyFamily = (family: Family, type: 'counter' | 'gauge'): TallyFamily =>
+    familyOf(registry, families, family, (definition) => new TallyFamily(registry, type, definition));
+  const histogramFamily = (family: Family): HistogramFamily =>
+    familyOf(registry, families, family, (definition) => new HistogramFamily(registry, definition, spec.buckets));
   const gauge = (family: Family, name: string): PrometheusGauge =>
-    new PrometheusGauge(
-      metricOf(
-        registry,
-        families,
-        family,
-        (n, help, labelNames) => new Gauge({ name: n, help, labelNames, registers }),
-      ),
-      spec.labels(family, name),
-    );
+    new PrometheusGauge(tallyFamily(family, 'gauge').series(spec.labels(family, name)));
   const counter = (family: Family, name: string): PrometheusCounter =>
-    new PrometheusCounter(
-      metricOf(
-        registry,
-        families,
-        family,
-        (n, help, labelNames) => new Counter({ name: n, help, labelNames, registers }),
-      ),
-      spec.labels(family, name),
-    );
-  const histogram = (family: Family, name: string): PrometheusHistogram => {
-    const metric = metricOf(
-      registry,
-      families,
-      family,
-      (n, help, labelNames) => new Histogram({ name: n, help, labelNames, buckets: [...spec.buckets], registers }),
-    );
-    const labels = spec.labels(family, name);
-    const key = `${family}/${name}`;
-    if (!families.histogramSeries.has(key)) {
-      metric.zero(labels);
-      families.histogramSeries.add(key);
-    }
-    return new PrometheusHistogram(metric, labels);
-  };
+    new PrometheusCounter(tallyFamily(family, 'counter').series(spec.labels(family, name)));
+  const histogram = (family: Family, name: string): HistogramMetric =>
+    histogramFamily(family).series(spec.labels(family, name));
 
   const provider: MetricsProvider = {
     newDepthMetric: (name) => gauge('depth', name),
@@ -286,14 +238,7 @@ export function createPrometheusMetricsProvider(options: PrometheusMetricsProvid
   if (flavor === 'controller-runtime') {
     provider.newDepthMetricWithPriority = (name) => {
       assertAvailable(registry, families, 'depth');
-      const family = (): Gauge<string> =>
-        metricOf(
-          registry,
-          families,
-          'depth',
-          (n, help, labelNames) => new Gauge({ name: n, help, labelNames, registers }),
-        );
-      return new PrometheusDepthWithPriority(family, spec.labels('depth', name));
+      return new PrometheusDepthWithPriority(() => tallyFamily('depth', 'gauge'), spec.labels('depth', name));
     };
   }
   return provider;

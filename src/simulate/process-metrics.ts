@@ -5,8 +5,9 @@
  * `reconcile_timeouts_total`, which no diagnosis reads), client-go's REST client counter and leader-election
  * gauge (with the `[ALPHA]` help prefix in the component-base flavor).
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { CLIENT_GO, CONTROLLER_RUNTIME, LABEL, RECONCILE_RESULT } from '../metrics/names.js';
+import { HistogramFamily, type Labels, type Tally, TallyFamily } from '../queue/index.js';
 import type { Flavor } from './model.js';
 
 /** controller-runtime's `reconcile_time_seconds` buckets. */
@@ -17,17 +18,6 @@ export const RECONCILE_TIME_BUCKETS: readonly number[] = [
 
 /** The API server address as the REST client's `host` label shows it (the in-cluster service). */
 export const API_HOST = '10.96.0.1:443';
-
-type Labels = Record<string, string>;
-
-/**
- * One series kept as a plain number on the hot path (a sync touches several), copied into its
- * prom-client metric by the metric's `collect` when the registry is read.
- */
-interface Tally {
-  readonly labels: Labels;
-  value: number;
-}
 
 /** One controller's controller-runtime series, labels bound. */
 export interface ReconcileMetrics {
@@ -42,10 +32,14 @@ export interface ReconcileMetrics {
   workerFinished(): void;
 }
 
+/**
+ * A process's series are plain numbers on the hot path (a sync touches several), shown to the registry
+ * only when it is read (`TallyFamily`, `HistogramFamily`).
+ */
 export class ProcessMetrics {
-  private readonly reconcileTime: Histogram<string> | undefined;
-  private readonly counters = new Map<string, Tally[]>();
-  private readonly gauges = new Map<string, Tally[]>();
+  private readonly reconcileTime: HistogramFamily | undefined;
+  private readonly counters = new Map<string, TallyFamily>();
+  private readonly gauges = new Map<string, TallyFamily>();
   /** `rest_client_requests_total` series by `method code`. */
   private readonly rest = new Map<string, Tally>();
 
@@ -53,33 +47,11 @@ export class ProcessMetrics {
     registry: Registry,
     readonly flavor: Flavor,
   ) {
-    const registers = [registry];
     const counter = (name: string, help: string, labelNames: string[]): void => {
-      const tallies: Tally[] = [];
-      this.counters.set(name, tallies);
-      new Counter({
-        name,
-        help,
-        labelNames,
-        registers,
-        collect() {
-          this.reset();
-          for (const tally of tallies) this.inc(tally.labels, tally.value);
-        },
-      });
+      this.counters.set(name, new TallyFamily(registry, 'counter', { name, help, labelNames }));
     };
     const gauge = (name: string, help: string, labelNames: string[]): void => {
-      const tallies: Tally[] = [];
-      this.gauges.set(name, tallies);
-      new Gauge({
-        name,
-        help,
-        labelNames,
-        registers,
-        collect() {
-          for (const tally of tallies) this.set(tally.labels, tally.value);
-        },
-      });
+      this.gauges.set(name, new TallyFamily(registry, 'gauge', { name, help, labelNames }));
     };
     if (flavor === 'controller-runtime') {
       counter(CONTROLLER_RUNTIME.reconcileTotal, 'Total number of reconciliations per controller', [
@@ -97,13 +69,15 @@ export class ProcessMetrics {
       counter(CONTROLLER_RUNTIME.reconcilePanics, 'Total number of reconciliation panics per controller', [
         LABEL.controller,
       ]);
-      this.reconcileTime = new Histogram({
-        name: CONTROLLER_RUNTIME.reconcileTime,
-        help: 'Length of time per reconciliation per controller',
-        labelNames: [LABEL.controller],
-        buckets: [...RECONCILE_TIME_BUCKETS],
-        registers,
-      });
+      this.reconcileTime = new HistogramFamily(
+        registry,
+        {
+          name: CONTROLLER_RUNTIME.reconcileTime,
+          help: 'Length of time per reconciliation per controller',
+          labelNames: [LABEL.controller],
+        },
+        RECONCILE_TIME_BUCKETS,
+      );
       gauge(CONTROLLER_RUNTIME.activeWorkers, 'Number of currently used workers per controller', [LABEL.controller]);
       gauge(CONTROLLER_RUNTIME.maxConcurrentReconciles, 'Maximum number of concurrent reconciles per controller', [
         LABEL.controller,
@@ -164,7 +138,9 @@ export class ProcessMetrics {
 
   /**
    * Initializes one controller's series at zero, as controller-runtime does when a controller
-   * starts, and returns its recorder; undefined in the component-base flavor.
+   * starts, and returns its recorder; undefined in the component-base flavor. Controller names are
+   * unique in a process (controller-runtime refuses a second of one name); two recorders of one name
+   * would share its series.
    */
   controller(name: string, maxConcurrentReconciles: number): ReconcileMetrics | undefined {
     const time = this.reconcileTime;
@@ -184,8 +160,7 @@ export class ProcessMetrics {
     this.series(this.counters, CONTROLLER_RUNTIME.reconcilePanics, c);
     const active = this.series(this.gauges, CONTROLLER_RUNTIME.activeWorkers, c);
     this.series(this.gauges, CONTROLLER_RUNTIME.maxConcurrentReconciles, c).value = maxConcurrentReconciles;
-    time.zero(c);
-    const observe = time.labels(c).observe;
+    const reconcileTime = time.series(c);
     return {
       success: () => {
         success.value++;
@@ -205,7 +180,9 @@ export class ProcessMetrics {
       requeueAfter: () => {
         requeueAfter.value++;
       },
-      observe,
+      observe: (seconds) => {
+        reconcileTime.observe(seconds);
+      },
       workerStarted: () => {
         active.value++;
       },
@@ -216,10 +193,7 @@ export class ProcessMetrics {
   }
 
   /** The series of `family` with `labels`, created at zero. */
-  private series(families: Map<string, Tally[]>, family: string, labels: Labels): Tally {
-    const tallies = families.get(family)!;
-    const tally: Tally = { labels, value: 0 };
-    tallies.push(tally);
-    return tally;
+  private series(families: Map<string, TallyFamily>, family: string, labels: Labels): Tally {
+    return families.get(family)!.series(labels);
   }
 }
