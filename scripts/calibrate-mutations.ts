@@ -6,6 +6,8 @@
  * docs/mutations.md, `--report FILE`), and prints the report's table.
  * Thresholds only the texts read are listed, not run. With `--keep`, the results of rules not run this time are kept
  * from the existing output file (run over the same grid), so the rules can be run apart and reported together.
+ * With `--join FILE,FILE…`, nothing is run: the results of runs made apart over the same grid (each `--rules … --out
+ * FILE`, e.g. one process per core) are joined into `--out` and the report, in the order of a run of every rule.
  *
  * Exit code: 0 when every mutation is caught, 1 when some stay green (each is a missing boundary case), 2 for bad
  * arguments or a calibration that fails without any mutation.
@@ -49,6 +51,11 @@ async function main(): Promise<void> {
   }
   const grid = args.values.grid ?? DEFAULT_GRID;
   const out = args.values.out ?? DEFAULT_OUT;
+  if (args.values.join !== undefined) {
+    const joined = joinRuns(args.values.join.split(','), grid);
+    writeResults(out, args.values.report, grid, joined.cases, joined.results);
+    return;
+  }
   const rules = args.values.rules?.split(',').map((r) => r.trim()) as RuleId[] | undefined;
   for (const r of rules ?? []) if (!RULE_IDS.includes(r)) usage(`unknown rule ${r} (rules: ${RULE_IDS.join(', ')})`);
   let cases: ReturnType<typeof parseCalibrationGrid>;
@@ -72,6 +79,18 @@ async function main(): Promise<void> {
     usage((error as Error).message);
   }
   if (args.values.keep === true && rules !== undefined) results = [...kept(out, grid, rules), ...results];
+  const summary = writeResults(out, args.values.report, grid, cases.length, results);
+  process.stdout.write(`in ${Math.round((performance.now() - started) / 1000)} s; ${summary}\n`);
+}
+
+/** Writes `results` as JSON to `out` and as the Markdown report, prints the table; returns the summary line. */
+function writeResults(
+  out: string,
+  report: string | undefined,
+  grid: string,
+  cases: number,
+  results: readonly MutationResult[],
+): string {
   const reported = new Set(results.map((r) => r.mutation.rule));
   const textOnly = thresholdsByUse()
     .filter((u) => reported.has(u.rule))
@@ -79,14 +98,36 @@ async function main(): Promise<void> {
   const caught = results.filter((r) => r.caught).length;
   writeFileSync(
     out,
-    `${JSON.stringify({ grid, cases: cases.length, mutations: results.length, caught, textOnly, results }, null, 2)}\n`,
+    `${JSON.stringify({ grid, cases, mutations: results.length, caught, textOnly, results }, null, 2)}\n`,
   );
   const table = mutationsMarkdown(results, textOnly);
-  const summary = `${caught} of ${results.length} mutations caught over ${cases.length} cases of ${grid}`;
-  writeFileSync(args.values.report ?? DEFAULT_REPORT, `${REPORT_INTRO}\n\n${table}\n${summary}\n`);
-  process.stdout.write(table);
-  process.stdout.write(`\n${summary} in ${Math.round((performance.now() - started) / 1000)} s; results in ${out}\n`);
+  const summary = `${caught} of ${results.length} mutations caught over ${cases} cases of ${grid}`;
+  writeFileSync(report ?? DEFAULT_REPORT, `${REPORT_INTRO}\n\n${table}\n${summary}\n`);
+  process.stdout.write(`${table}\n${summary}\n`);
   process.exitCode = caught === results.length ? 0 : 1;
+  return `results in ${out}`;
+}
+
+/** The results of runs made apart over `grid`, in the order of a run of every rule; each mutation once. */
+function joinRuns(files: readonly string[], grid: string): { cases: number; results: MutationResult[] } {
+  const order = mutations().map(describeMutation);
+  const byMutation = new Map<string, MutationResult>();
+  let cases: number | undefined;
+  for (const file of files) {
+    const run = JSON.parse(readFileSync(file, 'utf8')) as { grid?: string; cases?: number; results?: MutationResult[] };
+    if (run.grid !== grid) usage(`--join: ${file} holds a run over ${run.grid}, not ${grid}`);
+    if (cases !== undefined && run.cases !== cases) usage(`--join: ${file} ran ${run.cases} cases, not ${cases}`);
+    cases = run.cases;
+    for (const result of run.results ?? []) {
+      const name = describeMutation(result.mutation);
+      if (byMutation.has(name)) usage(`--join: ${name} is in more than one file`);
+      byMutation.set(name, result);
+    }
+  }
+  const results = [...byMutation.values()].sort(
+    (a, b) => order.indexOf(describeMutation(a.mutation)) - order.indexOf(describeMutation(b.mutation)),
+  );
+  return { cases: cases ?? 0, results };
 }
 
 function parse() {
@@ -97,6 +138,7 @@ function parse() {
       out: { type: 'string' },
       report: { type: 'string' },
       keep: { type: 'boolean' },
+      join: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
