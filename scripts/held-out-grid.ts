@@ -19,8 +19,6 @@ import { Random } from '../src/simulate/random.js';
 
 const MINUTE = 60_000;
 const DURATIONS_MS = [30, 45, 60].map((m) => m * MINUTE);
-/** Past the latest due time, so that the finding is required at several judged steps. */
-const OWED_FOR_MS = 5 * MINUTE;
 /** Persistent failures read 15-minute windows held for 15 minutes: 45 minutes leave room for both. */
 const PERSISTENT_FAILURES_MIN_MS = 45 * MINUTE;
 const WORKERS_RUNTIME = [1, 2, 2, 3, 4, 8];
@@ -37,7 +35,7 @@ const pick = <T>(list: readonly T[]): T => list[rng.int(list.length)]!;
 
 function durationFor(c: CalibrationCase): number {
   const owed = owedBy(c);
-  let floor = owed.rules.length > 0 ? owed.latestDueMs + OWED_FOR_MS : 0;
+  let floor = owed.shortestRunMs;
   if (owed.rules.includes('WorkqueuePersistentFailures')) floor = Math.max(floor, PERSISTENT_FAILURES_MIN_MS);
   const drawn = c.durationMs ?? 0;
   if (drawn >= floor) return drawn;

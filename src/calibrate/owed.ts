@@ -8,11 +8,16 @@ import { getScenario, groundTruth, resolveParams } from '../simulate/index.js';
 import { expectedFrom } from './compare.js';
 import type { CalibrationCase } from './run.js';
 
+/** How long past its due time a finding is judged at least, so that a miss fails at several steps. */
+export const OWED_FOR_MS = 5 * 60_000;
+
 export interface Owed {
   /** Every finding some queue's truth expects. */
   readonly rules: readonly RuleId[];
   /** The latest time, from the start of the run, at which an expected finding is due; 0 when none is. */
   readonly latestDueMs: number;
+  /** The shortest run that judges every expected finding for `OWED_FOR_MS` past its due time; 0 when none is owed. */
+  readonly shortestRunMs: number;
 }
 
 export function owedBy(c: CalibrationCase): Owed {
@@ -20,8 +25,10 @@ export function owedBy(c: CalibrationCase): Owed {
   const scenario = getScenario(name);
   const truth = groundTruth(scenario, resolveParams(params, scenario));
   const owing = truth.queues.filter((q) => q.expected.length > 0);
+  const latestDueMs = Math.max(0, ...owing.map((q) => expectedFrom(q)));
   return {
     rules: [...new Set(owing.flatMap((q) => q.expected))],
-    latestDueMs: Math.max(0, ...owing.map((q) => expectedFrom(q))),
+    latestDueMs,
+    shortestRunMs: owing.length > 0 ? latestDueMs + OWED_FOR_MS : 0,
   };
 }

@@ -11,13 +11,11 @@ import { expectAllPass, judgeEveryStep, MINUTE } from './support.js';
 
 const SEEDS = [1, 2, 3];
 const SHORTEST_MS = 30 * MINUTE;
-/** Judged steps a planted problem is owed at, at least: five minutes of them. */
-const OWED_FOR_MS = 5 * MINUTE;
 
 /** 30 minutes, or five minutes past the latest time the truth owes a finding, rounded up to five minutes. */
 function durationFor(scenario: string, seed: number): number {
-  const latest = owedBy({ scenario, seed, durationMs: SHORTEST_MS }).latestDueMs + OWED_FOR_MS;
-  return Math.max(SHORTEST_MS, Math.ceil(latest / (5 * MINUTE)) * 5 * MINUTE);
+  const shortest = owedBy({ scenario, seed, durationMs: SHORTEST_MS }).shortestRunMs;
+  return Math.max(SHORTEST_MS, Math.ceil(shortest / (5 * MINUTE)) * 5 * MINUTE);
 }
 
 describe('calibration at default parameters over three seeds, at every step', () => {
