@@ -11,7 +11,7 @@
  * first 30 minutes; a first evaluation (cold: every step of every `for`, and each finding's `since` traced
  * back); then one scrape round (every series' next 15 s of samples) and one evaluation with the service's
  * memory, every 15 s of data for 5 minutes (at multiples of 15 s, as the service times them): the steady state, as the median per evaluation and per queue,
- * with the rounds' appends timed apart. Heap and RSS after a GC at the end. The longest the event loop was held
+ * with the rounds' appends timed apart. Heap and RSS after a GC at the end; the peak RSS sampled every 10 ms from the filled history on; the history's bytes per sample (packed, stale markers included). The longest the event loop was held
  * during the first and the steady evaluations (the longest gap between turns of a `setImmediate` chain running
  * beside them: what a request arriving meanwhile could wait), as the evaluation yields between expressions.
  *
@@ -76,6 +76,10 @@ type Row = {
   steadyBlockMs: number;
   heapMiB: number;
   rssMiB: number;
+  /** The history's packed samples (and stale markers), per sample. */
+  bytesPerSample: number;
+  /** Highest RSS seen (sampled every 10 ms) from the history filled to the end. */
+  peakRssMiB: number;
   prometheusMs?: number;
   expressions?: number;
 };
@@ -163,6 +167,10 @@ async function measureInProcess(size: number): Promise<Row> {
   };
   const backend = createStoreBackend(historyStore(history));
   const memory = new EvaluationMemory();
+  let peakRss = 0;
+  const rssSampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  }, 10);
   // At multiples of 15 s, as the service times its evaluations.
   let at = Math.ceil((startMs + WARM_MS) / SCRAPE_MS) * SCRAPE_MS;
   round(Number.NEGATIVE_INFINITY, at);
@@ -185,8 +193,10 @@ async function measureInProcess(size: number): Promise<Row> {
     times.push(performance.now() - start);
     steadyBlockMs = Math.max(steadyBlockMs, longestMs);
   }
+  clearInterval(rssSampler);
   (globalThis as { gc?: () => void }).gc?.();
   const memoryUsage = process.memoryUsage();
+  peakRss = Math.max(peakRss, memoryUsage.rss);
   const stats = history.stats();
   return {
     queues: size,
@@ -199,6 +209,8 @@ async function measureInProcess(size: number): Promise<Row> {
     steadyBlockMs,
     heapMiB: mib(memoryUsage.heapUsed),
     rssMiB: mib(memoryUsage.rss),
+    bytesPerSample: stats.bytes / stats.samples,
+    peakRssMiB: mib(peakRss),
   };
 }
 
@@ -274,14 +286,14 @@ async function main(): Promise<void> {
     }
   }
   console.log(
-    '| queues | series | samples | first evaluation | steady evaluation | per queue | scrape round (appends) | event loop held, first / steady (max) | heap | RSS | Prometheus, same expressions | steady ÷ Prometheus |',
+    '| queues | series | samples | history, bytes per sample | first evaluation | steady evaluation | per queue | scrape round (appends) | event loop held, first / steady (max) | heap | RSS (peak) | Prometheus, same expressions | steady ÷ Prometheus |',
   );
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const prom = r.prometheusMs === undefined ? 'n/a' : `${r.prometheusMs.toFixed(0)} ms (${r.expressions} queries)`;
     const ratio = r.prometheusMs === undefined ? 'n/a' : (r.evaluationMs / r.prometheusMs).toFixed(2);
     console.log(
-      `| ${r.queues} | ${r.series} | ${r.samples} | ${r.coldMs.toFixed(0)} ms | ${r.evaluationMs.toFixed(0)} ms | ${(r.evaluationMs / r.queues).toFixed(2)} ms | ${r.appendMs.toFixed(0)} ms | ${r.coldBlockMs.toFixed(0)} / ${r.steadyBlockMs.toFixed(0)} ms | ${r.heapMiB.toFixed(0)} MiB | ${r.rssMiB.toFixed(0)} MiB | ${prom} | ${ratio} |`,
+      `| ${r.queues} | ${r.series} | ${r.samples} | ${r.bytesPerSample.toFixed(1)} | ${r.coldMs.toFixed(0)} ms | ${r.evaluationMs.toFixed(0)} ms | ${(r.evaluationMs / r.queues).toFixed(2)} ms | ${r.appendMs.toFixed(0)} ms | ${r.coldBlockMs.toFixed(0)} / ${r.steadyBlockMs.toFixed(0)} ms | ${r.heapMiB.toFixed(0)} MiB | ${r.rssMiB.toFixed(0)} MiB (${r.peakRssMiB.toFixed(0)} MiB) | ${prom} | ${ratio} |`,
     );
   }
   const verdict = (met: boolean): string => (met ? 'met' : 'missed');
@@ -290,7 +302,7 @@ async function main(): Promise<void> {
     const perQueue = thousand.evaluationMs / thousand.queues;
     const coreShare = (thousand.evaluationMs + thousand.appendMs) / SCRAPE_MS;
     console.log(
-      `\nGoals (1,000 queues, steady state): ≤ ${GOALS.msPerQueue} ms per queue per evaluation: ${verdict(perQueue <= GOALS.msPerQueue)} (${perQueue.toFixed(2)} ms); evaluations and scrape-round appends every 15 s within ${GOALS.coreShare * 100}% of a core: ${verdict(coreShare <= GOALS.coreShare)} (${(coreShare * 100).toFixed(1)}%; parsing the pages is in bench:parser); RSS ≤ ${GOALS.rssMiB} MiB: ${verdict(thousand.rssMiB <= GOALS.rssMiB)} (${thousand.rssMiB.toFixed(0)} MiB)`,
+      `\nGoals (1,000 queues, steady state): ≤ ${GOALS.msPerQueue} ms per queue per evaluation: ${verdict(perQueue <= GOALS.msPerQueue)} (${perQueue.toFixed(2)} ms); evaluations and scrape-round appends every 15 s within ${GOALS.coreShare * 100}% of a core: ${verdict(coreShare <= GOALS.coreShare)} (${(coreShare * 100).toFixed(1)}%; parsing the pages is in bench:parser); peak RSS ≤ ${GOALS.rssMiB} MiB: ${verdict(thousand.peakRssMiB <= GOALS.rssMiB)} (${thousand.peakRssMiB.toFixed(0)} MiB; ${thousand.rssMiB.toFixed(0)} MiB at the end)`,
     );
   }
   for (const r of rows) {

@@ -335,8 +335,8 @@ export interface RangeResult {
 /**
  * `fn(metric[windowMs])` at `atMs` over the series a store selected for `[atMs - windowMs, atMs]`
  * (in storage order): one sample per series, labels as given (no `__name__`); series with too few
- * points are listed in `insufficient` (Prometheus drops them from the result). The points are only
- * read, so they may be views into the store.
+ * points are listed in `insufficient` (Prometheus drops them from the result). Each series' points are read
+ * before the next series is taken and never kept, so a store may hand them out in reused arrays.
  */
 export function rangeOverSeries(
   fn: RangeFunctionName,

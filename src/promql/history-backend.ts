@@ -6,7 +6,7 @@
  * The evaluation shares the event loop: between two expressions it yields once a slice (`sliceMs`) is used up,
  * so a server on the same loop stays responsive while many queues are evaluated, and it stops at the next
  * expression once the call's signal is aborted. What is kept across a yield is computed vectors only (the
- * per-time memo), never views into the history's buffers, which appends may move.
+ * per-time memo), never samples read out of the history: a selection is read one series at a time.
  */
 
 import type { ChangeReader } from '../store/change-watermarks.js';
@@ -64,7 +64,7 @@ export function historyStore(history: History): ListableSeriesStore {
   return {
     instant: (metric, matchers, atMs) => history.instant(metric, matchers, atMs),
     changes: () => history.changes(),
-    select: (metric, matchers, startMs, endMs) => history.select({ metric, matchers }, startMs, endMs),
+    select: (metric, matchers, startMs, endMs) => history.selectWindows({ metric, matchers }, startMs, endMs),
     seriesLabels: (metric, fromMs, toMs) => history.seriesLabels(metric, fromMs, toMs),
   };
 }

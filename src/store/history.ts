@@ -70,6 +70,7 @@ import {
   selectorOf,
   selectSeries,
   seriesView,
+  WindowPoints,
 } from './series-selection.js';
 import { StringTable } from './string-table.js';
 import { applyTargetLabels } from './target-labels.js';
@@ -391,6 +392,14 @@ export class History {
    */
   select(selector: SeriesSelector, startMs = Number.NEGATIVE_INFINITY, endMs = Number.POSITIVE_INFINITY): SeriesView[] {
     return this.#selectRecs(selector).map((rec) => seriesView(rec, startMs, endMs));
+  }
+
+  /**
+   * What `select` gives, as the evaluator reads it: labels and samples of one series at a time, in arrays reused
+   * from one series to the next (valid until the iteration moves on), so a selection allocates no arrays per series.
+   */
+  selectWindows(selector: SeriesSelector, startMs: number, endMs: number): WindowPoints {
+    return new WindowPoints(this.#selectRecs(selector), startMs, endMs);
   }
 
   /**

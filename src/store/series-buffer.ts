@@ -1,15 +1,31 @@
 /**
- * The samples of one series: a bounded, time-ordered buffer in one typed array.
+ * The samples of one series: a bounded, time-ordered buffer, packed (packed-blocks.ts) in one typed array.
  *
- * Invariants: `data` holds `cap` times followed by `cap` values; live samples are indexes
- * `[start, end)` of both halves, strictly increasing in time, and contiguous (the buffer slides:
- * when it is full, the live part moves to the front or the array grows), so a time window is two
- * `subarray` views and costs no copy. Stale markers (Prometheus's "this series vanished" points)
- * are kept apart in `staleAt`, ascending, never at the time of a sample.
+ * Invariants: samples are numbered in order of arrival; live samples are numbers `[start, end)`, strictly
+ * increasing in time. They sit in blocks of `BLOCK_SAMPLES` (every block full but the last), laid out back to
+ * back in `#words` from `#blockAt[0]`; block `b` holds numbers `#first + b * BLOCK_SAMPLES` on. Samples before
+ * `start` in the first block are expired and go with their block. Stale markers (Prometheus's "this series
+ * vanished" points) are kept apart in `staleAt`, ascending, never at the time of a sample.
  *
- * Limits (shared by all buffers of a history): at most `maxSamples` samples (the oldest is
- * dropped), and samples older than the newest point minus `retentionMs` are dropped at each append.
+ * Limits (shared by all buffers of a history): at most `maxSamples` samples (the oldest is dropped), and samples
+ * older than the newest point minus `retentionMs` are dropped at each append.
+ *
+ * Reading: `time(i)` and `value(i)` cost O(1); `read` copies a run of samples into arrays the caller owns, and
+ * `views` returns copies (the packed samples cannot be viewed in place).
  */
+import {
+  appendToBlock,
+  BLOCK_SAMPLES,
+  blockCount,
+  blockSize,
+  blockTime,
+  blockValue,
+  blockWords,
+  RAW,
+  readBlock,
+  startBlock,
+  wordsAfterAppend,
+} from './packed-blocks.js';
 
 export const AppendOutcome = {
   Appended: 0,
@@ -27,20 +43,31 @@ export interface BufferLimits {
   readonly retentionMs: number;
 }
 
-const INITIAL_CAPACITY = 8;
+/** Words a new buffer starts with: a block header and a few packed samples. */
+const INITIAL_WORDS = 16;
+/** Words one sample can take in a new block (raw time and value). */
+const NEW_BLOCK_WORDS = blockWords(1, RAW, RAW);
+const BLOCK_SHIFT = Math.log2(BLOCK_SAMPLES);
+const IN_BLOCK = BLOCK_SAMPLES - 1;
 
 export class SeriesBuffer {
-  #data: Float64Array;
-  #cap: number;
+  #words: Uint32Array;
+  /** Word offsets of the blocks, oldest first. */
+  #blockAt: number[] = [];
+  /** Number of the first sample of the first block. */
+  #first = 0;
+  /** Words in use, from 0 (the first block starts at `#blockAt[0]`). */
+  #used = 0;
   start = 0;
   end = 0;
   staleAt: number[] | undefined;
   readonly #limits: BufferLimits;
 
-  constructor(limits: BufferLimits, initialCapacity = INITIAL_CAPACITY) {
+  /** `initialSamples`: how many samples to make room for at once (a series restored or replayed whole). */
+  constructor(limits: BufferLimits, initialSamples = 0) {
     this.#limits = limits;
-    this.#cap = Math.max(2, Math.min(initialCapacity, limits.maxSamples + 1));
-    this.#data = new Float64Array(2 * this.#cap);
+    const samples = Math.min(initialSamples, limits.maxSamples);
+    this.#words = new Uint32Array(Math.max(INITIAL_WORDS, Math.ceil(samples / 2) + NEW_BLOCK_WORDS));
   }
 
   get length(): number {
@@ -49,18 +76,38 @@ export class SeriesBuffer {
 
   /** Time of sample `i` (start ≤ i < end). */
   time(i: number): number {
-    return this.#data[i] as number;
+    const k = i - this.#first;
+    return blockTime(this.#words, this.#blockAt[k >>> BLOCK_SHIFT] as number, k & IN_BLOCK);
   }
 
   /** Value of sample `i` (start ≤ i < end). */
   value(i: number): number {
-    return this.#data[this.#cap + i] as number;
+    const k = i - this.#first;
+    return blockValue(this.#words, this.#blockAt[k >>> BLOCK_SHIFT] as number, k & IN_BLOCK);
   }
 
-  /** Views of the times and values of samples `[i, j)`; valid until the next append. */
+  /** Copies the times and values of samples `[i, j)` into `t` and `v` from index `out`. */
+  read(i: number, j: number, t: Float64Array, v: Float64Array, out = 0): void {
+    let k = i - this.#first;
+    const stop = j - this.#first;
+    let o = out;
+    while (k < stop) {
+      const b = k >>> BLOCK_SHIFT;
+      const from = k & IN_BLOCK;
+      const to = Math.min(BLOCK_SAMPLES, stop - (b << BLOCK_SHIFT));
+      readBlock(this.#words, this.#blockAt[b] as number, from, to, t, v, o);
+      o += to - from;
+      k += to - from;
+    }
+  }
+
+  /** The times and values of samples `[i, j)`, copied. */
   views(i: number, j: number): { t: Float64Array; v: Float64Array } {
-    const k = Math.max(i, j);
-    return { t: this.#data.subarray(i, k), v: this.#data.subarray(this.#cap + i, this.#cap + k) };
+    const n = Math.max(0, j - i);
+    const t = new Float64Array(n);
+    const v = new Float64Array(n);
+    if (n > 0) this.read(i, j, t, v);
+    return { t, v };
   }
 
   /** Time of the newest sample or stale marker, or -Infinity. */
@@ -91,10 +138,23 @@ export class SeriesBuffer {
     const s = this.staleAt;
     if (s !== undefined && s.length > 0 && time <= (s[s.length - 1] as number)) return AppendOutcome.OutOfOrder;
     this.expire(time);
-    if (this.end - this.start >= this.#limits.maxSamples) this.start++;
-    if (this.end === this.#cap) this.#makeRoom();
-    this.#data[this.end] = time;
-    this.#data[this.#cap + this.end] = value;
+    if (this.end - this.start >= this.#limits.maxSamples) this.#dropTo(this.start + 1);
+    const blocks = this.#blockAt;
+    const open = blocks.length === 0 ? -1 : (blocks[blocks.length - 1] as number);
+    if (open < 0 || blockCount(this.#words, open) === BLOCK_SAMPLES) {
+      this.#reserve(NEW_BLOCK_WORDS);
+      const at = this.#used;
+      if (blocks.length === 0) this.#first = this.end;
+      startBlock(this.#words, at, time, value);
+      blocks.push(at);
+      this.#used = at + blockSize(this.#words, at);
+    } else {
+      const need = wordsAfterAppend(this.#words, open, time, value);
+      this.#reserve(need - (this.#used - open));
+      const h = blocks[blocks.length - 1] as number;
+      appendToBlock(this.#words, h, time, value);
+      this.#used = h + need;
+    }
     this.end++;
     return AppendOutcome.Appended;
   }
@@ -114,11 +174,7 @@ export class SeriesBuffer {
     if (!(cutoff > Number.NEGATIVE_INFINITY)) return;
     let start = this.start;
     while (start < this.end && this.time(start) < cutoff) start++;
-    this.start = start;
-    if (start === this.end) {
-      this.start = 0;
-      this.end = 0;
-    }
+    this.#dropTo(start);
     const s = this.staleAt;
     if (s !== undefined && s.length > 0 && (s[0] as number) < cutoff) {
       let k = 0;
@@ -127,55 +183,83 @@ export class SeriesBuffer {
     }
   }
 
+  /** Makes `start` the first live sample: blocks wholly before it go; with nothing left, the buffer restarts. */
+  #dropTo(start: number): void {
+    this.start = start;
+    if (start === this.end) {
+      this.start = 0;
+      this.end = 0;
+      this.#first = 0;
+      this.#blockAt.length = 0;
+      this.#used = 0;
+      return;
+    }
+    const blocks = this.#blockAt;
+    let drop = 0;
+    while (drop < blocks.length - 1 && start - this.#first >= (drop + 1) * BLOCK_SAMPLES) drop++;
+    if (drop > 0) {
+      blocks.splice(0, drop);
+      this.#first += drop * BLOCK_SAMPLES;
+    }
+  }
+
   /** True when no sample is left (a stale marker alone says nothing a lookup could return). */
   isEmpty(): boolean {
     return this.end === this.start;
   }
 
-  #makeRoom(): void {
-    const live = this.end - this.start;
-    const cap = this.#cap;
-    const data = this.#data;
-    if (this.start > 0 && live <= cap * 0.75) {
-      data.copyWithin(0, this.start, this.end);
-      data.copyWithin(cap, cap + this.start, cap + this.end);
+  /**
+   * Makes `extra` words free after the last block: moves the blocks to the front when that frees enough and the
+   * array stays at most three quarters full, grows the array by a quarter (or to fit) otherwise.
+   */
+  #reserve(extra: number): void {
+    const words = this.#words;
+    if (this.#used + extra <= words.length) return;
+    const from = this.#blockAt[0] ?? this.#used;
+    const live = this.#used - from;
+    let target = words;
+    if (from === 0 || live + extra > words.length * 0.75) {
+      target = new Uint32Array(Math.max(live + extra, Math.ceil(words.length * 1.25) + 4));
+      target.set(words.subarray(from, this.#used), 0);
+      this.#words = target;
     } else {
-      const max = this.#limits.maxSamples;
-      const limit = max + Math.max(8, Math.ceil(max / 4));
-      // Grow by 4: series of one scrape grow in lockstep, so fewer, larger steps mean fewer
-      // moments when every series reallocates at once.
-      const next = Math.max(live + 1, Math.min(cap * 4, limit));
-      const grown = new Float64Array(2 * next);
-      grown.set(data.subarray(this.start, this.end), 0);
-      grown.set(data.subarray(cap + this.start, cap + this.end), next);
-      this.#data = grown;
-      this.#cap = next;
+      words.copyWithin(0, from, this.#used);
     }
-    this.start = 0;
-    this.end = live;
+    const blocks = this.#blockAt;
+    for (let b = 0; b < blocks.length; b++) blocks[b] = (blocks[b] as number) - from;
+    this.#used = live;
   }
 
-  /** Index of the first sample with time >= `time`. */
+  /** Number of the first sample with time >= `time`. */
   lowerBound(time: number): number {
     let lo = this.start;
     let hi = this.end;
-    const data = this.#data;
+    if (lo === hi || this.time(lo) >= time) return lo;
+    if (this.time(hi - 1) < time) return hi;
+    // time(lo) < time <= time(hi - 1)
+    lo++;
+    hi--;
     while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((data[mid] as number) < time) lo = mid + 1;
+      const mid = Math.floor((lo + hi) / 2);
+      if (this.time(mid) < time) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  /** Index after the last sample with time <= `time`. */
+  /** Number after the last sample with time <= `time`. */
   upperBound(time: number): number {
     let lo = this.start;
     let hi = this.end;
-    const data = this.#data;
+    // The common case first: a window that ends at or after the newest sample.
+    if (lo === hi || this.time(hi - 1) <= time) return hi;
+    if (this.time(lo) > time) return lo;
+    // time(lo) <= time < time(hi - 1)
+    lo++;
+    hi--;
     while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((data[mid] as number) <= time) lo = mid + 1;
+      const mid = Math.floor((lo + hi) / 2);
+      if (this.time(mid) <= time) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -192,8 +276,8 @@ export class SeriesBuffer {
     return Number.NEGATIVE_INFINITY;
   }
 
-  /** Bytes held by the samples array and stale markers. */
+  /** Bytes held by the packed samples and stale markers. */
   bytes(): number {
-    return this.#data.byteLength + (this.staleAt?.length ?? 0) * 8;
+    return this.#words.byteLength + (this.#blockAt.length + (this.staleAt?.length ?? 0)) * 8;
   }
 }

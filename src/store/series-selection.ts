@@ -9,7 +9,8 @@
  *   that order; series of several targets are merged into it.
  * - Forgotten series are never returned (a name list is compacted when read).
  * - `seriesView` gives the samples in `[startMs, endMs]`, both ends included, stale markers
- *   excluded, as views into the store: valid until the next append.
+ *   excluded, as copies. `WindowPoints` gives the same one series at a time in arrays it reuses: what the
+ *   evaluator reads, without an allocation per series.
  * - `instantSample` is a PromQL instant selector on one series: the newest sample in
  *   `[atMs - lookbackDeltaMs, atMs]` unless a newer stale marker hides it; labels include `__name__`.
  */
@@ -110,11 +111,51 @@ export class MergedNameLists {
   }
 }
 
-/** The samples of `rec` in `[startMs, endMs]`, as views into its buffer. */
+/** The samples of `rec` in `[startMs, endMs]`, copied out of its buffer. */
 export function seriesView(rec: SeriesRecord, startMs: number, endMs: number): SeriesView {
   const b = rec.buf;
   const { t, v } = b.views(b.lowerBound(startMs), b.upperBound(endMs));
   return { target: rec.target.id, name: rec.name, labels: rec.labels, t, v };
+}
+
+/** A series' labels and its samples in a window, as `WindowPoints` hands them out. */
+export interface WindowSeries {
+  readonly labels: Labels;
+  readonly t: Float64Array;
+  readonly v: Float64Array;
+}
+
+/**
+ * The samples of each of `recs` in `[startMs, endMs]` (both ends included, stale markers excluded), one series at
+ * a time: each item, and the arrays it holds, are valid only until the iteration moves on (they are reused, one
+ * pair of arrays per window length). Iterable once.
+ */
+export class WindowPoints implements Iterable<WindowSeries> {
+  readonly #recs: readonly SeriesRecord[];
+  readonly #startMs: number;
+  readonly #endMs: number;
+
+  constructor(recs: readonly SeriesRecord[], startMs: number, endMs: number) {
+    this.#recs = recs;
+    this.#startMs = startMs;
+    this.#endMs = endMs;
+  }
+
+  *[Symbol.iterator](): Iterator<WindowSeries> {
+    const arrays = new Map<number, { t: Float64Array; v: Float64Array }>();
+    for (const rec of this.#recs) {
+      const b = rec.buf;
+      const i = b.lowerBound(this.#startMs);
+      const j = Math.max(i, b.upperBound(this.#endMs));
+      let pair = arrays.get(j - i);
+      if (pair === undefined) {
+        pair = { t: new Float64Array(j - i), v: new Float64Array(j - i) };
+        arrays.set(j - i, pair);
+      }
+      b.read(i, j, pair.t, pair.v);
+      yield { labels: rec.labels, t: pair.t, v: pair.v };
+    }
+  }
 }
 
 /** The instant selector's sample of `rec` at `atMs`, `undefined` when there is none. */

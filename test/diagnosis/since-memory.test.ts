@@ -32,7 +32,9 @@ const sinceOf = (report: Report) =>
   report.queues.flatMap((q) => q.findings.map((f) => `${q.queue.name ?? '-'} ${f.rule} ${f.since}`)).sort();
 
 describe('since carried across evaluations', () => {
-  it('gives the since a fresh trace gives, with fewer evaluations, and forgets findings that stop', async () => {
+  it('gives the since a fresh trace gives, with fewer evaluations, and forgets findings that stop', {
+    timeout: 120_000,
+  }, async () => {
     const run = await runVirtual('mixed', { seed: 3, durationMs: 50 * MINUTE });
     const source = recordingSourceFromText(run.recording.text(), 'mixed.om');
     const range = source.dataRange()!;
