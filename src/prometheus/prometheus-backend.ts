@@ -19,7 +19,7 @@ import { labelValue, makeLabels } from '../exposition/labels.js';
 import { LABEL } from '../metrics/names.js';
 import type { DiagnosisBackend } from '../promql/backend.js';
 import { type Expr, type LabelMatcher, selector as selectorExpr } from '../promql/expr.js';
-import { renderPromQL } from '../promql/render.js';
+import { type QueryDialect, renderPromQL } from '../promql/render.js';
 import type { InstantVector, Labels, VectorSample } from '../promql/vector.js';
 import type { PrometheusClient } from './prometheus-api.js';
 
@@ -28,6 +28,8 @@ export type PrometheusBackendOptions = {
   readonly targetName: string;
   /** Matchers added to every selector; see the module contract. None by default. */
   readonly selector?: readonly LabelMatcher[];
+  /** The server's query language; `promql` by default. */
+  readonly dialect?: QueryDialect;
 };
 
 /**
@@ -53,7 +55,7 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
       : labels;
   return {
     async evaluate(expr: Expr, timesMs: readonly number[], signal?: AbortSignal): Promise<InstantVector[]> {
-      const query = renderPromQL(expr, { extraMatchers });
+      const query = renderPromQL(expr, { extraMatchers, dialect: options.dialect ?? 'promql' });
       const first = timesMs[0];
       const last = timesMs[timesMs.length - 1];
       if (first === undefined || last === undefined) return [];
