@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose } from '../../src/diagnosis/engine.js';
 import type { Report } from '../../src/diagnosis/report.js';
+import { createPrometheusClient } from '../../src/prometheus/prometheus-api.js';
+import { detectDialect } from '../../src/prometheus/prometheus-backend.js';
 import { createPrometheusSource } from '../../src/sources/prometheus-source.js';
 import { byQueue, RUNS, runTarget, writeRecordings } from '../support/parity-runs.js';
 import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
@@ -49,11 +51,8 @@ function via(server: 'prometheus' | 'victoria-metrics', atMs: number): Promise<R
   let report = reports.get(key);
   if (report === undefined) {
     const url = server === 'prometheus' ? prom!.url : vm!.url;
-    const source = createPrometheusSource(
-      { url, timeoutMs: 60_000 },
-      [],
-      server === 'prometheus' ? 'promql' : 'metricsql',
-    );
+    // The engine detected (`auto`), as the service does by default.
+    const source = createPrometheusSource({ url, timeoutMs: 60_000 });
     report = diagnose(source.backend, { atMs, runbookBaseUrl: RUNBOOKS });
     reports.set(key, report);
   }
@@ -74,6 +73,14 @@ function relativeDifference(a: number, b: number): number {
   if (!Number.isFinite(a) || !Number.isFinite(b)) return Number.POSITIVE_INFINITY;
   return Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b));
 }
+
+describe('the engine', () => {
+  it('is detected: MetricsQL on VictoriaMetrics, PromQL on Prometheus', async () => {
+    const dialect = (url: string) => detectDialect(createPrometheusClient({ url, timeoutMs: 30_000 }));
+    expect(await dialect(vm!.url)).toBe('metricsql');
+    expect(await dialect(prom!.url)).toBe('promql');
+  });
+});
 
 describe('diagnose --prometheus-url on Prometheus and on VictoriaMetrics agree', () => {
   // As parity.test.ts: the end of the recordings, and a time off the scrape grid seven minutes earlier.
