@@ -13,6 +13,8 @@ fi
 need=()
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 command -v prometheus-alertmanager >/dev/null 2>&1 || need+=(prometheus-alertmanager)
+# Single-node VictoriaMetrics (binary victoria-metrics), the second engine of Prometheus mode's parity test.
+command -v victoria-metrics >/dev/null 2>&1 || need+=(victoria-metrics)
 # Debian's Chromium, driven headless by the page's browser test (test/server/page-browser.test.ts).
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then

@@ -47,6 +47,7 @@ type DiagnoseFlags = {
   recording?: string;
   target?: string[];
   prometheusUrl?: string;
+  prometheusEngine?: string;
   at?: string;
   window: string;
   scrapeInterval?: string;
@@ -84,7 +85,14 @@ export function registerDiagnoseCommand(program: Command): void {
     )
     .option('--recording <file>', 'a recording (OpenMetrics with timestamps), e.g. from `simulate` or `--record`')
     .option('--target <url...>', 'live /metrics URLs to scrape for --window')
-    .option('--prometheus-url <url>', 'a Prometheus-compatible API (Prometheus, Thanos, Mimir, Cortex)')
+    .option(
+      '--prometheus-url <url>',
+      'a Prometheus-compatible API (Prometheus, Thanos, Mimir, Cortex, VictoriaMetrics)',
+    )
+    .option(
+      '--prometheus-engine <engine>',
+      'its query engine: prometheus, victoriametrics or auto (ask it; the default)',
+    )
     .option(
       '--at <time>',
       'evaluation time, RFC 3339 or unix seconds, within the recording (default: end of the recording, or now)',
@@ -207,8 +215,9 @@ async function openSource(
     return recordingSourceFromText(text, flags.recording);
   }
   if (config.source.kind === 'prometheus') {
-    const clientOptions = await asUsage(() => prometheusClientOptions(config, config.source as PrometheusSource));
-    return usage(() => prometheusSourceFor(config, clientOptions));
+    const source = config.source as PrometheusSource;
+    const clientOptions = await asUsage(() => prometheusClientOptions(config, source));
+    return usage(() => prometheusSourceFor(config, clientOptions, source.engine));
   }
   const windowMs = flagValue('--window', () => parseDuration(flags.window));
   const intervalMs = config.scrape.intervalMs;

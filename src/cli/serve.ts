@@ -96,6 +96,10 @@ export function registerServeCommand(program: Command): void {
     )
     .option('--prometheus-url <url>', 'Prometheus mode: a Prometheus-compatible API to query [WQD_PROMETHEUS_URL]')
     .option(
+      '--prometheus-engine <engine>',
+      "Prometheus mode: the API's query engine, prometheus, victoriametrics or auto (ask it; the default) [WQD_PROMETHEUS_ENGINE]",
+    )
+    .option(
       '--prometheus-timeout <duration>',
       `Prometheus request timeout (default ${DEFAULT_PROMETHEUS_TIMEOUT}) [WQD_PROMETHEUS_TIMEOUT]`,
     )

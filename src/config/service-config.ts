@@ -25,6 +25,7 @@
 import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { identityLabels } from '../diagnosis/identity.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
+import type { PrometheusEngine } from '../prometheus/prometheus-backend.js';
 import type { LabelMatcher } from '../promql/expr.js';
 import type { QueryScope } from '../promql/query-scope.js';
 import { DEFAULT_SCRAPE_SETTINGS, defaultHeldSeriesLimit, type ScrapeSettings } from '../scrape/scrape-settings.js';
@@ -66,6 +67,8 @@ export type SourceConfig =
       readonly url: string;
       readonly timeoutMs: number;
       readonly headers: Readonly<Record<string, string>>;
+      /** The server's query engine; `auto` detects it. */
+      readonly engine: PrometheusEngine;
       readonly basicAuth?: { readonly username: string; readonly passwordFile: string };
     }
   | { readonly kind: 'demo'; readonly scenario: string };
@@ -313,6 +316,7 @@ function resolveSource(
         url,
         timeoutMs,
         headers: get<Record<string, string>>('prometheus.headers') ?? {},
+        engine: get<PrometheusEngine>('prometheus.engine') ?? 'auto',
         ...(username !== undefined && passwordFile !== undefined ? { basicAuth: { username, passwordFile } } : {}),
       };
     }

@@ -74,6 +74,14 @@ export const SETTINGS: readonly Setting[] = [
     sources: PROMETHEUS,
   },
   { key: 'prometheus.headers', kind: 'headers', flag: 'header', sources: PROMETHEUS },
+  // PromQL or MetricsQL (VictoriaMetrics); `auto` asks the server (prometheus-backend.ts).
+  {
+    key: 'prometheus.engine',
+    kind: 'prometheusEngine',
+    flag: 'prometheusEngine',
+    env: 'WQD_PROMETHEUS_ENGINE',
+    sources: PROMETHEUS,
+  },
   {
     key: 'prometheus.basicAuth.username',
     kind: 'string',

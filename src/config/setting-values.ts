@@ -9,6 +9,8 @@
  * message starts with `where` (e.g. `--scrape-interval: invalid duration "5x" ...`). Strings are
  * trimmed; an empty string is an error, an empty list item is dropped.
  */
+
+import { PROMETHEUS_ENGINES } from '../prometheus/prometheus-backend.js';
 import { parseSelector, SelectorError } from '../promql/selector.js';
 import { ParseError, parseDuration } from '../util/duration.js';
 import { parseMemoryQuantity } from '../util/memory-quantity.js';
@@ -32,6 +34,7 @@ export type SettingKind =
   | 'logLevel'
   | 'headers'
   | 'scheme'
+  | 'prometheusEngine'
   | 'selector'
   | 'labelName'
   | 'memory';
@@ -83,6 +86,15 @@ export function parseSettingValue(kind: SettingKind, raw: unknown, where: string
         throw new ConfigError(`${where}: invalid scheme ${JSON.stringify(scheme)}; expected http or https`);
       }
       return scheme;
+    }
+    case 'prometheusEngine': {
+      const engine = nonEmptyString(raw, where);
+      if (!(PROMETHEUS_ENGINES as readonly string[]).includes(engine)) {
+        throw new ConfigError(
+          `${where}: invalid engine ${JSON.stringify(engine)}; expected one of ${PROMETHEUS_ENGINES.join(', ')}`,
+        );
+      }
+      return engine;
     }
     case 'headers':
       return parseHeaders(raw, where);

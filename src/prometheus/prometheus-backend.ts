@@ -14,21 +14,62 @@
  * Contract (fleet selector): the `selector` matchers (the configuration's `selector:`) are added to every raw
  * selector of every query and to every series lookup, as the generated rules add them (`renderPromQL`'s
  * `extraMatchers`): the diagnoses see only the selected series.
+ *
+ * Contract (engine): queries are written in PromQL for Prometheus and the servers that run its engine (Thanos,
+ * Mimir, Cortex), in MetricsQL for VictoriaMetrics (`renderPromQL`'s `dialect`: the few expressions whose meaning
+ * differs are written so that the verdicts agree). `auto` (the default) asks the server once, before the first
+ * query: see `detectDialect`.
  */
 import { labelValue, makeLabels } from '../exposition/labels.js';
-import { LABEL } from '../metrics/names.js';
+import { LABEL, WORKQUEUE } from '../metrics/names.js';
 import type { DiagnosisBackend } from '../promql/backend.js';
 import { type Expr, type LabelMatcher, selector as selectorExpr } from '../promql/expr.js';
-import { renderPromQL } from '../promql/render.js';
+import { type QueryDialect, renderPromQL } from '../promql/render.js';
 import type { InstantVector, Labels, VectorSample } from '../promql/vector.js';
-import type { PrometheusClient } from './prometheus-api.js';
+import { PrometheusApiError, type PrometheusClient } from './prometheus-api.js';
 
 export type PrometheusBackendOptions = {
   /** The `instance` given to label sets without `job` and `instance`; see the module contract. */
   readonly targetName: string;
   /** Matchers added to every selector; see the module contract. None by default. */
   readonly selector?: readonly LabelMatcher[];
+  /** The server's engine; `auto` by default (see the module contract). */
+  readonly engine?: PrometheusEngine;
 };
+
+export const PROMETHEUS_ENGINES = ['auto', 'prometheus', 'victoriametrics'] as const;
+/** Which query engine the server runs: `auto` detects it (`detectDialect`). */
+export type PrometheusEngine = (typeof PROMETHEUS_ENGINES)[number];
+
+/**
+ * The query language the server evaluates, from two instant queries: one only MetricsQL has a function for
+ * (`tfirst_over_time`, which the MetricsQL rendering of `rate` reads) and one no language has. VictoriaMetrics
+ * answers the first and refuses the second; Prometheus, Thanos, Mimir and Cortex refuse the first. A server
+ * that answers both (a stub, a proxy answering anything) or refuses both is taken as PromQL. The build info does
+ * not tell: VictoriaMetrics 1.79 answers it empty, later releases answer a Prometheus version. A request that
+ * does not complete (timeout, connection) rejects, so the next evaluation asks again.
+ */
+export async function detectDialect(client: PrometheusClient, signal?: AbortSignal): Promise<QueryDialect> {
+  const answers = async (query: string): Promise<boolean> => {
+    try {
+      await client.query(query, undefined, { signal });
+      return true;
+    } catch (error) {
+      if (error instanceof PrometheusApiError && error.kind !== 'transport') return false;
+      throw error;
+    }
+  };
+  const probe = (fn: string): string => `${fn}(${WORKQUEUE.depth}[1m])`;
+  const [metricsql, nonsense] = await Promise.all([
+    answers(probe('tfirst_over_time')),
+    answers(probe('workqueue_doctor_no_such_function')),
+  ]);
+  return metricsql && !nonsense ? 'metricsql' : 'promql';
+}
+
+function engineDialect(engine: Exclude<PrometheusEngine, 'auto'>): QueryDialect {
+  return engine === 'victoriametrics' ? 'metricsql' : 'promql';
+}
 
 /**
  * The name of a Prometheus-compatible API as a target: its URL without credentials, query or fragment, and
@@ -47,13 +88,20 @@ export function prometheusTargetName(url: string): string {
 export function createPrometheusBackend(client: PrometheusClient, options: PrometheusBackendOptions): DiagnosisBackend {
   const fallback = options.targetName;
   const extraMatchers = options.selector ?? [];
+  const engine = options.engine ?? 'auto';
+  let detected: QueryDialect | undefined;
+  const dialect = async (signal?: AbortSignal): Promise<QueryDialect> => {
+    if (engine !== 'auto') return engineDialect(engine);
+    detected ??= await detectDialect(client, signal);
+    return detected;
+  };
   const named = (labels: Labels): Labels =>
     labelValue(labels, LABEL.job) === undefined && labelValue(labels, LABEL.instance) === undefined
       ? makeLabels([...Object.entries(labels), [LABEL.instance, fallback]])
       : labels;
   return {
     async evaluate(expr: Expr, timesMs: readonly number[], signal?: AbortSignal): Promise<InstantVector[]> {
-      const query = renderPromQL(expr, { extraMatchers });
+      const query = renderPromQL(expr, { extraMatchers, dialect: await dialect(signal) });
       const first = timesMs[0];
       const last = timesMs[timesMs.length - 1];
       if (first === undefined || last === undefined) return [];

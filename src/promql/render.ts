@@ -22,7 +22,14 @@ export type RenderOptions = {
    * rule writes it to. The text is an atom: it is never parenthesised.
    */
   readonly replace?: (expr: Expr) => string | undefined;
+  /**
+   * The query language of the server that evaluates the text: `promql` (the default: Prometheus, Thanos, Mimir,
+   * Cortex) or `metricsql` (VictoriaMetrics), where `rate` is written differently (`renderMetricsQLRate`).
+   */
+  readonly dialect?: QueryDialect;
 };
+
+export type QueryDialect = 'promql' | 'metricsql';
 
 export function renderPromQL(expr: Expr, options: RenderOptions = {}): string {
   return render(expr, options);
@@ -38,6 +45,8 @@ function render(expr: Expr, options: RenderOptions): string {
       const window = options.windowOverride ?? formatDuration(expr.windowMs);
       const inner = expr.metric + renderMatchers([...expr.matchers, ...(options.extraMatchers ?? [])]);
       const param = expr.param === undefined ? '' : `${formatNumber(expr.param)}, `;
+      if (expr.fn === 'rate' && options.dialect === 'metricsql' && options.windowOverride === undefined)
+        return renderMetricsQLRate(inner, expr.windowMs);
       return `${expr.fn}(${param}${inner}[${window}])`;
     }
     case 'aggregate':
@@ -57,6 +66,29 @@ function render(expr: Expr, options: RenderOptions): string {
       return `${lhs} ${expr.op}${renderMatching(expr.matching)} ${rhs}`;
     }
   }
+}
+
+/**
+ * `rate(sel[w])` for VictoriaMetrics, so its verdicts are Prometheus's where the two languages part: over a
+ * series younger than the window.
+ *
+ * Prometheus divides a window's (extrapolated) increase by the whole window, so a series that began inside it
+ * reads as if it had been flat before: the rate over the long window of a controller that started five minutes
+ * ago is a third of its rate, and a rule that reads the long window waits for it to fill (WorkqueueSaturated
+ * demands a quarter of an hour of load that way). MetricsQL's `rate` divides by the time its samples span, so
+ * the same series reads its full rate from its second sample: a rule on the long window fires a quarter of an
+ * hour early at every new pod (measured: WorkqueueSaturated since the first minute instead of the fourteenth).
+ *
+ * So the rate is scaled by the share of the window the series has existed, `(time() - first sample) / w`,
+ * capped at 1, the first sample looked for over twice the window: any series that existed before the window
+ * has a sample there (at any scrape interval up to the window), the factor is exactly 1 and the rate is
+ * MetricsQL's own. Inside the window it is within half a scrape interval of Prometheus's extrapolation.
+ */
+function renderMetricsQLRate(selectorText: string, windowMs: number): string {
+  const window = formatDuration(windowMs);
+  const lookback = formatDuration(2 * windowMs);
+  const seconds = formatNumber(windowMs / 1000);
+  return `(rate(${selectorText}[${window}]) * clamp_max((time() - tfirst_over_time(${selectorText}[${lookback}])) / ${seconds}, 1))`;
 }
 
 /** Binary operands are parenthesised unless they are atoms, so the tree's shape survives precedence rules. */

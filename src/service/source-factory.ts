@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/config-error.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { PrometheusClientOptions } from '../prometheus/prometheus-api.js';
+import type { PrometheusEngine } from '../prometheus/prometheus-backend.js';
 import { createPrometheusSource } from '../sources/prometheus-source.js';
 import { createScrapeSource, type ScrapeSource, type ScrapeSourceOptions } from '../sources/scrape-source.js';
 import type { MetricsSource } from '../sources/source.js';
@@ -56,12 +57,13 @@ export async function prometheusClientOptions(
   };
 }
 
-/** The Prometheus source of `config.source`, its queries restricted by the fleet selector. */
+/** The Prometheus source of `config.source`, its queries restricted by the fleet selector, in its engine's language. */
 export function prometheusSourceFor(
   config: Pick<ServiceConfig, 'scope'>,
   clientOptions: PrometheusClientOptions,
+  engine: PrometheusEngine = 'auto',
 ): MetricsSource {
-  return createPrometheusSource(clientOptions, config.scope.selector ?? []);
+  return createPrometheusSource(clientOptions, config.scope.selector ?? [], engine);
 }
 
 /** Reads a token or password file; an unreadable or empty file is a configuration error naming its key. */

@@ -97,7 +97,13 @@ describe('precedence: flags > environment > file', () => {
     const file = 'targets:\n  - http://10.0.0.1:8080/metrics\n';
     expect(resolve({ file }).source).toEqual({ kind: 'targets', urls: ['http://10.0.0.1:8080/metrics'] });
     const prom = resolve({ file, env: { WQD_PROMETHEUS_URL: 'http://prometheus:9090' } }).source;
-    expect(prom).toMatchObject({ kind: 'prometheus', url: 'http://prometheus:9090', timeoutMs: 30_000, headers: {} });
+    expect(prom).toMatchObject({
+      kind: 'prometheus',
+      url: 'http://prometheus:9090',
+      timeoutMs: 30_000,
+      headers: {},
+      engine: 'auto',
+    });
     const flags = resolve({
       file,
       env: { WQD_PROMETHEUS_URL: 'http://prometheus:9090' },
@@ -143,10 +149,21 @@ describe('precedence: flags > environment > file', () => {
       url: 'http://p:9090',
       timeoutMs: 5_000,
       headers: { 'X-Scope-OrgID': 'team-a' },
+      engine: 'auto',
       basicAuth: { username: 'u', passwordFile: '/pw' },
     });
     const flags = resolve({ flags: { prometheusUrl: 'http://p:9090', header: ['A: b', 'C:d'] } }).source;
     expect(flags).toMatchObject({ headers: { A: 'b', C: 'd' } });
+    const engines = [
+      resolve({ file: 'prometheus:\n  url: http://p:9090\n  engine: victoriametrics\n' }).source,
+      resolve({ env: { WQD_PROMETHEUS_URL: 'http://p:9090', WQD_PROMETHEUS_ENGINE: 'prometheus' } }).source,
+      resolve({ flags: { prometheusUrl: 'http://p:9090', prometheusEngine: 'victoriametrics' } }).source,
+    ];
+    expect(engines.map((s) => (s.kind === 'prometheus' ? s.engine : s.kind))).toEqual([
+      'victoriametrics',
+      'prometheus',
+      'victoriametrics',
+    ]);
   });
 
   it('ignores unknown WQD_ variables and empty ones (a Service named wqd injects WQD_PORT and friends)', () => {
@@ -183,6 +200,7 @@ describe('bad values are named with their key', () => {
     logLevel: { file: 'loud', env: 'verbose', flag: 'chatty' },
     headers: { file: 'x', flag: ['no colon'] },
     scheme: { file: 'ftp' },
+    prometheusEngine: { file: 'thanos', env: 'prom', flag: 'VictoriaMetrics' },
     selector: { file: 'job=', env: '{job="x"', flag: 'job' },
     labelName: { file: 'my-cluster' },
     memory: { file: '192 MB', env: 'lots', flag: '-1Gi' },

@@ -4,59 +4,26 @@
  * the same queues, the same findings with the same `since`, the same observations, and the same signal values
  * (those the observations read included).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose } from '../../src/diagnosis/engine.js';
-import type { QueueReport, Report } from '../../src/diagnosis/report.js';
-import { runVirtual, SCENARIO_NAMES, type SimulationParams } from '../../src/simulate/index.js';
+import type { Report } from '../../src/diagnosis/report.js';
 import { createPrometheusSource } from '../../src/sources/prometheus-source.js';
 import { openRecordingSource } from '../../src/sources/recording-source.js';
-import { capPriorities } from '../support/priority-cardinality-cap.js';
+import { byQueue, RUNS, runTarget, writeRecordings } from '../support/parity-runs.js';
 import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
 
-/** A run; `rewrite` turns its recording into what another queue would have exposed. */
-type Run = {
-  scenario: string;
-  instance: string;
-  params: Partial<SimulationParams>;
-  rewrite?: (recording: string, startSeconds: number) => string;
-};
-const RUNS: Run[] = [
-  ...SCENARIO_NAMES.map((scenario) => ({ scenario, instance: `${scenario}:8080`, params: { seed: 11 } })),
-  ...['backlog', 'persistent-failure', 'hot-loop-no-backoff', 'stuck-worker', 'requeue-after', 'transient-errors'].map(
-    (scenario) => ({
-      scenario,
-      instance: `${scenario}-component-base:8080`,
-      params: { seed: 12, flavor: 'component-base' as const },
-    }),
-  ),
-  // The priority queue past its cardinality cap (from the second minute): per-priority views end on both sides.
-  {
-    scenario: 'starved-backlog',
-    instance: 'starved-backlog-capped:8080',
-    params: { seed: 13, queue: 'priority' },
-    rewrite: (recording, startSeconds) => capPriorities(recording, startSeconds + 120),
-  },
-];
 const RUNBOOKS = 'https://runbooks.example/workqueue';
 
 let prom: PrometheusHandle;
 const work = mkdtempSync(join(tmpdir(), 'wqd-parity-'));
-const files = new Map<string, string>();
+let files: ReadonlyMap<string, string> = new Map();
 let endMs = 0;
 
 beforeAll(async () => {
-  for (const run of RUNS) {
-    const result = await runVirtual(run.scenario, run.params, { instance: run.instance });
-    const file = join(work, `${run.instance.replace(':', '_')}.om`);
-    const text = result.recording.text();
-    const startSeconds = Date.parse(result.truth.parameters.start) / 1000;
-    writeFileSync(file, run.rewrite === undefined ? text : run.rewrite(text, startSeconds));
-    files.set(run.instance, file);
-    endMs = Date.parse(result.truth.parameters.start) + (run.params.durationMs ?? 30 * 60_000);
-  }
+  ({ files, endMs } = await writeRecordings(work));
   prom = await startPrometheus({ storagePath: await importRecordings([...files.values()]) });
 }, 240_000);
 
@@ -87,10 +54,6 @@ function viaPrometheus(atMs: number): Promise<Report> {
   return report;
 }
 
-function byQueue(queues: readonly QueueReport[]): Map<string, QueueReport> {
-  return new Map(queues.map((q) => [`${q.queue.target}|${q.queue.name}|${q.queue.controller}`, q]));
-}
-
 function expectSameValue(a: number | null, b: number | null, where: string): void {
   if (a === null || b === null) {
     expect(a, where).toBe(b);
@@ -109,7 +72,7 @@ describe('diagnose --recording and --prometheus-url agree', () => {
     for (const atMs of times()) {
       const local = await inProcess(instance, atMs);
       const remote = await viaPrometheus(atMs);
-      const target = `workqueue-doctor-sim/${instance}`;
+      const target = runTarget(instance);
       const localQueues = byQueue(local.queues.filter((q) => q.queue.target === target));
       const remoteQueues = byQueue(remote.queues.filter((q) => q.queue.target === target));
       expect([...remoteQueues.keys()].sort(), `queues at ${atMs}`).toEqual([...localQueues.keys()].sort());

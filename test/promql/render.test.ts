@@ -43,6 +43,21 @@ describe('renderPromQL', () => {
     );
   });
 
+  it('writes rate for MetricsQL scaled by the share of the window the series has existed, and nothing else anew', () => {
+    const metricsql = (id: Parameters<typeof signal>[0]) =>
+      renderPromQL(signal(id).expr, { dialect: 'metricsql', extraMatchers: [eq('job', 'ctrl')] });
+    expect(metricsql('sustainedBusyWorkers')).toBe(
+      'sum without (priority) ((rate(workqueue_work_duration_seconds_sum{job="ctrl"}[15m]) * clamp_max((time() - tfirst_over_time(workqueue_work_duration_seconds_sum{job="ctrl"}[30m])) / 900, 1)))',
+    );
+    // Gauges, slopes and quantiles over time read the same in both languages.
+    for (const id of ['depth', 'depthSlope', 'depthMedian', 'depthMin', 'longestRunningMax'] as const)
+      expect(metricsql(id)).toBe(renderPromQL(signal(id).expr, { extraMatchers: [eq('job', 'ctrl')] }));
+    // A window replaced by a dashboard variable has no length to scale by: the rate stays as written.
+    expect(renderPromQL(signal('addRate').expr, { dialect: 'metricsql', windowOverride: '$__rate_interval' })).toBe(
+      'sum without (priority) (rate(workqueue_adds_total[$__rate_interval]))',
+    );
+  });
+
   it('formats durations as Prometheus does', () => {
     expect(formatDuration(300_000)).toBe('5m');
     expect(formatDuration(5_400_000)).toBe('1h30m');

@@ -22,6 +22,7 @@ const DEBIAN_PACKAGE: Readonly<Record<string, string>> = {
   promtool: 'prometheus',
   'prometheus-alertmanager': 'prometheus-alertmanager',
   amtool: 'prometheus-alertmanager',
+  'victoria-metrics': 'victoria-metrics',
 };
 
 /** Absolute path of `name` on PATH; throws "`name` not found: install Debian package … (apt-get install …)". */

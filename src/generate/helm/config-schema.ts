@@ -16,10 +16,12 @@
  * - What the loader checks across keys (one source of metrics, the scrape timeout below the interval, a duration's
  *   range) stays with the loader, which the service runs at start; the descriptions name the ranges.
  */
+
 import { flagName, SETTINGS, type Setting, type SourceKind } from '../../config/service-settings.js';
 import { LOG_LEVELS, type SettingKind } from '../../config/setting-values.js';
 import { RULES } from '../../diagnosis/catalog.js';
 import type { DiagnosisRule } from '../../diagnosis/rule.js';
+import { PROMETHEUS_ENGINES } from '../../prometheus/prometheus-backend.js';
 import type { JsonSchema } from './values-tree.js';
 
 /** A Prometheus duration: `<integer><unit>` parts from the largest unit to the smallest, or `0` (util/duration.ts). */
@@ -52,6 +54,10 @@ const KIND_SCHEMA: Readonly<Record<SettingKind, { readonly schema: JsonSchema; r
     reads: 'Header names to values (or a list of "Name: value").',
   },
   scheme: { schema: { enum: ['http', 'https'] }, reads: 'http or https.' },
+  prometheusEngine: {
+    schema: { enum: [...PROMETHEUS_ENGINES] },
+    reads: `One of ${PROMETHEUS_ENGINES.join(', ')}.`,
+  },
   selector: { schema: { type: 'string', minLength: 1 }, reads: `Label matchers such as 'job=~"my-operator.*"'.` },
   labelName: { schema: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }, reads: 'A label name.' },
   memory: {

@@ -1,0 +1,72 @@
+/**
+ * The runs the parity tests diagnose (every simulator scenario, six of them again under component-base's metric
+ * names, and the priority queue past its cardinality cap), and their recordings written as OpenMetrics files, the
+ * form `promtool tsdb create-blocks-from openmetrics` and `importVictoriaMetrics` read.
+ *
+ * - `RUNS`: the runs, each named by the `instance` label its recording carries.
+ * - `writeRecordings(dir)`: simulates every run and writes its recording to `dir`; the files by instance and the
+ *   end of the recordings (every run starts at the same time and lasts as long).
+ * - `byQueue(queues)`: a report's queues by target, name and controller, for comparing two reports.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { QueueReport } from '../../src/diagnosis/report.js';
+import { runVirtual, SCENARIO_NAMES, type SimulationParams } from '../../src/simulate/index.js';
+import { capPriorities } from './priority-cardinality-cap.js';
+
+/** A run; `rewrite` turns its recording into what another queue would have exposed. */
+export type Run = {
+  readonly scenario: string;
+  readonly instance: string;
+  readonly params: Partial<SimulationParams>;
+  readonly rewrite?: (recording: string, startSeconds: number) => string;
+};
+
+export const RUNS: readonly Run[] = [
+  ...SCENARIO_NAMES.map((scenario) => ({ scenario, instance: `${scenario}:8080`, params: { seed: 11 } })),
+  ...['backlog', 'persistent-failure', 'hot-loop-no-backoff', 'stuck-worker', 'requeue-after', 'transient-errors'].map(
+    (scenario) => ({
+      scenario,
+      instance: `${scenario}-component-base:8080`,
+      params: { seed: 12, flavor: 'component-base' as const },
+    }),
+  ),
+  // The priority queue past its cardinality cap (from the second minute): per-priority views end on both sides.
+  {
+    scenario: 'starved-backlog',
+    instance: 'starved-backlog-capped:8080',
+    params: { seed: 13, queue: 'priority' },
+    rewrite: (recording, startSeconds) => capPriorities(recording, startSeconds + 120),
+  },
+];
+
+/** The target a run's queues belong to in a report. */
+export function runTarget(instance: string): string {
+  return `workqueue-doctor-sim/${instance}`;
+}
+
+export type Recordings = {
+  /** OpenMetrics file by instance. */
+  readonly files: ReadonlyMap<string, string>;
+  /** The end of the recordings, ms. */
+  readonly endMs: number;
+};
+
+export async function writeRecordings(dir: string, runs: readonly Run[] = RUNS): Promise<Recordings> {
+  const files = new Map<string, string>();
+  let endMs = 0;
+  for (const run of runs) {
+    const result = await runVirtual(run.scenario, run.params, { instance: run.instance });
+    const file = join(dir, `${run.instance.replace(':', '_')}.om`);
+    const text = result.recording.text();
+    const startSeconds = Date.parse(result.truth.parameters.start) / 1000;
+    writeFileSync(file, run.rewrite === undefined ? text : run.rewrite(text, startSeconds));
+    files.set(run.instance, file);
+    endMs = Date.parse(result.truth.parameters.start) + (run.params.durationMs ?? 30 * 60_000);
+  }
+  return { files, endMs };
+}
+
+export function byQueue(queues: readonly QueueReport[]): Map<string, QueueReport> {
+  return new Map(queues.map((q) => [`${q.queue.target}|${q.queue.name}|${q.queue.controller}`, q]));
+}
