@@ -16,6 +16,19 @@ export const EVERY_QUEUE = [
   { flavor: 'component-base', queue: 'classic' },
 ] as const;
 
+/**
+ * The seeds a near miss or a problem runs on with each queue (`EVERY_QUEUE`, by index) in the test command: the
+ * ten seeds shared out five to a queue (1–5 on the priority queue, 6–10 on controller-runtime's classic one, the
+ * even ones on component-base's), so that every seed runs and every queue meets five noise draws, within the test
+ * command's time. `WQD_ALL_SEEDS=1` runs all ten on every queue: the full sweep, thirty runs a case
+ * (`WQD_ALL_SEEDS=1 npx vitest run test/calibrate/problems.test.ts test/calibrate/near-misses.test.ts`).
+ */
+export function seedsForQueue(queueIndex: number): readonly number[] {
+  if (process.env.WQD_ALL_SEEDS === '1') return TEN_SEEDS;
+  const shares = [TEN_SEEDS.slice(0, 5), TEN_SEEDS.slice(5), TEN_SEEDS.filter((seed) => seed % 2 === 0)];
+  return shares[queueIndex] ?? TEN_SEEDS;
+}
+
 /** `flavor/queue`, for test names. */
 export function variantName(variant: (typeof EVERY_QUEUE)[number]): string {
   return `${variant.flavor}, ${variant.queue}`;
