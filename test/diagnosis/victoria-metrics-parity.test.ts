@@ -5,7 +5,7 @@
  * the same `since`, and observations, at the end of the recordings, seven minutes earlier, and eight minutes after
  * their start (while the long windows are still filling: the time MetricsQL's own `rate` judged differently).
  *
- * Signal values differ by MetricsQL's semantics (docs/diagnoses.md, "VictoriaMetrics"): each signal's relative
+ * Signal values differ by MetricsQL's semantics (docs/commands.md, "VictoriaMetrics"): each signal's relative
  * difference is measured over every queue and time, printed, and held to the bound its kind allows:
  * - signals over the same samples (gauges, `*_over_time`, `deriv`): equal but for float rounding;
  * - signals over rates: MetricsQL's window reaches back to the sample before it and is not extrapolated, so the two
