@@ -16,8 +16,8 @@
  * sample fits its fields, by repacking that block alone (at most `BLOCK_SAMPLES` samples) otherwise.
  *
  * Contract: every function here takes the word array and the word offset `h` of a block's header; the caller
- * owns the layout of blocks in the array and makes sure that the words `wordsAfterAppend` asks for are there
- * before `appendToBlock`.
+ * owns the layout of blocks in the array and makes sure that the words `planAppend` asks for are there before
+ * `appendPlanned`.
  */
 
 export const BLOCK_SAMPLES = 64;
@@ -252,7 +252,9 @@ function layoutOf(xs: Float64Array, n: number): FieldLayout {
       if (r > hi) hi = r;
     }
     if (hi - lo > UINT32_MAX) continue;
-    const width = bitsFor(hi - lo);
+    const spread = bitsFor(hi - lo);
+    // A block still filling gets a bit to spare: a spread that grows with its samples widens half as often.
+    const width = spread > 0 && spread < 32 && n < BLOCK_SAMPLES / 2 ? spread + 1 : spread;
     // The spread centred in what the width holds: room on both sides before the next repack.
     const room = width === 32 ? 0 : Math.floor((2 ** width - 1 - (hi - lo)) / 2);
     if (width < best.width) best = { width, base: lo - room, step };
@@ -260,12 +262,27 @@ function layoutOf(xs: Float64Array, n: number): FieldLayout {
   return best;
 }
 
-/** Words the open block at `h` takes once `(time, value)` is appended (it lays the block out to know). */
-export function wordsAfterAppend(words: Uint32Array, h: number, time: number, value: number): number {
+/**
+ * What the last `planAppend` decided: write in place, or repack the block to these layouts (its samples and the new
+ * one already in the scratch arrays).
+ */
+const plan = { inPlace: false, times: RAW_FIELD, values: RAW_FIELD };
+
+/**
+ * Plans appending `(time, value)` to the open block at `h` (fewer than `BLOCK_SAMPLES` samples, time after its
+ * last) and returns the words the block will take. `appendPlanned` carries the plan out; nothing may touch the
+ * block in between.
+ */
+export function planAppend(words: Uint32Array, h: number, time: number, value: number): number {
   const n = blockCount(words, h);
-  const tWidth = widthOf(words, h, TIMES);
-  if (fitsAsIs(words, h, n, time, value)) return blockWords(n + 1, tWidth, widthOf(words, h, VALUES));
+  if (fitsAsIs(words, h, n, time, value)) {
+    plan.inPlace = true;
+    return blockWords(n + 1, widthOf(words, h, TIMES), widthOf(words, h, VALUES));
+  }
   const { times, values } = layoutWith(words, h, n, time, value);
+  plan.inPlace = false;
+  plan.times = times;
+  plan.values = values;
   return blockWords(n + 1, times.width, values.width);
 }
 
@@ -284,12 +301,12 @@ function layoutWith(words: Uint32Array, h: number, n: number, time: number, valu
 }
 
 /**
- * Appends `(time, value)` to the open block at `h` (fewer than `BLOCK_SAMPLES` samples, time after its last):
- * in place when it fits the block's fields, repacking the block otherwise.
+ * Appends `(time, value)` to the open block at `h` as the `planAppend` just made for them decided: in place when
+ * it fits the block's fields, repacking the block otherwise (the caller has made room for the words it returned).
  */
-export function appendToBlock(words: Uint32Array, h: number, time: number, value: number): void {
+export function appendPlanned(words: Uint32Array, h: number, time: number, value: number): void {
   const n = blockCount(words, h);
-  if (fitsAsIs(words, h, n, time, value)) {
+  if (plan.inPlace) {
     const tWidth = widthOf(words, h, TIMES);
     const vWidth = widthOf(words, h, VALUES);
     const grown = fieldWords(n + 1, tWidth) - fieldWords(n, tWidth);
@@ -303,7 +320,7 @@ export function appendToBlock(words: Uint32Array, h: number, time: number, value
     appendEntry(words, h, VALUES, n, value);
     return;
   }
-  const { times, values } = layoutWith(words, h, n, time, value);
+  const { times, values } = plan;
   writeLayout(words, h, n + 1, times, values);
   words.fill(0, h + HEADER_WORDS, h + blockWords(n + 1, times.width, values.width));
   const [ts, vs] = scratch;

@@ -14,17 +14,17 @@
  * `views` returns copies (the packed samples cannot be viewed in place).
  */
 import {
-  appendToBlock,
+  appendPlanned,
   BLOCK_SAMPLES,
   blockCount,
   blockSize,
   blockTime,
   blockValue,
   blockWords,
+  planAppend,
   RAW,
   readBlock,
   startBlock,
-  wordsAfterAppend,
 } from './packed-blocks.js';
 
 export const AppendOutcome = {
@@ -58,6 +58,8 @@ export class SeriesBuffer {
   #first = 0;
   /** Words in use, from 0 (the first block starts at `#blockAt[0]`). */
   #used = 0;
+  /** Time of sample `end - 1` (-Infinity when empty): read on every append, so kept unpacked. */
+  #newestTime = Number.NEGATIVE_INFINITY;
   start = 0;
   end = 0;
   staleAt: number[] | undefined;
@@ -114,21 +116,20 @@ export class SeriesBuffer {
   newest(): number {
     const s = this.staleAt;
     const lastStale = s === undefined || s.length === 0 ? Number.NEGATIVE_INFINITY : (s[s.length - 1] as number);
-    const lastSample = this.end > this.start ? this.time(this.end - 1) : Number.NEGATIVE_INFINITY;
-    return Math.max(lastStale, lastSample);
+    return Math.max(lastStale, this.#newestTime);
   }
 
   /** True when the newest point is a stale marker. */
   isStale(): boolean {
     const s = this.staleAt;
     if (s === undefined || s.length === 0) return false;
-    return this.end === this.start || (s[s.length - 1] as number) > this.time(this.end - 1);
+    return this.end === this.start || (s[s.length - 1] as number) > this.#newestTime;
   }
 
   append(time: number, value: number): AppendOutcome {
     const end = this.end;
     if (end > this.start) {
-      const last = this.time(end - 1);
+      const last = this.#newestTime;
       if (time <= last) {
         if (time < last) return AppendOutcome.OutOfOrder;
         const lv = this.value(end - 1);
@@ -149,13 +150,14 @@ export class SeriesBuffer {
       blocks.push(at);
       this.#used = at + blockSize(this.#words, at);
     } else {
-      const need = wordsAfterAppend(this.#words, open, time, value);
+      const need = planAppend(this.#words, open, time, value);
       this.#reserve(need - (this.#used - open));
       const h = blocks[blocks.length - 1] as number;
-      appendToBlock(this.#words, h, time, value);
+      appendPlanned(this.#words, h, time, value);
       this.#used = h + need;
     }
     this.end++;
+    this.#newestTime = time;
     return AppendOutcome.Appended;
   }
 
@@ -192,6 +194,7 @@ export class SeriesBuffer {
       this.#first = 0;
       this.#blockAt.length = 0;
       this.#used = 0;
+      this.#newestTime = Number.NEGATIVE_INFINITY;
       return;
     }
     const blocks = this.#blockAt;
