@@ -272,8 +272,9 @@ describe('states, charts and access', () => {
       expect(pending.body).toMatch(
         /pending: fires at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC if it keeps holding \(in 3m\)/,
       );
-      // Closed, its line says when it fires.
-      await page.click(`${rowOf('ingress-status')} > summary`);
+      // Closed, its line says when it fires. Clicked inside the page in one step: a refresh may re-render the row
+      // between finding its summary and clicking it from outside.
+      await page.$eval(`${rowOf('ingress-status')} > summary`, (summary) => (summary as HTMLElement).click());
       expect((await row('ingress-status')).summary).toMatch(/pending, fires in 3m: \d+(\.\d+)?\/s added/);
       const unknown = await row('deployment');
       expect(unknown).toMatchObject({ status: 'unknown', word: 'unknown', open: false });
