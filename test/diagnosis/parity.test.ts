@@ -12,7 +12,7 @@ import { diagnose } from '../../src/diagnosis/engine.js';
 import type { Report } from '../../src/diagnosis/report.js';
 import { createPrometheusSource } from '../../src/sources/prometheus-source.js';
 import { openRecordingSource } from '../../src/sources/recording-source.js';
-import { byQueue, RUNS, runTarget, writeRecordings } from '../support/parity-runs.js';
+import { byQueue, expectSameVerdict, RUNS, runTarget, writeRecordings } from '../support/parity-runs.js';
 import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
 
 const RUNBOOKS = 'https://runbooks.example/workqueue';
@@ -79,17 +79,9 @@ describe('diagnose --recording and --prometheus-url agree', () => {
       expect(localQueues.size).toBeGreaterThan(0);
       for (const [key, mine] of localQueues) {
         const theirs = remoteQueues.get(key)!;
-        expect(theirs.status, `${key} status`).toBe(mine.status);
-        expect(
-          theirs.findings.map((f) => [f.rule, f.since]),
-          `${key} findings`,
-        ).toEqual(mine.findings.map((f) => [f.rule, f.since]));
-        comparedFindings += mine.findings.length;
-        expect(
-          theirs.observations.map((o) => o.id),
-          `${key} observations`,
-        ).toEqual(mine.observations.map((o) => o.id));
-        comparedObservations += mine.observations.length;
+        const compared = expectSameVerdict(key, mine, theirs);
+        comparedFindings += compared.findings;
+        comparedObservations += compared.observations;
         if (instance.endsWith('-capped:8080')) {
           expect(
             mine.observations.map((o) => o.id),

@@ -27,7 +27,7 @@ import { detectDialect } from '../../src/prometheus/prometheus-backend.js';
 import type { Expr } from '../../src/promql/expr.js';
 import { DEFAULT_SCRAPE_INTERVAL_MS } from '../../src/simulate/index.js';
 import { createPrometheusSource } from '../../src/sources/prometheus-source.js';
-import { byQueue, RUNS, runTarget, writeRecordings } from '../support/parity-runs.js';
+import { byQueue, expectSameVerdict, RUNS, runTarget, writeRecordings } from '../support/parity-runs.js';
 import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
 import { startVictoriaMetrics, type VictoriaMetricsHandle } from '../support/victoria-metrics.js';
 
@@ -171,17 +171,9 @@ describe('diagnose --prometheus-url on Prometheus and on VictoriaMetrics agree',
       expect(promQueues.size).toBeGreaterThan(0);
       for (const [key, mine] of promQueues) {
         const theirs = vmQueues.get(key)!;
-        expect(theirs.status, `${key} status`).toBe(mine.status);
-        expect(
-          theirs.findings.map((f) => [f.rule, f.since]),
-          `${key} findings`,
-        ).toEqual(mine.findings.map((f) => [f.rule, f.since]));
-        comparedFindings += mine.findings.length;
-        expect(
-          theirs.observations.map((o) => o.id),
-          `${key} observations`,
-        ).toEqual(mine.observations.map((o) => o.id));
-        comparedObservations += mine.observations.length;
+        const compared = expectSameVerdict(key, mine, theirs);
+        comparedFindings += compared.findings;
+        comparedObservations += compared.observations;
         expect(Object.keys(theirs.signals).sort()).toEqual(Object.keys(mine.signals).sort());
         for (const [id, value] of Object.entries(mine.signals)) {
           const other = theirs.signals[id]!;

@@ -7,18 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AppendOutcome, type BufferLimits, SeriesBuffer } from '../../src/store/series-buffer.js';
-
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from '../support/recordings.js';
 
 class Model {
   t: number[] = [];

@@ -7,9 +7,11 @@
  * - `writeRecordings(dir)`: simulates every run and writes its recording to `dir`; the files by instance and the
  *   end of the recordings (every run starts at the same time and lasts as long).
  * - `byQueue(queues)`: a report's queues by target, name and controller, for comparing two reports.
+ * - `expectSameVerdict(key, mine, theirs)`: one queue's status, findings with their `since`, and observations agree.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { QueueReport } from '../../src/diagnosis/report.js';
 import { runVirtual, SCENARIO_NAMES, type SimulationParams } from '../../src/simulate/index.js';
 import { capPriorities } from './priority-cardinality-cap.js';
@@ -69,4 +71,22 @@ export async function writeRecordings(dir: string, runs: readonly Run[] = RUNS):
 
 export function byQueue(queues: readonly QueueReport[]): Map<string, QueueReport> {
   return new Map(queues.map((q) => [`${q.queue.target}|${q.queue.name}|${q.queue.controller}`, q]));
+}
+
+/** `theirs` gives `key` the verdict `mine` does: status, findings with their `since`, observations. */
+export function expectSameVerdict(
+  key: string,
+  mine: QueueReport,
+  theirs: QueueReport,
+): { findings: number; observations: number } {
+  expect(theirs.status, `${key} status`).toBe(mine.status);
+  expect(
+    theirs.findings.map((f) => [f.rule, f.since]),
+    `${key} findings`,
+  ).toEqual(mine.findings.map((f) => [f.rule, f.since]));
+  expect(
+    theirs.observations.map((o) => o.id),
+    `${key} observations`,
+  ).toEqual(mine.observations.map((o) => o.id));
+  return { findings: mine.findings.length, observations: mine.observations.length };
 }
