@@ -22,7 +22,7 @@
 
 export const BLOCK_SAMPLES = 64;
 /** Count and widths; the times' base (2 words) and step; the values' base (2 words) and step. */
-export const HEADER_WORDS = 7;
+const HEADER_WORDS = 7;
 /** A field width meaning "raw 64-bit floats". */
 export const RAW = 64;
 
