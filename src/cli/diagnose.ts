@@ -48,6 +48,7 @@ type DiagnoseFlags = {
   target?: string[];
   prometheusUrl?: string;
   prometheusEngine?: string;
+  prometheusRecordedSeries?: string;
   at?: string;
   window: string;
   scrapeInterval?: string;
@@ -92,6 +93,10 @@ export function registerDiagnoseCommand(program: Command): void {
     .option(
       '--prometheus-engine <engine>',
       'its query engine: prometheus, victoriametrics or auto (ask it; the default)',
+    )
+    .option(
+      '--prometheus-recorded-series <mode>',
+      'whether signals are read from the series of the generated recording rules: auto (where it holds them; the default), on or off',
     )
     .option(
       '--at <time>',
@@ -217,7 +222,7 @@ async function openSource(
   if (config.source.kind === 'prometheus') {
     const source = config.source as PrometheusSource;
     const clientOptions = await asUsage(() => prometheusClientOptions(config, source));
-    return usage(() => prometheusSourceFor(config, clientOptions, source.engine));
+    return usage(() => prometheusSourceFor(config, clientOptions, source));
   }
   const windowMs = flagValue('--window', () => parseDuration(flags.window));
   const intervalMs = config.scrape.intervalMs;

@@ -100,6 +100,10 @@ export function registerServeCommand(program: Command): void {
       "Prometheus mode: the API's query engine, prometheus, victoriametrics or auto (ask it; the default) [WQD_PROMETHEUS_ENGINE]",
     )
     .option(
+      '--prometheus-recorded-series <mode>',
+      'Prometheus mode: read signals from the series of the generated recording rules, auto (where the API holds them; the default), on or off [WQD_PROMETHEUS_RECORDED_SERIES]',
+    )
+    .option(
       '--prometheus-timeout <duration>',
       `Prometheus request timeout (default ${DEFAULT_PROMETHEUS_TIMEOUT}) [WQD_PROMETHEUS_TIMEOUT]`,
     )

@@ -26,6 +26,7 @@ import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { identityLabels } from '../diagnosis/identity.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import type { PrometheusEngine } from '../prometheus/prometheus-backend.js';
+import type { RecordedSeriesMode } from '../prometheus/recorded-series.js';
 import type { LabelMatcher } from '../promql/expr.js';
 import type { QueryScope } from '../promql/query-scope.js';
 import { DEFAULT_SCRAPE_SETTINGS, defaultHeldSeriesLimit, type ScrapeSettings } from '../scrape/scrape-settings.js';
@@ -69,6 +70,8 @@ export type SourceConfig =
       readonly headers: Readonly<Record<string, string>>;
       /** The server's query engine; `auto` detects it. */
       readonly engine: PrometheusEngine;
+      /** Whether signals are read from the recording rules' series; `auto` where the server holds them. */
+      readonly recordedSeries: RecordedSeriesMode;
       readonly basicAuth?: { readonly username: string; readonly passwordFile: string };
     }
   | { readonly kind: 'demo'; readonly scenario: string };
@@ -317,6 +320,7 @@ function resolveSource(
         timeoutMs,
         headers: get<Record<string, string>>('prometheus.headers') ?? {},
         engine: get<PrometheusEngine>('prometheus.engine') ?? 'auto',
+        recordedSeries: get<RecordedSeriesMode>('prometheus.recordedSeries') ?? 'auto',
         ...(username !== undefined && passwordFile !== undefined ? { basicAuth: { username, passwordFile } } : {}),
       };
     }

@@ -82,6 +82,14 @@ export const SETTINGS: readonly Setting[] = [
     env: 'WQD_PROMETHEUS_ENGINE',
     sources: PROMETHEUS,
   },
+  // Signals read from the recording rules' series where the server holds them (recorded-series.ts).
+  {
+    key: 'prometheus.recordedSeries',
+    kind: 'recordedSeriesMode',
+    flag: 'prometheusRecordedSeries',
+    env: 'WQD_PROMETHEUS_RECORDED_SERIES',
+    sources: PROMETHEUS,
+  },
   {
     key: 'prometheus.basicAuth.username',
     kind: 'string',

@@ -11,6 +11,7 @@
  */
 
 import { PROMETHEUS_ENGINES } from '../prometheus/prometheus-backend.js';
+import { RECORDED_SERIES_MODES } from '../prometheus/recorded-series.js';
 import { parseSelector, SelectorError } from '../promql/selector.js';
 import { ParseError, parseDuration } from '../util/duration.js';
 import { parseMemoryQuantity } from '../util/memory-quantity.js';
@@ -35,6 +36,7 @@ export type SettingKind =
   | 'headers'
   | 'scheme'
   | 'prometheusEngine'
+  | 'recordedSeriesMode'
   | 'selector'
   | 'labelName'
   | 'memory';
@@ -87,15 +89,10 @@ export function parseSettingValue(kind: SettingKind, raw: unknown, where: string
       }
       return scheme;
     }
-    case 'prometheusEngine': {
-      const engine = nonEmptyString(raw, where);
-      if (!(PROMETHEUS_ENGINES as readonly string[]).includes(engine)) {
-        throw new ConfigError(
-          `${where}: invalid engine ${JSON.stringify(engine)}; expected one of ${PROMETHEUS_ENGINES.join(', ')}`,
-        );
-      }
-      return engine;
-    }
+    case 'prometheusEngine':
+      return oneOf(PROMETHEUS_ENGINES, 'engine', raw, where);
+    case 'recordedSeriesMode':
+      return oneOf(RECORDED_SERIES_MODES, 'mode', raw, where);
     case 'headers':
       return parseHeaders(raw, where);
     case 'selector': {
@@ -224,4 +221,13 @@ export function formatListenAddress(address: ListenAddress): string {
 
 export function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A string that is one of `allowed`; otherwise an error naming what it is (`engine`, `mode`) and the choices. */
+function oneOf(allowed: readonly string[], what: string, raw: unknown, where: string): string {
+  const value = nonEmptyString(raw, where);
+  if (!allowed.includes(value)) {
+    throw new ConfigError(`${where}: invalid ${what} ${JSON.stringify(value)}; expected one of ${allowed.join(', ')}`);
+  }
+  return value;
 }

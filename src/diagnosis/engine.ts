@@ -133,6 +133,7 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
     {
       at,
       step,
+      phase: (await backend.gridPhase?.(step, at, options.signal)) ?? 0,
       memory,
       ...(options.historyStartMs !== undefined ? { historyStartMs: options.historyStartMs } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),

@@ -6,7 +6,8 @@
  * shortened: steps before the first sample hold nothing, so a history shorter than `for` leaves the condition
  * pending, never firing.
  *
- * Steps lie on the grid of multiples of `step`, so successive evaluations ask for the same times: what a
+ * Steps lie on the grid of multiples of `step` (offset by `phase` where the backend's numbers are exact only at
+ * its own times: a Prometheus's rule group evaluations), so successive evaluations ask for the same times: what a
  * condition gave at a step is kept in the `EvaluationMemory` (as the keys it held for) and reused while the
  * data behind it is unchanged (the backend's change watermark), so an evaluation of a service computes the
  * new steps only. Every condition due at a time is evaluated in one batch, which computes each signal they
@@ -48,6 +49,8 @@ export type CheckResult = { readonly keys: ReadonlySet<string>; readonly since: 
 export type CheckOptions = {
   readonly at: number;
   readonly step: number;
+  /** The grid's offset from the multiples of `step` (`DiagnosisBackend.gridPhase`); 0 by default. */
+  readonly phase?: number;
   /**
    * Earliest time with data: steps before it hold nothing (they are not evaluated), and no `since` is earlier.
    * Undefined where the source cannot tell (Prometheus): every step is evaluated.
@@ -154,8 +157,8 @@ function sinceKey(settings: ConditionSettings): string {
  */
 function checkTimes(settings: ConditionSettings, options: CheckOptions): number[] {
   const { at, step } = options;
-  const grid = Math.floor(at / step) * step;
-  const first = Math.floor((at - settings.forMs) / step) * step;
+  const grid = gridStepAtOrBefore(at, options);
+  const first = gridStepAtOrBefore(at - settings.forMs, options);
   const times = stepTimes(grid, step, Math.round((grid - first) / step));
   if (grid !== at) times.push(at);
   return times;
@@ -238,7 +241,7 @@ export async function checkConditions(
   // The grid steps of every `for`: in one batch over one evenly spaced run from the earliest where the backend
   // shares work between expressions, each condition over its own steps otherwise (a remote backend's range
   // queries then cover no more than each `for`).
-  const grid = Math.floor(at / step) * step;
+  const grid = gridStepAtOrBefore(at, options);
   const gridSteps = plans
     .map((plan, i) => ({ plan, times: withData(timesOf[i] ?? [], options.historyStartMs).filter((t) => t !== at) }))
     .filter((x) => x.times.length > 0);
@@ -331,6 +334,11 @@ export async function checkConditions(
     for (const [key, sinceMs] of trace.since) remembered.set(key, { sinceMs, atMs: at });
   }
   return { results, atVectors };
+}
+
+/** The last step of the grid at or before `t`. */
+function gridStepAtOrBefore(t: number, { step, phase = 0 }: Pick<CheckOptions, 'step' | 'phase'>): number {
+  return phase + Math.floor((t - phase) / step) * step;
 }
 
 /** The earliest `for` step at or after `floor`, on the grid of steps ending at `from`. */

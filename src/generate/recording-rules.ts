@@ -33,6 +33,7 @@ import {
   SUFFIX,
   WRITE_METHODS,
 } from '../metrics/names.js';
+import type { RecordedSignal } from '../prometheus/recorded-series.js';
 import { childrenOf, type Expr, type LabelMatcher, selector as selectorExpr } from '../promql/expr.js';
 import { formatDuration, renderPromQL } from '../promql/render.js';
 import { analyseRule, type RuleAnalysis, signalsIn } from './condition-analysis.js';
@@ -309,6 +310,19 @@ export function recordingPlan(
   }
 
   return { rules, alerts, seriesOf: (id) => signalSeries.get(id), recordedFrom: (id) => signalExprs.get(id) };
+}
+
+/**
+ * The signals the plan records, by id, each with the series it is recorded to and the signal's definition (what
+ * that series holds before the fleet selector): what Prometheus mode reads in their place (recorded-series.ts).
+ */
+export function recordedSignals(plan: RecordingPlan): ReadonlyMap<string, RecordedSignal> {
+  const signals = new Map<string, RecordedSignal>();
+  for (const s of SIGNALS) {
+    const series = plan.seriesOf(s.id);
+    if (series !== undefined) signals.set(s.id, { series, expr: s.expr });
+  }
+  return signals;
 }
 
 /** Whether an analysis was made with these settings. */

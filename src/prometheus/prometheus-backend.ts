@@ -19,6 +19,9 @@
  * Mimir, Cortex), in MetricsQL for VictoriaMetrics (`renderPromQL`'s `dialect`: the few expressions whose meaning
  * differs are written so that the verdicts agree). `auto` (the default) asks the server once, before the first
  * query: see `detectDialect`.
+ *
+ * Contract (recorded series): given the signals the shipped recording rules record (`recorded`), signals are read
+ * from their recorded series where the server holds them (recorded-series.ts); by default none are.
  */
 import { labelValue, makeLabels } from '../exposition/labels.js';
 import { LABEL, WORKQUEUE } from '../metrics/names.js';
@@ -27,6 +30,7 @@ import { type Expr, type LabelMatcher, selector as selectorExpr } from '../promq
 import { type QueryDialect, renderPromQL } from '../promql/render.js';
 import type { InstantVector, Labels, VectorSample } from '../promql/vector.js';
 import { PrometheusApiError, type PrometheusClient } from './prometheus-api.js';
+import { type RecordedSeries, RecordedSeriesReader } from './recorded-series.js';
 
 export type PrometheusBackendOptions = {
   /** The `instance` given to label sets without `job` and `instance`; see the module contract. */
@@ -35,6 +39,8 @@ export type PrometheusBackendOptions = {
   readonly selector?: readonly LabelMatcher[];
   /** The server's engine; `auto` by default (see the module contract). */
   readonly engine?: PrometheusEngine;
+  /** The signals the recording rules record, and whether to read them (see the module contract). */
+  readonly recorded?: RecordedSeries;
 };
 
 export const PROMETHEUS_ENGINES = ['auto', 'prometheus', 'victoriametrics'] as const;
@@ -89,6 +95,8 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
   const fallback = options.targetName;
   const extraMatchers = options.selector ?? [];
   const engine = options.engine ?? 'auto';
+  const recorded =
+    options.recorded === undefined ? undefined : new RecordedSeriesReader(client, options.recorded, extraMatchers);
   let detected: QueryDialect | undefined;
   const dialect = async (signal?: AbortSignal): Promise<QueryDialect> => {
     if (engine !== 'auto') return engineDialect(engine);
@@ -101,10 +109,18 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
       : labels;
   return {
     async evaluate(expr: Expr, timesMs: readonly number[], signal?: AbortSignal): Promise<InstantVector[]> {
-      const query = renderPromQL(expr, { extraMatchers, dialect: await dialect(signal) });
       const first = timesMs[0];
       const last = timesMs[timesMs.length - 1];
       if (first === undefined || last === undefined) return [];
+      const [queryDialect, replace] = await Promise.all([
+        dialect(signal),
+        recorded?.replacementFor(expr, timesMs, signal),
+      ]);
+      const query = renderPromQL(expr, {
+        extraMatchers,
+        dialect: queryDialect,
+        ...(replace === undefined ? {} : { replace }),
+      });
       if (timesMs.length === 1) {
         const result = await client.query(query, first / 1000, { signal });
         if (result.resultType === 'vector')
@@ -124,6 +140,9 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
       }
       return vectors;
     },
+    ...(recorded === undefined
+      ? {}
+      : { gridPhase: (stepMs: number, atMs: number, signal?: AbortSignal) => recorded.gridPhase(stepMs, atMs, signal) }),
     async seriesLabels(metric, fromMs, toMs, signal) {
       const match = renderPromQL(selectorExpr(metric), { extraMatchers });
       return (await client.series([match], fromMs / 1000, toMs / 1000, { signal })).map(named);

@@ -30,4 +30,11 @@ export interface DiagnosisBackend {
    * offer none, and nothing evaluated over them is kept.
    */
   changes?(): ChangeReader;
+  /**
+   * Where the backend's numbers are exact on the grid of `stepMs`: the offset (0 ≤ offset < `stepMs`) from the
+   * multiples of `stepMs` of the times its data was computed at, as of `atMs`. A Prometheus read through its
+   * recorded series answers at its rule group's evaluations, which Prometheus offsets from the multiples of the
+   * interval by a phase of the group's own; every other backend is exact at any time (no method, or 0).
+   */
+  gridPhase?(stepMs: number, atMs: number, signal?: AbortSignal): Promise<number>;
 }

@@ -109,7 +109,7 @@ export async function createServiceRuntime(
     if (config.source.kind === 'prometheus') {
       const s = config.source;
       const clientOptions = await prometheusClientOptions(config, s);
-      source = prometheusSourceFor(config, clientOptions, s.engine);
+      source = prometheusSourceFor(config, clientOptions, s);
       cleanups.push(() => source.close());
       const status: PrometheusStatus = createPrometheusStatus(
         createPrometheusClient(clientOptions),

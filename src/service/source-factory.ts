@@ -11,8 +11,9 @@
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/config-error.js';
 import type { ServiceConfig } from '../config/service-config.js';
+import { ruleAnalyses } from '../generate/artifacts.js';
+import { recordedSignals, recordingPlan } from '../generate/recording-rules.js';
 import type { PrometheusClientOptions } from '../prometheus/prometheus-api.js';
-import type { PrometheusEngine } from '../prometheus/prometheus-backend.js';
 import { createPrometheusSource } from '../sources/prometheus-source.js';
 import { createScrapeSource, type ScrapeSource, type ScrapeSourceOptions } from '../sources/scrape-source.js';
 import type { MetricsSource } from '../sources/source.js';
@@ -57,13 +58,22 @@ export async function prometheusClientOptions(
   };
 }
 
-/** The Prometheus source of `config.source`, its queries restricted by the fleet selector, in its engine's language. */
+/**
+ * The Prometheus source of `config.source`: its queries restricted by the fleet selector, in its engine's language,
+ * reading the series of the recording rules `generate` makes from this configuration where the server holds them
+ * (as `source.recordedSeries` says).
+ */
 export function prometheusSourceFor(
-  config: Pick<ServiceConfig, 'scope'>,
+  config: Pick<ServiceConfig, 'scope' | 'overrides'>,
   clientOptions: PrometheusClientOptions,
-  engine: PrometheusEngine = 'auto',
+  source: Pick<PrometheusSourceConfig, 'engine' | 'recordedSeries'>,
 ): MetricsSource {
-  return createPrometheusSource(clientOptions, config.scope.selector ?? [], engine);
+  const plan = recordingPlan(ruleAnalyses(config.overrides), config.scope, config.overrides);
+  return createPrometheusSource(clientOptions, {
+    selector: config.scope.selector ?? [],
+    engine: source.engine,
+    recorded: { mode: source.recordedSeries, signals: recordedSignals(plan) },
+  });
 }
 
 /** Reads a token or password file; an unreadable or empty file is a configuration error naming its key. */

@@ -150,6 +150,7 @@ describe('precedence: flags > environment > file', () => {
       timeoutMs: 5_000,
       headers: { 'X-Scope-OrgID': 'team-a' },
       engine: 'auto',
+      recordedSeries: 'auto',
       basicAuth: { username: 'u', passwordFile: '/pw' },
     });
     const flags = resolve({ flags: { prometheusUrl: 'http://p:9090', header: ['A: b', 'C:d'] } }).source;
@@ -164,6 +165,15 @@ describe('precedence: flags > environment > file', () => {
       'prometheus',
       'victoriametrics',
     ]);
+    const recorded = [
+      resolve({ file: 'prometheus:\n  url: http://p:9090\n  recordedSeries: off\n' }).source,
+      resolve({ env: { WQD_PROMETHEUS_URL: 'http://p:9090', WQD_PROMETHEUS_RECORDED_SERIES: 'on' } }).source,
+      resolve({ flags: { prometheusUrl: 'http://p:9090', prometheusRecordedSeries: 'off' } }).source,
+    ];
+    expect(recorded.map((s) => (s.kind === 'prometheus' ? s.recordedSeries : s.kind))).toEqual(['off', 'on', 'off']);
+    expect(failure({ env: { WQD_PROMETHEUS_URL: 'http://p:9090', WQD_PROMETHEUS_RECORDED_SERIES: 'yes' } })).toBe(
+      'WQD_PROMETHEUS_RECORDED_SERIES: invalid mode "yes"; expected one of auto, on, off',
+    );
   });
 
   it('ignores unknown WQD_ variables and empty ones (a Service named wqd injects WQD_PORT and friends)', () => {
@@ -201,6 +211,7 @@ describe('bad values are named with their key', () => {
     headers: { file: 'x', flag: ['no colon'] },
     scheme: { file: 'ftp' },
     prometheusEngine: { file: 'thanos', env: 'prom', flag: 'VictoriaMetrics' },
+    recordedSeriesMode: { file: 'true', env: 'yes', flag: 'ON' },
     selector: { file: 'job=', env: '{job="x"', flag: 'job' },
     labelName: { file: 'my-cluster' },
     memory: { file: '192 MB', env: 'lots', flag: '-1Gi' },

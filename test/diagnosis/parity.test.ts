@@ -3,6 +3,12 @@
  * it (`diagnose --prometheus-url`, every signal and condition evaluated by the server from its PromQL) gives
  * the same queues, the same findings with the same `since`, the same observations, and the same signal values
  * (those the observations read included).
+ *
+ * The Prometheus also holds the series the shipped signal recording rules record, evaluated over the recordings by
+ * `promtool tsdb create-blocks-from rules` at the service's interval, as a Prometheus loading the rules file holds
+ * them. Read in place of the raw series (`prometheus.recordedSeries: auto`), they give the same verdicts and values
+ * at the rule evaluations' times; where an evaluation reaches back before the recorded series begin, it falls
+ * back to the raw ones.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,10 +16,26 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose } from '../../src/diagnosis/engine.js';
 import type { Report } from '../../src/diagnosis/report.js';
+import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/rule.js';
+import { createPrometheusClient, type PrometheusClient } from '../../src/prometheus/prometheus-api.js';
+import { createPrometheusBackend } from '../../src/prometheus/prometheus-backend.js';
 import { createPrometheusSource } from '../../src/sources/prometheus-source.js';
 import { openRecordingSource } from '../../src/sources/recording-source.js';
-import { byQueue, expectSameVerdict, RUNS, runTarget, writeRecordings } from '../support/parity-runs.js';
-import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
+import {
+  byQueue,
+  expectSameVerdict,
+  RUNS,
+  runTarget,
+  SHIPPED_RECORDINGS,
+  signalRecordingRules,
+  writeRecordings,
+} from '../support/parity-runs.js';
+import {
+  importRecordings,
+  type PrometheusHandle,
+  removeTempDirs,
+  startPrometheusWithRecordings,
+} from '../support/prometheus.js';
 
 const RUNBOOKS = 'https://runbooks.example/workqueue';
 
@@ -24,7 +46,13 @@ let endMs = 0;
 
 beforeAll(async () => {
   ({ files, endMs } = await writeRecordings(work));
-  prom = await startPrometheus({ storagePath: await importRecordings([...files.values()]) });
+  const storage = await importRecordings([...files.values()]);
+  prom = await startPrometheusWithRecordings(
+    storage,
+    signalRecordingRules(),
+    (endMs - 30 * 60_000) / 1000,
+    endMs / 1000,
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -52,6 +80,42 @@ function viaPrometheus(atMs: number): Promise<Report> {
     prometheusReports.set(atMs, report);
   }
   return report;
+}
+
+/** A client that keeps the text of every query it sends. */
+function recordingQueries(client: PrometheusClient, queries: string[]): PrometheusClient {
+  return {
+    ...client,
+    query: (expr, ...rest) => {
+      queries.push(expr);
+      return client.query(expr, ...rest);
+    },
+    queryRange: (expr, ...rest) => {
+      queries.push(expr);
+      return client.queryRange(expr, ...rest);
+    },
+  };
+}
+
+/**
+ * The diagnosis through Prometheus with the recorded series read where it holds them, the queries it sent, and the
+ * phase of its grid (the rule group's).
+ */
+async function viaRecordedSeries(atMs: number): Promise<{ report: Report; queries: string[]; phase: number }> {
+  const queries: string[] = [];
+  const client = recordingQueries(createPrometheusClient({ url: prom.url, timeoutMs: 60_000 }), queries);
+  const backend = createPrometheusBackend(client, {
+    targetName: 'prometheus',
+    recorded: { mode: 'auto', signals: SHIPPED_RECORDINGS },
+  });
+  const phase = (await backend.gridPhase?.(EVALUATION_INTERVAL_MS, atMs)) ?? Number.NaN;
+  return { report: await diagnose(backend, { atMs, runbookBaseUrl: RUNBOOKS }), queries, phase };
+}
+
+/** The diagnosis through Prometheus from the raw series alone, on the grid offset by `phase`. */
+function viaRawSeriesOnGrid(atMs: number, phase: number): Promise<Report> {
+  const { backend } = createPrometheusSource({ url: prom.url, timeoutMs: 60_000 });
+  return diagnose({ ...backend, gridPhase: async () => phase }, { atMs, runbookBaseUrl: RUNBOOKS });
 }
 
 function expectSameValue(a: number | null, b: number | null, where: string): void {
@@ -104,5 +168,50 @@ describe('diagnose --recording and --prometheus-url agree', () => {
     expect(comparedFindings).toBeGreaterThanOrEqual(20);
     expect(comparedObservations).toBeGreaterThanOrEqual(3);
     expect(comparedValues).toBeGreaterThanOrEqual(500);
+  });
+});
+
+describe('the recorded series read in place of the raw ones give the same verdicts and values', () => {
+  const recordedNames = new Set([...SHIPPED_RECORDINGS.values()].map((r) => r.series));
+  const read = new Set<string>();
+
+  // At the rule group's evaluation times (Prometheus offsets a group's evaluations from the interval's multiples by
+  // a phase of its own, which the engine's grid follows): the last before the end, while findings hold, and 22
+  // minutes before, when every `for` and `since` reaches back before the recorded series begin (there the raw
+  // series are read). The raw series are read on the same grid. Blocks backfilled by promtool carry no stale
+  // markers (a Prometheus evaluating the rules writes one when a rule's series goes away), so a series that ends
+  // (the capped queue's per-priority views, at its second minute) is read for the 5 minutes of lookback after:
+  // the times lie later.
+  it.each([0, 8, 22])('%i minutes before the end', { timeout: 180_000 }, async (minutes) => {
+    const [last] = await prom.query('timestamp(queue:workqueue_depth:sum)', endMs / 1000);
+    const lastMs = Math.round(last!.value * 1000);
+    const atMs = lastMs - minutes * 60_000;
+    const recorded = await viaRecordedSeries(atMs);
+    expect(recorded.phase).toBe(lastMs % EVALUATION_INTERVAL_MS);
+    const raw = await viaRawSeriesOnGrid(atMs, recorded.phase);
+    for (const query of recorded.queries) {
+      for (const name of query.match(/[a-z]+:[a-z0-9_]+:[a-z0-9_]+/g) ?? [])
+        if (recordedNames.has(name)) read.add(name);
+    }
+    const mine = byQueue(raw.queues);
+    const theirs = byQueue(recorded.report.queues);
+    expect([...theirs.keys()].sort()).toEqual([...mine.keys()].sort());
+    expect(mine.size).toBeGreaterThanOrEqual(RUNS.length);
+    for (const [key, queue] of mine) {
+      const other = theirs.get(key)!;
+      expectSameVerdict(key, queue, other);
+      for (const [id, value] of Object.entries(queue.signals)) {
+        expectSameValue(value.value, other.signals[id]?.value ?? null, `${key} ${id}`);
+      }
+    }
+  });
+
+  it('read every recorded signal that has series', async () => {
+    const present = await prom.query(
+      `count by (__name__) ({__name__=~"${[...recordedNames].join('|')}"})`,
+      endMs / 1000,
+    );
+    expect(present.length).toBeGreaterThanOrEqual(30);
+    expect([...read].sort()).toEqual(present.map((s) => s.labels.__name__).sort());
   });
 });

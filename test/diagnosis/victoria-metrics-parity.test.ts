@@ -27,7 +27,14 @@ import { detectDialect } from '../../src/prometheus/prometheus-backend.js';
 import type { Expr } from '../../src/promql/expr.js';
 import { DEFAULT_SCRAPE_INTERVAL_MS } from '../../src/simulate/index.js';
 import { createPrometheusSource } from '../../src/sources/prometheus-source.js';
-import { byQueue, expectSameVerdict, RUNS, runTarget, writeRecordings } from '../support/parity-runs.js';
+import {
+  byQueue,
+  expectSameVerdict,
+  RUNS,
+  runTarget,
+  SHIPPED_RECORDINGS,
+  writeRecordings,
+} from '../support/parity-runs.js';
 import { importRecordings, type PrometheusHandle, removeTempDirs, startPrometheus } from '../support/prometheus.js';
 import { startVictoriaMetrics, type VictoriaMetricsHandle } from '../support/victoria-metrics.js';
 
@@ -68,8 +75,12 @@ function via(server: 'prometheus' | 'victoria-metrics', atMs: number): Promise<R
   let report = reports.get(key);
   if (report === undefined) {
     const url = server === 'prometheus' ? prom!.url : vm!.url;
-    // The engine detected (`auto`), as the service does by default.
-    const source = createPrometheusSource({ url, timeoutMs: 60_000 });
+    // The engine detected and the recorded series looked for (`auto`; neither server holds them), as the service
+    // does by default.
+    const source = createPrometheusSource(
+      { url, timeoutMs: 60_000 },
+      { recorded: { mode: 'auto', signals: SHIPPED_RECORDINGS } },
+    );
     report = diagnose(source.backend, { atMs, runbookBaseUrl: RUNBOOKS });
     reports.set(key, report);
   }

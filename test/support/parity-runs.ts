@@ -8,11 +8,20 @@
  *   end of the recordings (every run starts at the same time and lasts as long).
  * - `byQueue(queues)`: a report's queues by target, name and controller, for comparing two reports.
  * - `expectSameVerdict(key, mine, theirs)`: one queue's status, findings with their `since`, and observations agree.
+ * - `SHIPPED_RECORDINGS`: the signals the shipped recording rules record (the default configuration's), as Prometheus
+ *   mode reads them; `signalRecordingRules()`: those rules alone, as a rules file (the alerts' parts, which read other
+ *   rules' series, left out), for `startPrometheusWithRecordings`.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { stringify } from 'yaml';
 import type { QueueReport } from '../../src/diagnosis/report.js';
+import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/rule.js';
+import { ruleAnalyses } from '../../src/generate/artifacts.js';
+import { recordedSignals, recordingPlan } from '../../src/generate/recording-rules.js';
+import type { RecordedSignal } from '../../src/prometheus/recorded-series.js';
+import { formatDuration } from '../../src/promql/render.js';
 import { runVirtual, SCENARIO_NAMES, type SimulationParams } from '../../src/simulate/index.js';
 import { capPriorities } from './priority-cardinality-cap.js';
 
@@ -89,4 +98,15 @@ export function expectSameVerdict(
     `${key} observations`,
   ).toEqual(mine.observations.map((o) => o.id));
   return { findings: mine.findings.length, observations: mine.observations.length };
+}
+
+const SHIPPED_PLAN = recordingPlan(ruleAnalyses());
+
+export const SHIPPED_RECORDINGS: ReadonlyMap<string, RecordedSignal> = recordedSignals(SHIPPED_PLAN);
+
+/** The shipped signal recording rules as one group evaluated at the service's interval, in YAML. */
+export function signalRecordingRules(): string {
+  const series = new Set([...SHIPPED_RECORDINGS.values()].map((r) => r.series));
+  const rules = SHIPPED_PLAN.rules.filter((r) => series.has(r.record));
+  return stringify({ groups: [{ name: 'signals', interval: formatDuration(EVALUATION_INTERVAL_MS), rules }] });
 }

@@ -9,7 +9,8 @@
  *   directories (including a storage directory made by `importRecording`).
  *   Start one per test file (beforeAll/afterAll), not one per test.
  * - `startPrometheusWithRecordings(storage, rulesYaml, …)`: a Prometheus over `storage` and the series its
- *   recording rules record, evaluated over the past by `promtool tsdb create-blocks-from rules`.
+ *   recording rules record, evaluated over the past by `promtool tsdb create-blocks-from rules`;
+ *   `backfillRecordingRules(storage, rulesYamls, …)` adds them to `storage`, one rules file after the other.
  */
 import { execFile } from 'node:child_process';
 import { accessSync, constants, cpSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -267,10 +268,7 @@ export async function importRecordings(files: readonly string[]): Promise<string
 
 /**
  * Starts a Prometheus over `storage` (from `importRecordings`) plus the series the recording rules of
- * `rulesYaml` record from `startSec` to `endSec`, evaluated at the group's interval from `startSec` on by
- * `promtool tsdb create-blocks-from rules` against a Prometheus over a copy of `storage`. promtool evaluates
- * each rule over the stored data only, so rules must not read series other rules record (alerting rules
- * are ignored).
+ * `rulesYaml` record from `startSec` to `endSec` (`backfillRecordingRules`).
  */
 export async function startPrometheusWithRecordings(
   storage: string,
@@ -278,32 +276,49 @@ export async function startPrometheusWithRecordings(
   startSec: number,
   endSec: number,
 ): Promise<PrometheusHandle> {
-  const promtool = requireTool('promtool');
-  const copy = makeTempDir('wqd-tsdb-copy-');
-  cpSync(storage, copy, { recursive: true });
-  const work = makeTempDir('wqd-backfill-');
-  const rulesFile = join(work, 'rules.yaml');
-  writeFileSync(rulesFile, rulesYaml);
-  const blocks = join(work, 'blocks');
-  const source = await startPrometheus({ storagePath: copy });
-  try {
-    const r = await run(promtool, [
-      'tsdb',
-      'create-blocks-from',
-      'rules',
-      `--url=${source.url}`,
-      `--start=${Math.round(startSec)}`,
-      `--end=${Math.round(endSec)}`,
-      `--output-dir=${blocks}`,
-      '--quiet',
-      rulesFile,
-    ]);
-    if (r.code !== 0)
-      throw new Error(`promtool tsdb create-blocks-from rules failed (${r.code}): ${r.stderr}${r.stdout}`);
-  } finally {
-    await source.stop();
-  }
-  for (const block of readdirSync(blocks)) renameSync(join(blocks, block), join(storage, block));
-  removeTempDir(work);
+  await backfillRecordingRules(storage, [rulesYaml], startSec, endSec);
   return startPrometheus({ storagePath: storage });
+}
+
+/**
+ * Adds to `storage` the series the recording rules of each rules file (YAML) record from `startSec` to `endSec`,
+ * evaluated at each group's interval from `startSec` on by `promtool tsdb create-blocks-from rules` against a
+ * Prometheus over a copy of `storage`, one file after the other. promtool evaluates each rule over the stored data
+ * only, so a rule may read the series of rules in earlier files, not of its own (alerting rules are ignored).
+ */
+export async function backfillRecordingRules(
+  storage: string,
+  rulesYamls: readonly string[],
+  startSec: number,
+  endSec: number,
+): Promise<void> {
+  const promtool = requireTool('promtool');
+  for (const rulesYaml of rulesYamls) {
+    const copy = makeTempDir('wqd-tsdb-copy-');
+    cpSync(storage, copy, { recursive: true });
+    const work = makeTempDir('wqd-backfill-');
+    const rulesFile = join(work, 'rules.yaml');
+    writeFileSync(rulesFile, rulesYaml);
+    const blocks = join(work, 'blocks');
+    const source = await startPrometheus({ storagePath: copy, readyTimeoutMs: 120_000 });
+    try {
+      const r = await run(promtool, [
+        'tsdb',
+        'create-blocks-from',
+        'rules',
+        `--url=${source.url}`,
+        `--start=${Math.round(startSec)}`,
+        `--end=${Math.round(endSec)}`,
+        `--output-dir=${blocks}`,
+        '--quiet',
+        rulesFile,
+      ]);
+      if (r.code !== 0)
+        throw new Error(`promtool tsdb create-blocks-from rules failed (${r.code}): ${r.stderr}${r.stdout}`);
+    } finally {
+      await source.stop();
+    }
+    for (const block of readdirSync(blocks)) renameSync(join(blocks, block), join(storage, block));
+    removeTempDir(work);
+  }
 }

@@ -22,6 +22,7 @@ import { LOG_LEVELS, type SettingKind } from '../../config/setting-values.js';
 import { RULES } from '../../diagnosis/catalog.js';
 import type { DiagnosisRule } from '../../diagnosis/rule.js';
 import { PROMETHEUS_ENGINES } from '../../prometheus/prometheus-backend.js';
+import { RECORDED_SERIES_MODES } from '../../prometheus/recorded-series.js';
 import type { JsonSchema } from './values-tree.js';
 
 /** A Prometheus duration: `<integer><unit>` parts from the largest unit to the smallest, or `0` (util/duration.ts). */
@@ -57,6 +58,10 @@ const KIND_SCHEMA: Readonly<Record<SettingKind, { readonly schema: JsonSchema; r
   prometheusEngine: {
     schema: { enum: [...PROMETHEUS_ENGINES] },
     reads: `One of ${PROMETHEUS_ENGINES.join(', ')}.`,
+  },
+  recordedSeriesMode: {
+    schema: { enum: [...RECORDED_SERIES_MODES] },
+    reads: `One of ${RECORDED_SERIES_MODES.join(', ')}.`,
   },
   selector: { schema: { type: 'string', minLength: 1 }, reads: `Label matchers such as 'job=~"my-operator.*"'.` },
   labelName: { schema: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }, reads: 'A label name.' },

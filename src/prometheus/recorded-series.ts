@@ -1,0 +1,195 @@
+/**
+ * Prometheus mode over recorded series: where the server holds the series the shipped recording rules write
+ * (`queue:workqueue_depth:sum`, `queue:workqueue_adds:rate5m` and the rest; src/generate/recording-rules.ts), a
+ * signal is read from its series instead of being computed again from the raw ones. A fleet's Prometheus that
+ * evaluates the rules anyway then answers each signal from one series per queue, already aggregated, instead of
+ * the dozens of raw series (histogram buckets, per-priority depths, per-code requests) behind it.
+ *
+ * Contract:
+ * - `RecordedSignal`: a signal the rules record, by id: the series it is recorded to and the expression that
+ *   series holds (the signal's definition, before any fleet selector). A signal node of a queried expression is
+ *   read from its series only when its expression is that one (the same signal definition), so a node built with
+ *   other windows or matchers is never confused with the recording; a definition's expression itself (a reported
+ *   signal, asked for as it is) is read from its series too.
+ * - Modes: `off` never reads recorded series. `on` reads every recorded signal from its series (the rules are known
+ *   to be loaded, and to have been for as long as the evaluations look back). `auto` (the default) asks the
+ *   server, for each range of times it evaluates, which of the recorded series exist at the first and at the last
+ *   time (one instant query per time, remembered for the most recent times): a signal is read from its series
+ *   when they exist at both, and computed from the raw series otherwise, e.g. before the rules were loaded.
+ * - A recorded series read stands for the expression it records: the fleet selector is added to its selector (the
+ *   recorded series keep every target label, so the selector narrows them as it narrows the raw series), and it
+ *   is multiplied by one, which drops the series name as the aggregation it stands for does and changes no value.
+ * - Times: Prometheus evaluates a rule group every interval at a phase of the group's own (an offset from the
+ *   interval's multiples, from a hash of the group's name and file), and a recorded series read at a time holds
+ *   the group's last evaluation before it: exactly the raw expressions' value at the group's evaluation times, up
+ *   to one interval old between them. `gridPhase` gives that phase (the newest recorded sample's time modulo the
+ *   step; every recorded signal is in the one group `generate` writes), so the engine evaluates its `for` steps
+ *   at the group's times, where the recorded series are exact and where the generated alerts are evaluated too.
+ */
+import type { Expr, LabelMatcher } from '../promql/expr.js';
+import { renderMatchers } from '../promql/render.js';
+import { METRIC_NAME_LABEL } from '../promql/vector.js';
+import type { PrometheusClient } from './prometheus-api.js';
+
+export const RECORDED_SERIES_MODES = ['auto', 'on', 'off'] as const;
+/** Whether signals are read from the recording rules' series; see the module contract. */
+export type RecordedSeriesMode = (typeof RECORDED_SERIES_MODES)[number];
+
+/** A signal the recording rules record: the series and the expression it holds. */
+export type RecordedSignal = { readonly series: string; readonly expr: Expr };
+
+export type RecordedSeries = {
+  readonly mode: RecordedSeriesMode;
+  /** By signal id. */
+  readonly signals: ReadonlyMap<string, RecordedSignal>;
+};
+
+/** How many times' answers `auto` remembers: an evaluation asks about a handful (the ends of its `for` ranges). */
+const REMEMBERED_TIMES = 64;
+
+/** Prints a node as the series it is recorded to, or leaves it to the renderer; `renderPromQL`'s `replace`. */
+export type Replacement = (expr: Expr) => string | undefined;
+
+export class RecordedSeriesReader {
+  readonly #client: PrometheusClient;
+  readonly #recorded: RecordedSeries;
+  readonly #extraMatchers: readonly LabelMatcher[];
+  /** Recorded series names present at a time (ms), by time, oldest asked first. */
+  readonly #present = new Map<number, Promise<ReadonlySet<string>>>();
+  /** Whether a signal node stands for its recording (same definition), by node. */
+  readonly #matches = new WeakMap<Expr, boolean>();
+  readonly #definitionText = new Map<string, string>();
+  /** The recordings by the definitions' expressions. */
+  readonly #byDefinition: ReadonlyMap<Expr, RecordedSignal>;
+
+  constructor(client: PrometheusClient, recorded: RecordedSeries, extraMatchers: readonly LabelMatcher[]) {
+    this.#client = client;
+    this.#recorded = recorded;
+    this.#extraMatchers = extraMatchers;
+    this.#byDefinition = new Map([...recorded.signals.values()].map((r) => [r.expr, r]));
+  }
+
+  /**
+   * The offset of the recording rule group's evaluations from the multiples of `stepMs`, as of `atMs`: its newest
+   * recorded sample's time modulo the step; 0 when signals are not read from recorded series or none is there.
+   */
+  async gridPhase(stepMs: number, atMs: number, signal?: AbortSignal): Promise<number> {
+    const first = this.#recorded.signals.values().next().value;
+    if (this.#recorded.mode === 'off' || first === undefined) return 0;
+    const series = `${first.series}${renderMatchers(this.#extraMatchers)}`;
+    const result = await this.#client.query(`max(timestamp(${series}))`, atMs / 1000, { signal });
+    const newest = result.resultType === 'vector' ? result.result[0]?.value : undefined;
+    if (newest === undefined || !Number.isFinite(newest)) return 0;
+    const ms = Math.round(newest * 1000);
+    return ((ms % stepMs) + stepMs) % stepMs;
+  }
+
+  /**
+   * The replacement for evaluating `expr` at `timesMs`: each signal node read from its recorded series where the
+   * mode allows; undefined when no node is.
+   */
+  async replacementFor(expr: Expr, timesMs: readonly number[], signal?: AbortSignal): Promise<Replacement | undefined> {
+    if (this.#recorded.mode === 'off') return undefined;
+    const wanted = this.#recordedNodes(expr);
+    if (wanted.size === 0) return undefined;
+    let readable: ReadonlySet<string> | undefined;
+    if (this.#recorded.mode === 'auto') {
+      const first = timesMs[0];
+      const last = timesMs[timesMs.length - 1];
+      if (first === undefined || last === undefined) return undefined;
+      const [atFirst, atLast] = await Promise.all([this.#presentAt(first, signal), this.#presentAt(last, signal)]);
+      readable = new Set([...atFirst].filter((name) => atLast.has(name)));
+    }
+    const texts = new Map<Expr, string>();
+    for (const [node, recording] of wanted) {
+      if (readable === undefined || readable.has(recording.series)) {
+        texts.set(node, `(${recording.series}${renderMatchers(this.#extraMatchers)} * 1)`);
+      }
+    }
+    return texts.size === 0 ? undefined : (node) => texts.get(node);
+  }
+
+  /** The signal nodes of `expr` that stand for a recording, with it. */
+  #recordedNodes(expr: Expr): Map<Expr, RecordedSignal> {
+    const found = new Map<Expr, RecordedSignal>();
+    const visit = (e: Expr): void => {
+      const definition = this.#byDefinition.get(e);
+      if (definition !== undefined) {
+        found.set(e, definition);
+        return;
+      }
+      if (e.kind === 'signal') {
+        const recording = this.#recorded.signals.get(e.id);
+        if (recording !== undefined && this.#standsFor(e, recording)) {
+          found.set(e, recording);
+          return;
+        }
+      }
+      switch (e.kind) {
+        case 'aggregate':
+        case 'histogram_quantile':
+        case 'clamp_min':
+        case 'signal':
+          visit(e.expr);
+          return;
+        case 'binary':
+          visit(e.lhs);
+          visit(e.rhs);
+          return;
+        default:
+          return;
+      }
+    };
+    visit(expr);
+    return found;
+  }
+
+  #standsFor(node: Extract<Expr, { kind: 'signal' }>, recording: RecordedSignal): boolean {
+    if (node.expr === recording.expr) return true;
+    let matches = this.#matches.get(node);
+    if (matches === undefined) {
+      let definition = this.#definitionText.get(node.id);
+      if (definition === undefined) {
+        definition = JSON.stringify(recording.expr);
+        this.#definitionText.set(node.id, definition);
+      }
+      matches = JSON.stringify(node.expr) === definition;
+      this.#matches.set(node, matches);
+    }
+    return matches;
+  }
+
+  /** The recorded series names with a series at `timeMs` (within the server's lookback), asked once per time. */
+  #presentAt(timeMs: number, signal?: AbortSignal): Promise<ReadonlySet<string>> {
+    let present = this.#present.get(timeMs);
+    if (present === undefined) {
+      present = this.#askPresent(timeMs, signal);
+      this.#present.set(timeMs, present);
+      // A failed question is asked again next time.
+      present.catch(() => this.#present.delete(timeMs));
+      if (this.#present.size > REMEMBERED_TIMES) {
+        const oldest = this.#present.keys().next().value;
+        if (oldest !== undefined) this.#present.delete(oldest);
+      }
+    }
+    return present;
+  }
+
+  async #askPresent(timeMs: number, signal?: AbortSignal): Promise<ReadonlySet<string>> {
+    // Recorded series names are `level:metric:operations` in letters, digits and underscores: no regex syntax.
+    const names = [...new Set([...this.#recorded.signals.values()].map((r) => r.series))];
+    const matchers: LabelMatcher[] = [
+      { label: METRIC_NAME_LABEL, op: '=~', value: names.join('|') },
+      ...this.#extraMatchers,
+    ];
+    const result = await this.#client.query(
+      `count by (${METRIC_NAME_LABEL}) (${renderMatchers(matchers)})`,
+      timeMs / 1000,
+      {
+        signal,
+      },
+    );
+    if (result.resultType !== 'vector') return new Set();
+    return new Set(result.result.map((s) => s.metric[METRIC_NAME_LABEL]).filter((n): n is string => n !== undefined));
+  }
+}
