@@ -19,7 +19,8 @@
  * measures, without the appends of the results; the median of three).
  *
  * Run: `npm run bench:prometheus-mode` (about ten minutes and 4 GB of temporary disk at 10,000 queues).
- * BENCH_PROMETHEUS_QUEUES picks the sizes (default `1000,10000`).
+ * BENCH_PROMETHEUS_QUEUES picks the sizes (default `1000,10000`); BENCH_PROMETHEUS_SLOWEST=N prints each way's N
+ * slowest requests of its last evaluation to stderr.
  */
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
@@ -118,23 +119,34 @@ async function writeRecording(dir: string, managers: number): Promise<string> {
   return out;
 }
 
-/** An HTTP proxy to `upstream` counting requests and response bytes. */
+/** A request through the proxy: how long its answer took, and its query. */
+type TimedRequest = { readonly ms: number; readonly query: string };
+
+/** An HTTP proxy to `upstream` counting requests and response bytes, and timing each request. */
 async function countingProxy(upstream: string): Promise<{
   url: string;
-  take(): { requests: number; bytes: number };
+  take(): { requests: number; bytes: number; timed: TimedRequest[] };
   close(): Promise<void>;
 }> {
   const target = new URL(upstream);
   let requests = 0;
   let bytes = 0;
+  let timed: TimedRequest[] = [];
   const server = http.createServer((req, res) => {
     requests += 1;
+    const started = performance.now();
+    const body: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => body.push(chunk));
     const forward = http.request(
       { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.on('data', (chunk: Buffer) => {
           bytes += chunk.length;
+        });
+        answer.on('end', () => {
+          const query = new URLSearchParams(`${req.url?.split('?')[1] ?? ''}&${Buffer.concat(body).toString()}`);
+          timed.push({ ms: performance.now() - started, query: query.get('query') ?? req.url ?? '' });
         });
         answer.pipe(res);
       },
@@ -146,9 +158,10 @@ async function countingProxy(upstream: string): Promise<{
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     take() {
-      const counted = { requests, bytes };
+      const counted = { requests, bytes, timed };
       requests = 0;
       bytes = 0;
+      timed = [];
       return counted;
     },
     close: () => new Promise<void>((done) => server.close(() => done())),
@@ -220,6 +233,16 @@ async function ruleGroupEvaluationMs(url: string, rules: readonly RuleYaml[], at
   return seconds * 1000;
 }
 
+/** BENCH_PROMETHEUS_SLOWEST=N prints the N slowest requests of an evaluation (time and query), for tuning. */
+function printSlowest(mode: RecordedSeriesMode, timed: readonly TimedRequest[]): void {
+  const count = Number(process.env.BENCH_PROMETHEUS_SLOWEST ?? 0);
+  if (!(count > 0)) return;
+  console.error(`slowest requests, recorded series ${mode}:`);
+  for (const r of [...timed].sort((a, b) => b.ms - a.ms).slice(0, count)) {
+    console.error(`  ${r.ms.toFixed(0)} ms  ${r.query.slice(0, 240)}`);
+  }
+}
+
 /** `EVALUATIONS` evaluations through `proxy`, reading recorded series as `mode` says. */
 async function evaluations(
   proxy: Awaited<ReturnType<typeof countingProxy>>,
@@ -238,7 +261,9 @@ async function evaluations(
       const start = performance.now();
       const report = await diagnoseSource(source, { atMs, runbookBaseUrl: RUNBOOK, memory });
       const ms = performance.now() - start;
-      runs.push({ ...proxy.take(), ms, found: report.queues.length });
+      const { requests, bytes, timed } = proxy.take();
+      runs.push({ requests, bytes, ms, found: report.queues.length });
+      if (i === EVALUATIONS - 1) printSlowest(mode, timed);
     }
     const [first, ...later] = runs as [(typeof runs)[0], ...typeof runs];
     const median = later.sort((a, b) => a.ms - b.ms)[Math.floor(later.length / 2)] ?? first;

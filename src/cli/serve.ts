@@ -104,6 +104,10 @@ export function registerServeCommand(program: Command): void {
       'Prometheus mode: read signals from the series of the generated recording rules, auto (where the API holds them; the default), on or off [WQD_PROMETHEUS_RECORDED_SERIES]',
     )
     .option(
+      '--prometheus-max-sample-delay <duration>',
+      'Prometheus mode: how late samples may reach the API (remote write, federation); steps older than that are kept between evaluations (default 2m) [WQD_PROMETHEUS_MAX_SAMPLE_DELAY]',
+    )
+    .option(
       '--prometheus-timeout <duration>',
       `Prometheus request timeout (default ${DEFAULT_PROMETHEUS_TIMEOUT}) [WQD_PROMETHEUS_TIMEOUT]`,
     )

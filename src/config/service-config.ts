@@ -39,6 +39,7 @@ import {
   DEFAULT_DEMO_LISTEN,
   DEFAULT_EVALUATION_INTERVAL,
   DEFAULT_LISTEN,
+  DEFAULT_PROMETHEUS_MAX_SAMPLE_DELAY,
   DEFAULT_PROMETHEUS_TIMEOUT,
   DEFAULT_SCRAPE_INTERVAL,
   DEFAULT_TARGET,
@@ -70,6 +71,8 @@ export type SourceConfig =
       readonly headers: Readonly<Record<string, string>>;
       /** The server's query engine; `auto` detects it. */
       readonly engine: PrometheusEngine;
+      /** How late samples may reach the server: steps older than that are kept between evaluations. */
+      readonly maxSampleDelayMs: number;
       /** Whether signals are read from the recording rules' series; `auto` where the server holds them. */
       readonly recordedSeries: RecordedSeriesMode;
       readonly basicAuth?: { readonly username: string; readonly passwordFile: string };
@@ -320,6 +323,8 @@ function resolveSource(
         timeoutMs,
         headers: get<Record<string, string>>('prometheus.headers') ?? {},
         engine: get<PrometheusEngine>('prometheus.engine') ?? 'auto',
+        maxSampleDelayMs:
+          get<number>('prometheus.maxSampleDelay') ?? parseDuration(DEFAULT_PROMETHEUS_MAX_SAMPLE_DELAY),
         recordedSeries: get<RecordedSeriesMode>('prometheus.recordedSeries') ?? 'auto',
         ...(username !== undefined && passwordFile !== undefined ? { basicAuth: { username, passwordFile } } : {}),
       };

@@ -12,4 +12,9 @@ export const DEFAULT_TARGET = 'http://127.0.0.1:8080/metrics';
 export { DEFAULT_RETENTION, DEFAULT_SCRAPE_INTERVAL } from '../scrape/scrape-settings.js';
 export const DEFAULT_EVALUATION_INTERVAL = '15s';
 export const DEFAULT_PROMETHEUS_TIMEOUT = '30s';
+/**
+ * How late samples may reach a Prometheus (`prometheus.maxSampleDelay`): a scrape or a rule evaluation writes
+ * within seconds; remote write from a backlogged sender, minutes.
+ */
+export const DEFAULT_PROMETHEUS_MAX_SAMPLE_DELAY = '2m';
 export const DEMO_SCENARIO = 'mixed';

@@ -82,6 +82,15 @@ export const SETTINGS: readonly Setting[] = [
     env: 'WQD_PROMETHEUS_ENGINE',
     sources: PROMETHEUS,
   },
+  // How late samples reach the server: older steps are kept between evaluations (prometheus-backend.ts).
+  {
+    key: 'prometheus.maxSampleDelay',
+    kind: 'duration',
+    flag: 'prometheusMaxSampleDelay',
+    env: 'WQD_PROMETHEUS_MAX_SAMPLE_DELAY',
+    range: { min: '1s', max: '1h' },
+    sources: PROMETHEUS,
+  },
   // Signals read from the recording rules' series where the server holds them (recorded-series.ts).
   {
     key: 'prometheus.recordedSeries',

@@ -20,12 +20,17 @@
  * differs are written so that the verdicts agree). `auto` (the default) asks the server once, before the first
  * query: see `detectDialect`.
  *
+ * Contract (late samples): given `maxSampleDelayMs`, the backend offers `changes()`: samples are taken to reach the
+ * server at most that long after their time (scraped, recorded by a rule, or remote-written), so what was computed
+ * at a time older than that before the previous evaluation still holds, and a service keeps its steps between
+ * evaluations instead of asking for every step of every `for` again. Without it, nothing is kept.
+ *
  * Contract (recorded series): given the signals the shipped recording rules record (`recorded`), signals are read
  * from their recorded series where the server holds them (recorded-series.ts); by default none are.
  */
 import { labelValue, makeLabels } from '../exposition/labels.js';
 import { LABEL, WORKQUEUE } from '../metrics/names.js';
-import type { DiagnosisBackend } from '../promql/backend.js';
+import type { ChangeReader, DiagnosisBackend } from '../promql/backend.js';
 import { type Expr, type LabelMatcher, selector as selectorExpr } from '../promql/expr.js';
 import { type QueryDialect, renderPromQL } from '../promql/render.js';
 import type { InstantVector, Labels, VectorSample } from '../promql/vector.js';
@@ -39,6 +44,8 @@ export type PrometheusBackendOptions = {
   readonly selector?: readonly LabelMatcher[];
   /** The server's engine; `auto` by default (see the module contract). */
   readonly engine?: PrometheusEngine;
+  /** How late samples may reach the server (see the module contract); unset: nothing is kept between evaluations. */
+  readonly maxSampleDelayMs?: number;
   /** The signals the recording rules record, and whether to read them (see the module contract). */
   readonly recorded?: RecordedSeries;
 };
@@ -142,10 +149,32 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
     },
     ...(recorded === undefined
       ? {}
-      : { gridPhase: (stepMs: number, atMs: number, signal?: AbortSignal) => recorded.gridPhase(stepMs, atMs, signal) }),
+      : {
+          gridPhase: (stepMs: number, atMs: number, signal?: AbortSignal) => recorded.gridPhase(stepMs, atMs, signal),
+        }),
+    ...(options.maxSampleDelayMs === undefined
+      ? {}
+      : { changes: () => lateSampleChanges(options.maxSampleDelayMs ?? 0) }),
     async seriesLabels(metric, fromMs, toMs, signal) {
       const match = renderPromQL(selectorExpr(metric), { extraMatchers });
       return (await client.series([match], fromMs / 1000, toMs / 1000, { signal })).map(named);
     },
+  };
+}
+
+/**
+ * The changes of a server that does not tell, bounded by how late samples arrive: whatever was written since the
+ * previous question has a time no earlier than that question's wall-clock time less `maxDelayMs`. The first
+ * question answers that anything may have changed.
+ */
+function lateSampleChanges(maxDelayMs: number, now: () => number = Date.now): ChangeReader {
+  let askedAt: number | undefined;
+  return {
+    takeEarliest() {
+      const earliest = askedAt === undefined ? Number.NEGATIVE_INFINITY : askedAt - maxDelayMs;
+      askedAt = now();
+      return earliest;
+    },
+    close() {},
   };
 }

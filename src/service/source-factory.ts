@@ -61,17 +61,18 @@ export async function prometheusClientOptions(
 /**
  * The Prometheus source of `config.source`: its queries restricted by the fleet selector, in its engine's language,
  * reading the series of the recording rules `generate` makes from this configuration where the server holds them
- * (as `source.recordedSeries` says).
+ * (as `source.recordedSeries` says), and telling the steps a service may keep by how late samples arrive.
  */
 export function prometheusSourceFor(
   config: Pick<ServiceConfig, 'scope' | 'overrides'>,
   clientOptions: PrometheusClientOptions,
-  source: Pick<PrometheusSourceConfig, 'engine' | 'recordedSeries'>,
+  source: Pick<PrometheusSourceConfig, 'engine' | 'recordedSeries' | 'maxSampleDelayMs'>,
 ): MetricsSource {
   const plan = recordingPlan(ruleAnalyses(config.overrides), config.scope, config.overrides);
   return createPrometheusSource(clientOptions, {
     selector: config.scope.selector ?? [],
     engine: source.engine,
+    maxSampleDelayMs: source.maxSampleDelayMs,
     recorded: { mode: source.recordedSeries, signals: recordedSignals(plan) },
   });
 }

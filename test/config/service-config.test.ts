@@ -150,6 +150,7 @@ describe('precedence: flags > environment > file', () => {
       timeoutMs: 5_000,
       headers: { 'X-Scope-OrgID': 'team-a' },
       engine: 'auto',
+      maxSampleDelayMs: 120_000,
       recordedSeries: 'auto',
       basicAuth: { username: 'u', passwordFile: '/pw' },
     });

@@ -14,7 +14,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DiagnosisBackend } from '../../src/diagnosis/backend.js';
 import { diagnose } from '../../src/diagnosis/engine.js';
+import { EvaluationMemory } from '../../src/diagnosis/holding.js';
 import type { Report } from '../../src/diagnosis/report.js';
 import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/rule.js';
 import { createPrometheusClient, type PrometheusClient } from '../../src/prometheus/prometheus-api.js';
@@ -82,17 +84,22 @@ function viaPrometheus(atMs: number): Promise<Report> {
   return report;
 }
 
-/** A client that keeps the text of every query it sends. */
-function recordingQueries(client: PrometheusClient, queries: string[]): PrometheusClient {
+/** What a client asked: the text of every query, and how many evaluation times they covered in all. */
+type Asked = { readonly queries: string[]; times: number };
+
+/** A client that keeps what it is asked. */
+function recordingQueries(client: PrometheusClient, asked: Asked): PrometheusClient {
   return {
     ...client,
     query: (expr, ...rest) => {
-      queries.push(expr);
+      asked.queries.push(expr);
+      asked.times += 1;
       return client.query(expr, ...rest);
     },
-    queryRange: (expr, ...rest) => {
-      queries.push(expr);
-      return client.queryRange(expr, ...rest);
+    queryRange: (expr, startSec, endSec, stepSec, request) => {
+      asked.queries.push(expr);
+      asked.times += Math.round((endSec - startSec) / stepSec) + 1;
+      return client.queryRange(expr, startSec, endSec, stepSec, request);
     },
   };
 }
@@ -102,14 +109,20 @@ function recordingQueries(client: PrometheusClient, queries: string[]): Promethe
  * phase of its grid (the rule group's).
  */
 async function viaRecordedSeries(atMs: number): Promise<{ report: Report; queries: string[]; phase: number }> {
-  const queries: string[] = [];
-  const client = recordingQueries(createPrometheusClient({ url: prom.url, timeoutMs: 60_000 }), queries);
-  const backend = createPrometheusBackend(client, {
+  const asked: Asked = { queries: [], times: 0 };
+  const backend = recordedSeriesBackend(asked);
+  const phase = (await backend.gridPhase?.(EVALUATION_INTERVAL_MS, atMs)) ?? Number.NaN;
+  return { report: await diagnose(backend, { atMs, runbookBaseUrl: RUNBOOKS }), queries: asked.queries, phase };
+}
+
+/** Prometheus mode as the service runs it: recorded series where they are, steps kept between evaluations. */
+function recordedSeriesBackend(asked: Asked): DiagnosisBackend {
+  const client = recordingQueries(createPrometheusClient({ url: prom.url, timeoutMs: 60_000 }), asked);
+  return createPrometheusBackend(client, {
     targetName: 'prometheus',
     recorded: { mode: 'auto', signals: SHIPPED_RECORDINGS },
+    maxSampleDelayMs: 120_000,
   });
-  const phase = (await backend.gridPhase?.(EVALUATION_INTERVAL_MS, atMs)) ?? Number.NaN;
-  return { report: await diagnose(backend, { atMs, runbookBaseUrl: RUNBOOKS }), queries, phase };
 }
 
 /** The diagnosis through Prometheus from the raw series alone, on the grid offset by `phase`. */
@@ -204,6 +217,38 @@ describe('the recorded series read in place of the raw ones give the same verdic
         expectSameValue(value.value, other.signals[id]?.value ?? null, `${key} ${id}`);
       }
     }
+  });
+
+  // The recordings lie in the past, so every step before an evaluation is final: a service evaluating every 30 s
+  // keeps them and asks for the new ones only, and gives the verdicts and values of one evaluation from scratch.
+  it('successive evaluations with the steps kept give the verdicts of one from scratch', {
+    timeout: 180_000,
+  }, async () => {
+    const [last] = await prom.query('timestamp(queue:workqueue_depth:sum)', endMs / 1000);
+    const atMs = Math.round(last!.value * 1000) - 8 * 60_000;
+    const memory = new EvaluationMemory();
+    const asked: Asked = { queries: [], times: 0 };
+    const backend = recordedSeriesBackend(asked);
+    let report: Report | undefined;
+    const timesAsked: number[] = [];
+    for (const t of [atMs - 90_000, atMs - 60_000, atMs - 30_000, atMs]) {
+      asked.times = 0;
+      report = await diagnose(backend, { atMs: t, runbookBaseUrl: RUNBOOKS, memory });
+      timesAsked.push(asked.times);
+    }
+    const fresh = await viaRecordedSeries(atMs);
+    const mine = byQueue(fresh.report.queues);
+    const theirs = byQueue(report!.queues);
+    expect([...theirs.keys()].sort()).toEqual([...mine.keys()].sort());
+    for (const [key, queue] of mine) {
+      const other = theirs.get(key)!;
+      expectSameVerdict(key, queue, other);
+      for (const [id, value] of Object.entries(queue.signals)) {
+        expectSameValue(value.value, other.signals[id]?.value ?? null, `${key} ${id}`);
+      }
+    }
+    // The later evaluations ask for a fraction of the times the first one does.
+    for (const later of timesAsked.slice(1)) expect(later).toBeLessThan(timesAsked[0]! / 3);
   });
 
   it('read every recorded signal that has series', async () => {
