@@ -5,8 +5,9 @@
  * The fleet: synthetic controller managers (bench/synthetic-managers.ts) of 100 controllers each, 10 or 100 of
  * them, 20 minutes at one scrape a minute, written as one OpenMetrics recording (families in order, each
  * series' samples together) and imported with promtool. The service's Prometheus source reads it through a
- * counting proxy on loopback (requests and response bytes); three evaluations at the recording's end with the
- * service's memory (Prometheus mode keeps no steps between evaluations: the data may change without telling).
+ * counting proxy on loopback (requests and response bytes); four evaluations 15 s apart ending at the recording's
+ * end, as the service makes them: with its memory and its default `maxSampleDelay`, so the first is cold (every
+ * step of every `for`) and the later ones ask for the new steps only; the later ones' median.
  * The claim under test: the number of queries per evaluation does not grow with the number of queues.
  *
  * With the recording rules: the Prometheus also holds the series of every recording rule `generate` ships (the
@@ -30,12 +31,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parse, stringify } from 'yaml';
+import { DEFAULT_EVALUATION_INTERVAL, DEFAULT_PROMETHEUS_MAX_SAMPLE_DELAY } from '../src/config/service-defaults.js';
 import { EvaluationMemory } from '../src/diagnosis/holding.js';
 import { ruleAnalyses } from '../src/generate/artifacts.js';
 import { recordedSignals, recordingPlan } from '../src/generate/recording-rules.js';
 import type { RecordedSeriesMode } from '../src/prometheus/recorded-series.js';
 import { diagnoseSource } from '../src/service/diagnose-source.js';
 import { createPrometheusSource } from '../src/sources/prometheus-source.js';
+import { parseDuration } from '../src/util/duration.js';
 import {
   backfillRecordingRules,
   formatTimeSec,
@@ -50,7 +53,9 @@ const SIZES = (process.env.BENCH_PROMETHEUS_QUEUES ?? '1000,10000').split(',').m
 const SCRAPE_S = 60;
 const SCRAPES = 21;
 const START_S = 1_767_225_600; // 2026-01-01T00:00:00Z
-const EVALUATIONS = 3;
+const EVALUATIONS = 4;
+const SERVICE_EVALUATION_INTERVAL_MS = parseDuration(DEFAULT_EVALUATION_INTERVAL);
+const SERVICE_MAX_SAMPLE_DELAY_MS = parseDuration(DEFAULT_PROMETHEUS_MAX_SAMPLE_DELAY);
 const RUNBOOK = 'https://example.invalid/runbooks';
 
 /**
@@ -251,7 +256,7 @@ async function evaluations(
 ): Promise<Evaluations> {
   const source = createPrometheusSource(
     { url: proxy.url, timeoutMs: 120_000 },
-    { recorded: { mode, signals: SHIPPED_RECORDINGS } },
+    { recorded: { mode, signals: SHIPPED_RECORDINGS }, maxSampleDelayMs: SERVICE_MAX_SAMPLE_DELAY_MS },
   );
   try {
     const memory = new EvaluationMemory();
@@ -259,7 +264,9 @@ async function evaluations(
     const runs: Array<{ ms: number; requests: number; bytes: number; found: number }> = [];
     for (let i = 0; i < EVALUATIONS; i++) {
       const start = performance.now();
-      const report = await diagnoseSource(source, { atMs, runbookBaseUrl: RUNBOOK, memory });
+      // 15 s apart, as the service evaluates, the last at `atMs`.
+      const at = atMs - (EVALUATIONS - 1 - i) * SERVICE_EVALUATION_INTERVAL_MS;
+      const report = await diagnoseSource(source, { atMs: at, runbookBaseUrl: RUNBOOK, memory });
       const ms = performance.now() - start;
       const { requests, bytes, timed } = proxy.take();
       runs.push({ requests, bytes, ms, found: report.queues.length });

@@ -8,14 +8,17 @@
  * Contract:
  * - `RecordedSignal`: a signal the rules record, by id: the series it is recorded to and the expression that
  *   series holds (the signal's definition, before any fleet selector). A signal node of a queried expression is
- *   read from its series only when its expression is that one (the same signal definition), so a node built with
- *   other windows or matchers is never confused with the recording; a definition's expression itself (a reported
- *   signal, asked for as it is) is read from its series too.
+ *   read from its series only when its expression is that one (the same signal definition, or an expression
+ *   written alike), so a node built with other windows or matchers is never confused with the recording; a
+ *   definition's expression itself (a reported signal, asked for as it is) is read from its series too.
  * - Modes: `off` never reads recorded series. `on` reads every recorded signal from its series (the rules are known
  *   to be loaded, and to have been for as long as the evaluations look back). `auto` (the default) asks the
- *   server, for each range of times it evaluates, which of the recorded series exist at the first and at the last
- *   time (one instant query per time, remembered for the most recent times): a signal is read from its series
- *   when they exist at both, and computed from the raw series otherwise, e.g. before the rules were loaded.
+ *   server, for each range of times it evaluates, whether the rule group was evaluated at its first and at its
+ *   last time (the first recorded signal's series there: every recorded signal is in the one group `generate`
+ *   writes; one small instant query per time, remembered for the most recent times), and every five minutes of
+ *   evaluation time which recorded series it holds at all: a signal is read from its series when the group was
+ *   evaluated at both ends and its series is held, and computed from the raw series otherwise (before the rules
+ *   were loaded, for a rule disabled where they were generated).
  * - A recorded series read stands for the expression it records: the fleet selector is added to its selector (the
  *   recorded series keep every target label, so the selector narrows them as it narrows the raw series), and it
  *   is multiplied by one, which drops the series name as the aggregation it stands for does and changes no value.
@@ -47,6 +50,9 @@ export type RecordedSeries = {
 /** How many times' answers `auto` remembers: an evaluation asks about a handful (the ends of its `for` ranges). */
 const REMEMBERED_TIMES = 64;
 
+/** How long `auto` trusts its list of the recorded series the server holds before asking again. */
+const NAMES_CHECKED_EVERY_MS = 5 * 60_000;
+
 /** Prints a node as the series it is recorded to, or leaves it to the renderer; `renderPromQL`'s `replace`. */
 export type Replacement = (expr: Expr) => string | undefined;
 
@@ -54,19 +60,26 @@ export class RecordedSeriesReader {
   readonly #client: PrometheusClient;
   readonly #recorded: RecordedSeries;
   readonly #extraMatchers: readonly LabelMatcher[];
-  /** Recorded series names present at a time (ms), by time, oldest asked first. */
-  readonly #present = new Map<number, Promise<ReadonlySet<string>>>();
-  /** Whether a signal node stands for its recording (same definition), by node. */
-  readonly #matches = new WeakMap<Expr, boolean>();
-  readonly #definitionText = new Map<string, string>();
-  /** The recordings by the definitions' expressions. */
+  /** The series that tells the rule group was evaluated: the first recorded signal's (every one is in the group). */
+  readonly #groupSeries: string | undefined;
+  /** Whether the group's series is there at a time (ms), by time, oldest asked first. */
+  readonly #groupPresent = new Map<number, Promise<boolean>>();
+  /** The recorded series names the server held when last asked, and the evaluation time it was asked at. */
+  #names: { readonly atMs: number; readonly present: Promise<ReadonlySet<string>> } | undefined;
+  /** The recording a node stands for (null: none), by node. */
+  readonly #recordingOf = new WeakMap<Expr, RecordedSignal | null>();
+  /** The recordings by their definitions' expressions, and by those expressions' JSON. */
   readonly #byDefinition: ReadonlyMap<Expr, RecordedSignal>;
+  readonly #byDefinitionText: ReadonlyMap<string, RecordedSignal>;
 
   constructor(client: PrometheusClient, recorded: RecordedSeries, extraMatchers: readonly LabelMatcher[]) {
     this.#client = client;
     this.#recorded = recorded;
     this.#extraMatchers = extraMatchers;
-    this.#byDefinition = new Map([...recorded.signals.values()].map((r) => [r.expr, r]));
+    const recordings = [...recorded.signals.values()];
+    this.#groupSeries = recordings[0]?.series;
+    this.#byDefinition = new Map(recordings.map((r) => [r.expr, r]));
+    this.#byDefinitionText = new Map(recordings.map((r) => [JSON.stringify(r.expr), r]));
   }
 
   /**
@@ -74,9 +87,8 @@ export class RecordedSeriesReader {
    * recorded sample's time modulo the step; 0 when signals are not read from recorded series or none is there.
    */
   async gridPhase(stepMs: number, atMs: number, signal?: AbortSignal): Promise<number> {
-    const first = this.#recorded.signals.values().next().value;
-    if (this.#recorded.mode === 'off' || first === undefined) return 0;
-    const series = `${first.series}${renderMatchers(this.#extraMatchers)}`;
+    if (this.#recorded.mode === 'off' || this.#groupSeries === undefined) return 0;
+    const series = `${this.#groupSeries}${renderMatchers(this.#extraMatchers)}`;
     const result = await this.#client.query(`max(timestamp(${series}))`, atMs / 1000, { signal });
     const newest = result.resultType === 'vector' ? result.result[0]?.value : undefined;
     if (newest === undefined || !Number.isFinite(newest)) return 0;
@@ -85,8 +97,8 @@ export class RecordedSeriesReader {
   }
 
   /**
-   * The replacement for evaluating `expr` at `timesMs`: each signal node read from its recorded series where the
-   * mode allows; undefined when no node is.
+   * The replacement for evaluating `expr` at `timesMs`: each node that stands for a recording read from its
+   * recorded series where the mode allows; undefined when no node is.
    */
   async replacementFor(expr: Expr, timesMs: readonly number[], signal?: AbortSignal): Promise<Replacement | undefined> {
     if (this.#recorded.mode === 'off') return undefined;
@@ -97,8 +109,13 @@ export class RecordedSeriesReader {
       const first = timesMs[0];
       const last = timesMs[timesMs.length - 1];
       if (first === undefined || last === undefined) return undefined;
-      const [atFirst, atLast] = await Promise.all([this.#presentAt(first, signal), this.#presentAt(last, signal)]);
-      readable = new Set([...atFirst].filter((name) => atLast.has(name)));
+      const [fromFirst, toLast, names] = await Promise.all([
+        this.#groupPresentAt(first, signal),
+        this.#groupPresentAt(last, signal),
+        this.#namesPresent(last, signal),
+      ]);
+      if (!fromFirst || !toLast) return undefined;
+      readable = names;
     }
     const texts = new Map<Expr, string>();
     for (const [node, recording] of wanted) {
@@ -109,21 +126,14 @@ export class RecordedSeriesReader {
     return texts.size === 0 ? undefined : (node) => texts.get(node);
   }
 
-  /** The signal nodes of `expr` that stand for a recording, with it. */
+  /** The outermost nodes of `expr` that stand for a recording, with it. */
   #recordedNodes(expr: Expr): Map<Expr, RecordedSignal> {
     const found = new Map<Expr, RecordedSignal>();
     const visit = (e: Expr): void => {
-      const definition = this.#byDefinition.get(e);
-      if (definition !== undefined) {
-        found.set(e, definition);
+      const recording = this.#standsFor(e);
+      if (recording !== undefined) {
+        found.set(e, recording);
         return;
-      }
-      if (e.kind === 'signal') {
-        const recording = this.#recorded.signals.get(e.id);
-        if (recording !== undefined && this.#standsFor(e, recording)) {
-          found.set(e, recording);
-          return;
-        }
       }
       switch (e.kind) {
         case 'aggregate':
@@ -144,38 +154,56 @@ export class RecordedSeriesReader {
     return found;
   }
 
-  #standsFor(node: Extract<Expr, { kind: 'signal' }>, recording: RecordedSignal): boolean {
-    if (node.expr === recording.expr) return true;
-    let matches = this.#matches.get(node);
-    if (matches === undefined) {
-      let definition = this.#definitionText.get(node.id);
-      if (definition === undefined) {
-        definition = JSON.stringify(recording.expr);
-        this.#definitionText.set(node.id, definition);
-      }
-      matches = JSON.stringify(node.expr) === definition;
-      this.#matches.set(node, matches);
-    }
-    return matches;
+  /** The recording `node` computes: a definition's expression (the same object, or one written alike), or a signal node of one. */
+  #standsFor(node: Expr): RecordedSignal | undefined {
+    const known = this.#byDefinition.get(node) ?? this.#recordingOf.get(node);
+    if (known !== undefined) return known ?? undefined;
+    const computed = node.kind === 'signal' ? node.expr : node;
+    const recording = this.#byDefinition.get(computed) ?? this.#byDefinitionText.get(JSON.stringify(computed));
+    this.#recordingOf.set(node, recording ?? null);
+    return recording;
   }
 
-  /** The recorded series names with a series at `timeMs` (within the server's lookback), asked once per time. */
-  #presentAt(timeMs: number, signal?: AbortSignal): Promise<ReadonlySet<string>> {
-    let present = this.#present.get(timeMs);
+  /** Whether the rule group's series is there at `timeMs` (within the server's lookback), asked once per time. */
+  #groupPresentAt(timeMs: number, signal?: AbortSignal): Promise<boolean> {
+    let present = this.#groupPresent.get(timeMs);
     if (present === undefined) {
-      present = this.#askPresent(timeMs, signal);
-      this.#present.set(timeMs, present);
+      present = this.#askGroupPresent(timeMs, signal);
+      this.#groupPresent.set(timeMs, present);
       // A failed question is asked again next time.
-      present.catch(() => this.#present.delete(timeMs));
-      if (this.#present.size > REMEMBERED_TIMES) {
-        const oldest = this.#present.keys().next().value;
-        if (oldest !== undefined) this.#present.delete(oldest);
+      present.catch(() => this.#groupPresent.delete(timeMs));
+      if (this.#groupPresent.size > REMEMBERED_TIMES) {
+        const oldest = this.#groupPresent.keys().next().value;
+        if (oldest !== undefined) this.#groupPresent.delete(oldest);
       }
     }
     return present;
   }
 
-  async #askPresent(timeMs: number, signal?: AbortSignal): Promise<ReadonlySet<string>> {
+  async #askGroupPresent(timeMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (this.#groupSeries === undefined) return false;
+    const series = `${this.#groupSeries}${renderMatchers(this.#extraMatchers)}`;
+    const result = await this.#client.query(`count(${series})`, timeMs / 1000, { signal });
+    return result.resultType === 'vector' && result.result.length > 0;
+  }
+
+  /**
+   * The recorded series names with a series at `atMs`, asked again once the list is older than
+   * `NAMES_CHECKED_EVERY_MS` (of evaluation time, either way): a rule disabled where the rules were generated, or
+   * a metric no target exposes, has none.
+   */
+  #namesPresent(atMs: number, signal?: AbortSignal): Promise<ReadonlySet<string>> {
+    const names = this.#names;
+    if (names !== undefined && Math.abs(atMs - names.atMs) < NAMES_CHECKED_EVERY_MS) return names.present;
+    const present = this.#askNamesPresent(atMs, signal);
+    this.#names = { atMs, present };
+    present.catch(() => {
+      if (this.#names?.present === present) this.#names = undefined;
+    });
+    return present;
+  }
+
+  async #askNamesPresent(timeMs: number, signal?: AbortSignal): Promise<ReadonlySet<string>> {
     // Recorded series names are `level:metric:operations` in letters, digits and underscores: no regex syntax.
     const names = [...new Set([...this.#recorded.signals.values()].map((r) => r.series))];
     const matchers: LabelMatcher[] = [
