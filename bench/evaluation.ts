@@ -20,13 +20,19 @@
  * rendered as PromQL, as the generated recording and alerting rules hold them) queried at the same time, the
  * sum of their median times as Prometheus's cost of one evaluation; the ratio in-process (steady) / Prometheus.
  *
- * Run: `npm run bench:evaluation` (node --expose-gc). BENCH_EVALUATIONS sets the steady evaluations (default 20).
+ * Run: `npm run bench:evaluation` (node --expose-gc). BENCH_EVALUATIONS sets the steady evaluations (default 20);
+ * BENCH_EVALUATION_QUEUES the sizes, comma-separated (default `10,100,1000`; Prometheus is measured at those of
+ * 10 and 100 among them); BENCH_EVALUATION_HEAP_SNAPSHOT a directory where each child writes a heap snapshot
+ * (`evaluation-<queues>.heapsnapshot`) after the steady evaluations and the GC, for attributing what stays live
+ * (the snapshot is written after the figures are taken and does not change them). NODE_OPTIONS (a heap limit)
+ * reaches the children.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { RULES } from '../src/diagnosis/catalog.js';
 import { diagnose } from '../src/diagnosis/engine.js';
 import { EvaluationMemory } from '../src/diagnosis/holding.js';
@@ -41,7 +47,8 @@ import { History, type SeriesView } from '../src/store/history.js';
 import { loadRecording } from '../src/store/recording.js';
 import { importRecordings, removeTempDirs, startPrometheus } from '../test/support/prometheus.js';
 
-const SIZES = [10, 100, 1_000];
+const SIZES = (process.env.BENCH_EVALUATION_QUEUES ?? '10,100,1000').split(',').map(Number);
+const HEAP_SNAPSHOT_DIR = process.env.BENCH_EVALUATION_HEAP_SNAPSHOT;
 const PROMETHEUS_SIZES = new Set([10, 100]);
 const SCENARIOS = [
   'healthy',
@@ -198,6 +205,7 @@ async function measureInProcess(size: number): Promise<Row> {
   const memoryUsage = process.memoryUsage();
   peakRss = Math.max(peakRss, memoryUsage.rss);
   const stats = history.stats();
+  if (HEAP_SNAPSHOT_DIR !== undefined) writeHeapSnapshot(join(HEAP_SNAPSHOT_DIR, `evaluation-${size}.heapsnapshot`));
   return {
     queues: size,
     series: stats.series,
