@@ -20,13 +20,19 @@
  * rendered as PromQL, as the generated recording and alerting rules hold them) queried at the same time, the
  * sum of their median times as Prometheus's cost of one evaluation; the ratio in-process (steady) / Prometheus.
  *
- * Run: `npm run bench:evaluation` (node --expose-gc). BENCH_EVALUATIONS sets the steady evaluations (default 20).
+ * Run: `npm run bench:evaluation` (node --expose-gc). BENCH_EVALUATIONS sets the steady evaluations (default 20);
+ * BENCH_EVALUATION_QUEUES the sizes, comma-separated (default `10,100,1000`; Prometheus is measured at those of
+ * 10 and 100 among them); BENCH_EVALUATION_HEAP_SNAPSHOT a directory where each child writes a heap snapshot
+ * (`evaluation-<queues>.heapsnapshot`) after the steady evaluations and the GC, for attributing what stays live
+ * (the snapshot is written after the figures are taken and does not change them). NODE_OPTIONS (a heap limit)
+ * reaches the children.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { RULES } from '../src/diagnosis/catalog.js';
 import { diagnose } from '../src/diagnosis/engine.js';
 import { EvaluationMemory } from '../src/diagnosis/holding.js';
@@ -41,7 +47,8 @@ import { History, type SeriesView } from '../src/store/history.js';
 import { loadRecording } from '../src/store/recording.js';
 import { importRecordings, removeTempDirs, startPrometheus } from '../test/support/prometheus.js';
 
-const SIZES = [10, 100, 1_000];
+const SIZES = (process.env.BENCH_EVALUATION_QUEUES ?? '10,100,1000').split(',').map(Number);
+const HEAP_SNAPSHOT_DIR = process.env.BENCH_EVALUATION_HEAP_SNAPSHOT;
 const PROMETHEUS_SIZES = new Set([10, 100]);
 const SCENARIOS = [
   'healthy',
@@ -138,18 +145,17 @@ async function measureInProcess(size: number): Promise<Row> {
   const series = texts.map(baseSeries);
   texts.length = 0;
   const history = new History();
-  // Each process: its target and its series' labels, with its own instance.
+  // Each process: its target and its instance. A series' labels are made for each append, as a scraped page's are
+  // (parsed, appended, dropped), so the fleet holds no label set per series beside the history's own.
   const fleet = Array.from({ length: size }, (_, i) => ({
     target: { id: `p${i}` },
-    series: (series[i % series.length] ?? []).map((view) => ({
-      view,
-      labels: { ...view.labels, [LABEL.instance]: `p${i}:8080` },
-    })),
+    instance: `p${i}:8080`,
+    series: series[i % series.length] ?? [],
   }));
   /** Appends every series' samples in `(fromMs, toMs]`: one scrape round of the fleet. */
   const round = (fromMs: number, toMs: number): void => {
     for (const process of fleet) {
-      for (const { view, labels } of process.series) {
+      for (const view of process.series) {
         let first = 0;
         while (first < view.t.length && (view.t[first] as number) <= fromMs) first++;
         let end = first;
@@ -158,7 +164,7 @@ async function measureInProcess(size: number): Promise<Row> {
           history.appendSamples(
             process.target,
             view.name,
-            labels,
+            { ...view.labels, [LABEL.instance]: process.instance },
             view.t.subarray(first, end),
             view.v.subarray(first, end),
           );
@@ -175,11 +181,13 @@ async function measureInProcess(size: number): Promise<Row> {
   let at = Math.ceil((startMs + WARM_MS) / SCRAPE_MS) * SCRAPE_MS;
   round(Number.NEGATIVE_INFINITY, at);
   const coldStart = performance.now();
-  const { result: first, longestMs: coldBlockMs } = await longestHold(() =>
-    diagnose(backend, { atMs: at, runbookBaseUrl: RUNBOOK, memory }),
+  // Only the first report's size is kept, as the steady reports are dropped (a service keeps its latest, a few MiB at
+  // 1,000 queues): the heap measured is the history's and the evaluation memory's.
+  const { result: firstQueues, longestMs: coldBlockMs } = await longestHold(
+    async () => (await diagnose(backend, { atMs: at, runbookBaseUrl: RUNBOOK, memory })).queues.length,
   );
   const coldMs = performance.now() - coldStart;
-  if (first.queues.length < size) throw new Error(`expected ${size} queues, got ${first.queues.length}`);
+  if (firstQueues < size) throw new Error(`expected ${size} queues, got ${firstQueues}`);
   const times: number[] = [];
   const appends: number[] = [];
   let steadyBlockMs = 0;
@@ -198,6 +206,7 @@ async function measureInProcess(size: number): Promise<Row> {
   const memoryUsage = process.memoryUsage();
   peakRss = Math.max(peakRss, memoryUsage.rss);
   const stats = history.stats();
+  if (HEAP_SNAPSHOT_DIR !== undefined) writeHeapSnapshot(join(HEAP_SNAPSHOT_DIR, `evaluation-${size}.heapsnapshot`));
   return {
     queues: size,
     series: stats.series,

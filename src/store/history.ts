@@ -616,7 +616,6 @@ export class History {
       target: st,
       name: internedName,
       labels: finalLabels,
-      sortKey: undefined,
       pageKey,
       hash: pageKeyHash(pageKey),
       buf: new SeriesBuffer(this.#limits, initialCapacity),

@@ -52,7 +52,11 @@ const IN_BLOCK = BLOCK_SAMPLES - 1;
 
 export class SeriesBuffer {
   #words: Uint32Array;
-  /** Word offsets of the blocks, oldest first. */
+  /**
+   * Word offsets of the blocks, oldest first. Replaced, not grown in place, when a block comes or goes (once per
+   * `BLOCK_SAMPLES` appends): an array grown by `push` keeps room for 17 elements, and a history holds one per
+   * series.
+   */
   #blockAt: number[] = [];
   /** Number of the first sample of the first block. */
   #first = 0;
@@ -147,7 +151,7 @@ export class SeriesBuffer {
       const at = this.#used;
       if (blocks.length === 0) this.#first = this.end;
       startBlock(this.#words, at, time, value);
-      blocks.push(at);
+      this.#blockAt = blocks.concat(at);
       this.#used = at + blockSize(this.#words, at);
     } else {
       const need = planAppend(this.#words, open, time, value);
@@ -192,7 +196,7 @@ export class SeriesBuffer {
       this.start = 0;
       this.end = 0;
       this.#first = 0;
-      this.#blockAt.length = 0;
+      this.#blockAt = [];
       this.#used = 0;
       this.#newestTime = Number.NEGATIVE_INFINITY;
       return;
@@ -201,7 +205,7 @@ export class SeriesBuffer {
     let drop = 0;
     while (drop < blocks.length - 1 && start - this.#first >= (drop + 1) * BLOCK_SAMPLES) drop++;
     if (drop > 0) {
-      blocks.splice(0, drop);
+      this.#blockAt = blocks.slice(drop);
       this.#first += drop * BLOCK_SAMPLES;
     }
   }

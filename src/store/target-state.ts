@@ -20,8 +20,6 @@ export interface SeriesRecord {
   readonly target: TargetState;
   readonly name: string;
   readonly labels: Labels;
-  /** See `sortKeyOf` in series-selection.ts; made when first needed. */
-  sortKey: string | undefined;
   /** Series key as scraped (before target labels) and its `pageKeyHash`. */
   readonly pageKey: string;
   readonly hash: number;
