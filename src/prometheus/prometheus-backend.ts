@@ -20,6 +20,10 @@
  * differs are written so that the verdicts agree). `auto` (the default) asks the server once, before the first
  * query: see `detectDialect`.
  *
+ * Contract (series lookups): a histogram's buckets are looked up one bound at a time (the `le` values first), so
+ * that no answer holds every bucket of every queue: at 10,000 queues of 12 buckets one answer would pass the 16 MiB
+ * bound on answers. The label sets come back as one lookup would give them.
+ *
  * Contract (late samples): given `maxSampleDelayMs`, the backend offers `changes()`: samples are taken to reach the
  * server at most that long after their time (scraped, recorded by a rule, or remote-written), so what was computed
  * at a time older than that before the previous evaluation still holds, and a service keeps its steps between
@@ -29,7 +33,7 @@
  * from their recorded series where the server holds them (recorded-series.ts); by default none are.
  */
 import { labelValue, makeLabels } from '../exposition/labels.js';
-import { LABEL, WORKQUEUE } from '../metrics/names.js';
+import { LABEL, SUFFIX, WORKQUEUE } from '../metrics/names.js';
 import type { ChangeReader, DiagnosisBackend } from '../promql/backend.js';
 import { type Expr, type LabelMatcher, selector as selectorExpr } from '../promql/expr.js';
 import { type QueryDialect, renderPromQL } from '../promql/render.js';
@@ -156,8 +160,16 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
       ? {}
       : { changes: () => lateSampleChanges(options.maxSampleDelayMs ?? 0) }),
     async seriesLabels(metric, fromMs, toMs, signal) {
+      const lookup = async (matchers: readonly LabelMatcher[]) =>
+        client.series([renderPromQL(selectorExpr(metric, matchers), { extraMatchers })], fromMs / 1000, toMs / 1000, {
+          signal,
+        });
+      if (!metric.endsWith(SUFFIX.bucket)) return (await lookup([])).map(named);
+      // A histogram's buckets: one lookup per bound (see the module contract).
       const match = renderPromQL(selectorExpr(metric), { extraMatchers });
-      return (await client.series([match], fromMs / 1000, toMs / 1000, { signal })).map(named);
+      const bounds = await client.labelValues(LABEL.le, [match], fromMs / 1000, toMs / 1000);
+      const perBound = await Promise.all(bounds.map((le) => lookup([{ label: LABEL.le, op: '=', value: le }])));
+      return perBound.flat().map(named);
     },
   };
 }
