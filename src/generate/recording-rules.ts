@@ -1,8 +1,7 @@
 /**
  * The recording rules behind the generated alerts, named in Prometheus' `level:metric:operations` convention:
  *
- * - one per signal an alert reads (in its condition or as evidence) or the service reports (Prometheus mode reads
- *   them in place of the raw series, prometheus/recorded-series.ts), e.g. `queue:workqueue_adds:rate5m`,
+ * - one per signal an alert reads (in its condition or as evidence), e.g. `queue:workqueue_adds:rate5m`,
  *   `controller:controller_runtime_reconcile_errors:rate15m`, `process:rest_client_requests_writes:rate5m`. The
  *   level is the signal's identity scope, the metric its metric (with `_total` dropped under `rate`, and a
  *   word for each of its label matchers), the operations what the signal computes of it, newest first. A
@@ -25,7 +24,7 @@
  */
 import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { type IdentityScope, labelsBeyond, withPlacementLabels } from '../diagnosis/identity.js';
-import { REPORTED_SIGNALS, SIGNALS, type SignalDefinition, type SignalId } from '../diagnosis/signals.js';
+import { SIGNALS, type SignalDefinition, type SignalId } from '../diagnosis/signals.js';
 import {
   CONFLICT_CODE,
   LABEL,
@@ -212,7 +211,7 @@ export function recordingPlan(
   const selector = scope.selector ?? [];
   const identity = identityOptions(scope);
 
-  const used = new Set<string>(REPORTED_SIGNALS.map((s) => s.id));
+  const used = new Set<string>();
   for (const a of analyses) {
     for (const id of signalsIn(a.condition)) used.add(id);
     for (const id of a.settings.rule.evidence) used.add(id);

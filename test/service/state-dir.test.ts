@@ -346,32 +346,37 @@ describe('state dir: a state file that cannot be used', () => {
       'not-regular',
       /^a FIFO \(named pipe\), not a regular file$/,
     ],
-  ] as const)('%s: reported once, ignored, then replaced', async (_what, place, problem, reason) => {
-    const target = await queueTarget();
-    const dir = newDir();
-    mkdirSync(dir);
-    const file = join(dir, STATE_FILE_NAME);
-    await place(file);
-    const log = recordingLogger();
-    const runtime = await runtimeFor(scrapeConfig(`${target.origin}/metrics`, dir), log);
+    // Decompressing the bomb up to the bound takes seconds, many more with other test files beside it.
+  ] as const)(
+    '%s: reported once, ignored, then replaced',
+    { timeout: 120_000 },
+    async (_what, place, problem, reason) => {
+      const target = await queueTarget();
+      const dir = newDir();
+      mkdirSync(dir);
+      const file = join(dir, STATE_FILE_NAME);
+      await place(file);
+      const log = recordingLogger();
+      const runtime = await runtimeFor(scrapeConfig(`${target.origin}/metrics`, dir), log);
 
-    const warnings = log.lines.filter((l) => l.level === 'warn');
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]?.message).toBe('state file ignored; the next write replaces it');
-    expect(warnings[0]?.object).toEqual({ file, problem, reason: expect.stringMatching(reason) });
-    expect(historyOf(runtime).stats().samples).toBe(0);
+      const warnings = log.lines.filter((l) => l.level === 'warn');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.message).toBe('state file ignored; the next write replaces it');
+      expect(warnings[0]?.object).toEqual({ file, problem, reason: expect.stringMatching(reason) });
+      expect(historyOf(runtime).stats().samples).toBe(0);
 
-    await runtime.start();
-    await waitFor('a report', () => runtime.service.report());
-    const view = runtime.targets();
-    expect(view.mode === 'scrape' ? view.targets.map((t) => t.up) : []).toEqual([true]);
-    await runtime.close();
-    // Replaced by a regular file of what was scraped since (a link's target as it was).
-    expect(lstatSync(file).isFile()).toBe(true);
-    const replaced = await readState(file);
-    expect(replaced.select({ metric: WORKQUEUE.depth }).map((s) => s.labels.name)).toEqual(['q']);
-    expect(log.lines.filter((l) => l.level === 'warn')).toHaveLength(1);
-  });
+      await runtime.start();
+      await waitFor('a report', () => runtime.service.report());
+      const view = runtime.targets();
+      expect(view.mode === 'scrape' ? view.targets.map((t) => t.up) : []).toEqual([true]);
+      await runtime.close();
+      // Replaced by a regular file of what was scraped since (a link's target as it was).
+      expect(lstatSync(file).isFile()).toBe(true);
+      const replaced = await readState(file);
+      expect(replaced.select({ metric: WORKQUEUE.depth }).map((s) => s.labels.name)).toEqual(['q']);
+      expect(log.lines.filter((l) => l.level === 'warn')).toHaveLength(1);
+    },
+  );
 });
 
 describe('state dir: usage errors', () => {
