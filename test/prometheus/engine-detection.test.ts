@@ -3,13 +3,12 @@
  * MetricsQL (prometheus-backend.ts, `detectDialect`); a stub that answers anything, or refuses anything, is PromQL.
  * Real servers are checked in test/diagnosis/victoria-metrics-parity.test.ts.
  */
-import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signal } from '../../src/diagnosis/signals.js';
 import { WORKQUEUE } from '../../src/metrics/names.js';
 import { createPrometheusClient } from '../../src/prometheus/prometheus-api.js';
 import { createPrometheusBackend, detectDialect } from '../../src/prometheus/prometheus-backend.js';
-import { type LocalServer, startHttpServer } from '../support/local-server.js';
+import { type LocalServer, startHttpServer, withApiParameters } from '../support/local-server.js';
 
 const EMPTY_VECTOR = { status: 'success', data: { resultType: 'vector', result: [] } };
 
@@ -22,14 +21,9 @@ afterEach(async () => {
 /** A server answering each query by `answer(query)`: true an empty vector, false a PromQL parse error. */
 async function serverAnswering(answer: (query: string) => boolean): Promise<{ url: string; queries: string[] }> {
   const queries: string[] = [];
-  server = await startHttpServer((req, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    let body = '';
-    req.on('data', (chunk: Buffer) => {
-      body += chunk.toString();
-    });
-    req.on('end', () => {
-      const query = url.searchParams.get('query') ?? new URLSearchParams(body).get('query') ?? '';
+  server = await startHttpServer(
+    withApiParameters((_path, parameter, res) => {
+      const query = parameter('query') ?? '';
       queries.push(query);
       res.setHeader('Content-Type', 'application/json');
       if (answer(query)) {
@@ -38,8 +32,8 @@ async function serverAnswering(answer: (query: string) => boolean): Promise<{ ur
       }
       res.statusCode = 400;
       res.end(JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error: unknown function' }));
-    });
-  });
+    }),
+  );
   return { url: server.origin, queries };
 }
 

@@ -4,14 +4,13 @@
  * recorded series it holds; and the changes it tells a service from how late samples may arrive. A real Prometheus
  * holding recorded series is checked in test/diagnosis/parity.test.ts.
  */
-import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signal } from '../../src/diagnosis/signals.js';
 import { createPrometheusClient } from '../../src/prometheus/prometheus-api.js';
 import { createPrometheusBackend } from '../../src/prometheus/prometheus-backend.js';
 import type { RecordedSeriesMode, RecordedSignal } from '../../src/prometheus/recorded-series.js';
 import { binary, num, signalRef } from '../../src/promql/expr.js';
-import { type LocalServer, startHttpServer } from '../support/local-server.js';
+import { type LocalServer, startHttpServer, withApiParameters } from '../support/local-server.js';
 
 let server: LocalServer | undefined;
 afterEach(async () => {
@@ -38,16 +37,10 @@ const CONDITION = binary(
  */
 async function serverHolding(held: readonly string[], sinceSec: number): Promise<{ url: string; queries: string[] }> {
   const queries: string[] = [];
-  server = await startHttpServer((req, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    let body = '';
-    req.on('data', (chunk: Buffer) => {
-      body += chunk.toString();
-    });
-    req.on('end', () => {
-      const params = new URLSearchParams(body);
-      const query = url.searchParams.get('query') ?? params.get('query') ?? '';
-      const time = Number(url.searchParams.get('time') ?? params.get('time') ?? Number.NaN);
+  server = await startHttpServer(
+    withApiParameters((path, parameter, res) => {
+      const query = parameter('query') ?? '';
+      const time = Number(parameter('time') ?? Number.NaN);
       queries.push(query);
       const there = time >= sinceSec ? held : [];
       let result: unknown[] = [];
@@ -56,11 +49,11 @@ async function serverHolding(held: readonly string[], sinceSec: number): Promise
       } else if (query.startsWith('count(queue:workqueue_depth:sum')) {
         result = there.includes('queue:workqueue_depth:sum') ? [{ metric: {}, value: [time, '3'] }] : [];
       }
-      const resultType = url.pathname.endsWith('/query_range') ? 'matrix' : 'vector';
+      const resultType = path.endsWith('/query_range') ? 'matrix' : 'vector';
       res.setHeader('Content-Type', 'application/json');
       res.end(JSON.stringify({ status: 'success', data: { resultType, result } }));
-    });
-  });
+    }),
+  );
   return { url: server.origin, queries };
 }
 

@@ -1,4 +1,7 @@
-/** HTTP(S) servers on 127.0.0.1 with an ephemeral port, closed (connections included) by `close()`. */
+/**
+ * HTTP(S) servers on 127.0.0.1 with an ephemeral port, closed (connections included) by `close()`; and
+ * `withApiParameters`, a handler reading a Prometheus API request's parameters.
+ */
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -65,4 +68,24 @@ export async function waitFor<T>(
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** A request's parameters, from its URL's query and its form body (Prometheus clients POST their queries). */
+export type ApiParameter = (name: string) => string | undefined;
+
+/** A handler given the request's path and parameters once its body has arrived. */
+export function withApiParameters(
+  handler: (path: string, parameter: ApiParameter, res: http.ServerResponse) => void,
+): http.RequestListener {
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    let body = '';
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    req.on('end', () => {
+      const form = new URLSearchParams(body);
+      handler(url.pathname, (name) => url.searchParams.get(name) ?? form.get(name) ?? undefined, res);
+    });
+  };
 }
