@@ -29,7 +29,7 @@
  *   step; every recorded signal is in the one group `generate` writes), so the engine evaluates its `for` steps
  *   at the group's times, where the recorded series are exact and where the generated alerts are evaluated too.
  */
-import type { Expr, LabelMatcher } from '../promql/expr.js';
+import { childrenOf, type Expr, type LabelMatcher } from '../promql/expr.js';
 import { renderMatchers } from '../promql/render.js';
 import { METRIC_NAME_LABEL } from '../promql/vector.js';
 import type { PrometheusClient } from './prometheus-api.js';
@@ -88,8 +88,9 @@ export class RecordedSeriesReader {
    */
   async gridPhase(stepMs: number, atMs: number, signal?: AbortSignal): Promise<number> {
     if (this.#recorded.mode === 'off' || this.#groupSeries === undefined) return 0;
-    const series = `${this.#groupSeries}${renderMatchers(this.#extraMatchers)}`;
-    const result = await this.#client.query(`max(timestamp(${series}))`, atMs / 1000, { signal });
+    const result = await this.#client.query(`max(timestamp(${this.#selected(this.#groupSeries)}))`, atMs / 1000, {
+      signal,
+    });
     const newest = result.resultType === 'vector' ? result.result[0]?.value : undefined;
     if (newest === undefined || !Number.isFinite(newest)) return 0;
     const ms = Math.round(newest * 1000);
@@ -120,10 +121,15 @@ export class RecordedSeriesReader {
     const texts = new Map<Expr, string>();
     for (const [node, recording] of wanted) {
       if (readable === undefined || readable.has(recording.series)) {
-        texts.set(node, `(${recording.series}${renderMatchers(this.#extraMatchers)} * 1)`);
+        texts.set(node, `(${this.#selected(recording.series)} * 1)`);
       }
     }
     return texts.size === 0 ? undefined : (node) => texts.get(node);
+  }
+
+  /** A recorded series' selector with the fleet selector. */
+  #selected(series: string): string {
+    return `${series}${renderMatchers(this.#extraMatchers)}`;
   }
 
   /** The outermost nodes of `expr` that stand for a recording, with it. */
@@ -131,24 +137,8 @@ export class RecordedSeriesReader {
     const found = new Map<Expr, RecordedSignal>();
     const visit = (e: Expr): void => {
       const recording = this.#standsFor(e);
-      if (recording !== undefined) {
-        found.set(e, recording);
-        return;
-      }
-      switch (e.kind) {
-        case 'aggregate':
-        case 'histogram_quantile':
-        case 'clamp_min':
-        case 'signal':
-          visit(e.expr);
-          return;
-        case 'binary':
-          visit(e.lhs);
-          visit(e.rhs);
-          return;
-        default:
-          return;
-      }
+      if (recording !== undefined) found.set(e, recording);
+      else for (const child of childrenOf(e)) visit(child);
     };
     visit(expr);
     return found;
@@ -182,8 +172,7 @@ export class RecordedSeriesReader {
 
   async #askGroupPresent(timeMs: number, signal?: AbortSignal): Promise<boolean> {
     if (this.#groupSeries === undefined) return false;
-    const series = `${this.#groupSeries}${renderMatchers(this.#extraMatchers)}`;
-    const result = await this.#client.query(`count(${series})`, timeMs / 1000, { signal });
+    const result = await this.#client.query(`count(${this.#selected(this.#groupSeries)})`, timeMs / 1000, { signal });
     return result.resultType === 'vector' && result.result.length > 0;
   }
 
