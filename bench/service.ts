@@ -29,6 +29,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_EVALUATION_INTERVAL } from '../src/config/service-defaults.js';
+import { closeServer } from '../test/support/local-server.js';
 import { firstLine, median, rssOf, run } from './service-process.js';
 import { profiles, syntheticPage } from './synthetic-managers.js';
 
@@ -180,15 +181,7 @@ async function startExporters(targets: number, perTarget: number, startMs: numbe
   return {
     urls: servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/metrics`),
     close: async () => {
-      await Promise.all(
-        servers.map(
-          (s) =>
-            new Promise<void>((done) => {
-              s.close(() => done());
-              s.closeAllConnections();
-            }),
-        ),
-      );
+      await Promise.all(servers.map(closeServer));
     },
   };
 }

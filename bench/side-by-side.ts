@@ -43,6 +43,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { closeServer } from '../test/support/local-server.js';
 import { type PrometheusHandle, removeTempDirs, startPrometheus } from '../test/support/prometheus.js';
 import { builtCli, firstLine, median, peakRssOf, type Running, rssOf, run } from './service-process.js';
 import { profiles, syntheticPage } from './synthetic-managers.js';
@@ -115,15 +116,7 @@ async function startFleet(managers: number): Promise<Fleet> {
     addresses,
     urls: addresses.map((address, m) => `http://${address}/m${m}/metrics`),
     close: async () => {
-      await Promise.all(
-        servers.map(
-          (s) =>
-            new Promise<void>((done) => {
-              s.close(() => done());
-              s.closeAllConnections();
-            }),
-        ),
-      );
+      await Promise.all(servers.map(closeServer));
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * HTTP(S) servers on 127.0.0.1 with an ephemeral port, closed (connections included) by `close()`; and
- * `withApiParameters`, a handler reading a Prometheus API request's parameters.
+ * HTTP(S) servers on 127.0.0.1 with an ephemeral port, closed (connections included) by `close()` (`closeServer`
+ * for a server made elsewhere); and `withApiParameters`, a handler reading a Prometheus API request's parameters.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -35,11 +35,7 @@ async function listen(server: http.Server, scheme: 'http' | 'https'): Promise<Lo
     server,
     port,
     origin: `${scheme}://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
 
@@ -68,6 +64,14 @@ export async function waitFor<T>(
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** Stops `server` listening and closes its connections, idle or not; resolves once it is closed. */
+export function closeServer(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 /** A request's parameters, from its URL's query and its form body (Prometheus clients POST their queries). */
