@@ -103,7 +103,13 @@ export interface PrometheusClient {
   ): Promise<MatrixResult>;
   /** Label sets of the series matching any of the selectors. */
   series(matchers: readonly string[], startSec?: number, endSec?: number, request?: RequestOptions): Promise<Labels[]>;
-  labelValues(label: string, matchers?: readonly string[], startSec?: number, endSec?: number): Promise<string[]>;
+  labelValues(
+    label: string,
+    matchers?: readonly string[],
+    startSec?: number,
+    endSec?: number,
+    request?: RequestOptions,
+  ): Promise<string[]>;
   buildInfo(): Promise<BuildInfo>;
 }
 
@@ -329,13 +335,13 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
       return data.labelSets;
     },
 
-    async labelValues(label, matchers, startSec, endSec) {
+    async labelValues(label, matchers, startSec, endSec, request) {
       const params = new URLSearchParams();
       for (const m of matchers ?? []) params.append('match[]', m);
       if (startSec !== undefined) params.set('start', formatSeconds(startSec));
       if (endSec !== undefined) params.set('end', formatSeconds(endSec));
       const path = `/api/v1/label/${encodeURIComponent(label)}/values`;
-      const { data } = await call('GET', path, params, 'strings');
+      const { data } = await call('GET', path, params, 'strings', undefined, request?.signal);
       return data.strings;
     },
 

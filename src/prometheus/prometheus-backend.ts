@@ -167,7 +167,7 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
       if (!metric.endsWith(SUFFIX.bucket)) return (await lookup([])).map(named);
       // A histogram's buckets: one lookup per bound (see the module contract).
       const match = renderPromQL(selectorExpr(metric), { extraMatchers });
-      const bounds = await client.labelValues(LABEL.le, [match], fromMs / 1000, toMs / 1000);
+      const bounds = await client.labelValues(LABEL.le, [match], fromMs / 1000, toMs / 1000, { signal });
       const perBound = await Promise.all(bounds.map((le) => lookup([{ label: LABEL.le, op: '=', value: le }])));
       return perBound.flat().map(named);
     },
