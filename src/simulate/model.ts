@@ -239,7 +239,8 @@ export interface SimulationParams {
   readonly blockingSeconds?: number | undefined;
   /**
    * Median sync time of the main controller, in milliseconds, where the scenario sets its load relative to its
-   * capacity (backlog, gradual-backlog, saturation): the syncs keep their spread, the capacity follows. Else ignored.
+   * capacity (backlog, gradual-backlog, saturation): the syncs keep their spread, the capacity follows; of the
+   * looping keys in hot-loop-status-write (a slower loop adds less often). Else ignored.
    */
   readonly syncMs?: number | undefined;
 }

@@ -23,6 +23,7 @@ const TABLE: Record<string, { expected: DiagnosisId[]; allowed: DiagnosisId[] }>
   'short-spike': { expected: [], allowed: [] },
   'busy-but-fine': { expected: [], allowed: [] },
   'slow-but-steady': { expected: [], allowed: [] },
+  'event-per-sync': { expected: [], allowed: [] },
   'requeue-after': { expected: [], allowed: [] },
   'transient-errors': { expected: [], allowed: [] },
   'dependency-outage': { expected: [], allowed: ['WorkqueuePersistentFailures'] },

@@ -68,7 +68,7 @@ export function loadSizes(
 }
 
 /** `dist` moved to the median `medianMs`, its spread kept: a log-normal sync time. */
-function withMedian(dist: DurationDist, medianMs: number): DurationDist {
+export function withMedian(dist: DurationDist, medianMs: number): DurationDist {
   if (dist.kind !== 'lognormal') throw new Error(`a scenario's load syncs are log-normal, got ${dist.kind}`);
   return { ...dist, medianMs };
 }

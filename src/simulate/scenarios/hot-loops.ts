@@ -12,7 +12,7 @@ import {
   type SimulationParams,
   SUCCESS,
 } from '../model.js';
-import { leaseName, round, type Sizes, sizes, steadySync } from './common.js';
+import { leaseName, round, type Sizes, sizes, steadySync, withMedian } from './common.js';
 
 /** Mean delay from a write to its watch event (uniform 2–20 ms in the process model). */
 const MEAN_WATCH_LATENCY_MS = 11;
@@ -27,7 +27,9 @@ const STATUS_SYNC = lognormal(6, 0.4);
 export function statusWriteLoopController(params: SimulationParams, name = 'ingress-status'): ControllerSpec {
   const { workers, keys, rate } = sizes(params, STATUS_WRITE);
   const hotKeys = Math.min(params.loopKeys ?? STATUS_HOT_KEYS, keys);
-  const sync = meanMs(STATUS_SYNC);
+  // `syncMs` moves the looping keys' syncs (a loop whose sync first waits on a slow call, then writes).
+  const loopSync = params.syncMs === undefined ? STATUS_SYNC : withMedian(STATUS_SYNC, params.syncMs);
+  const sync = meanMs(loopSync);
   const loopBusy = (hotKeys * sync) / (sync + MEAN_WATCH_LATENCY_MS);
   const busy = (loopBusy + (rate * 1.2 * sync) / 1000) / workers;
   const allowed: DiagnosisId[] = busy >= 0.8 ? ['WorkqueueSaturated'] : [];
@@ -38,7 +40,7 @@ export function statusWriteLoopController(params: SimulationParams, name = 'ingr
     events: { rate, keys: { kind: 'uniform' }, initialKeys: Array.from({ length: hotKeys }, (_, k) => k) },
     sync: (env) => {
       const normal = steadySync(STATUS_SYNC, 0.2)(env);
-      const draw = sampler(STATUS_SYNC, env.rng);
+      const draw = sampler(loopSync, env.rng);
       return (ctx) => (ctx.key < hotKeys ? { durationMs: draw(), result: SUCCESS, write: 'PUT' } : normal(ctx));
     },
     truth: {

@@ -10,6 +10,7 @@ import { hotLoopNoBackoff, hotLoopStatusWrite, selfRequeueLoop } from './hot-loo
 import { mixed } from './mixed.js';
 import {
   busyButFine,
+  eventPerSync,
   healthy,
   requeueAfterScenario,
   resyncBurst,
@@ -29,6 +30,7 @@ export const SCENARIOS: readonly Scenario[] = [
   shortSpike,
   busyButFine,
   slowButSteady,
+  eventPerSync,
   requeueAfterScenario,
   transientErrors,
   dependencyOutage,

@@ -318,6 +318,52 @@ export const slowButSteady: Scenario = {
 };
 
 // ---------------------------------------------------------------------------------------------
+// event-per-sync
+
+const EVENT_PER_SYNC: Sizes = { workers: 2, keys: 40, rate: 0.8 };
+const EVENT_SYNC = lognormal(15, 0.5);
+/** The Event a sync records: created, then patched with a higher count when the same one repeats. */
+const RECORDED_EVENT = [{ method: 'POST', code: '201' }] as const;
+
+export const eventPerSync: Scenario = {
+  name: 'event-per-sync',
+  summary: 'a quiet controller records an Event on every sync: one write per add, no loop',
+  description:
+    'A controller over 40 objects, 0.8 events per second, syncs of ~17 ms on 2 workers, that records a Kubernetes ' +
+    'Event on every successful sync (as client-go\'s sample-controller does with "Synced"). Each sync makes one API ' +
+    'write that no watch of the controller echoes: with the lease renewals (a PUT every 2 s) the process writes ' +
+    'about 1.6 times per add and the depth stays near zero, the signature of a status-write loop, but every add is a ' +
+    'real change and there are under one a second. Nothing to diagnose. From one add a second (--rate) the metrics ' +
+    'no longer tell it from a loop: the hot-loop rule reads it as one, which this truth counts as a false alarm.',
+  defaults: EVENT_PER_SYNC,
+  build: (params) => {
+    const { workers, keys, rate } = sizes(params, EVENT_PER_SYNC);
+    const utilization = rate / capacity(workers, EVENT_SYNC);
+    return {
+      leader: true,
+      leaseName: leaseName(params.flavor, 'sample-operator'),
+      controllers: [
+        {
+          name: 'foo',
+          workers,
+          keys,
+          events: { rate, keys: { kind: 'uniform' } },
+          sync: ({ rng }) => {
+            const draw = sampler(EVENT_SYNC, rng);
+            return () => ({ durationMs: draw(), result: SUCCESS, requests: RECORDED_EVENT });
+          },
+          truth: {
+            ...capacityTruth(utilization, params),
+            note: 'every sync records an Event: one write per real change, nothing loops',
+          },
+          facts: { writesPerAdd: 1, utilization: round(utilization, 4) },
+        },
+      ],
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
 // requeue-after
 
 const REQUEUE_AFTER: Sizes = { workers: 2, keys: 400, rate: 1 };
