@@ -10,6 +10,9 @@
  *
  * The draw is the grid: it is written once, committed, run once (`calibrate --grid … --every-step -o json`)
  * and that run is committed beside it with the commit it ran on. Nothing here looks at a rule.
+ *
+ * `--scenario A,B` draws only those scenarios' cases (the same rules, a generator of their own) and prints them
+ * as a JSON list: cases for a scenario added after the grid was drawn, appended to it and run once themselves.
  */
 import { parseArgs } from 'node:util';
 import { owedBy } from '../src/calibrate/owed.js';
@@ -26,8 +29,15 @@ const WORKERS_COMPONENT_BASE = [1, 2, 3, 4, 6, 16];
 const KEY_SCALES = [0.5, 0.75, 1, 1.25, 1.5];
 
 const { values } = parseArgs({
-  options: { draw: { type: 'string', default: '1' }, 'first-seed': { type: 'string', default: '10001' } },
+  options: {
+    draw: { type: 'string', default: '1' },
+    'first-seed': { type: 'string', default: '10001' },
+    scenario: { type: 'string' },
+  },
 });
+/** `--scenario A,B`: only these, drawn the same way (cases for scenarios added after a grid was drawn). */
+const only = values.scenario?.split(',').map((name) => name.trim());
+for (const name of only ?? []) getScenario(name);
 const draw = Number(values.draw);
 const firstSeed = Number(values['first-seed']);
 const rng = new Random(draw, 'held-out-grid');
@@ -44,7 +54,7 @@ function durationFor(c: CalibrationCase): number {
 
 const cases: CalibrationCase[] = [];
 let seed = firstSeed;
-for (const scenario of SCENARIO_NAMES) {
+for (const scenario of only ?? SCENARIO_NAMES) {
   const defaults = getScenario(scenario).defaults;
   for (const flavor of ['controller-runtime', 'component-base'] as const) {
     const runtime = flavor === 'controller-runtime';
@@ -62,6 +72,11 @@ for (const scenario of SCENARIO_NAMES) {
   }
 }
 
+if (only !== undefined) {
+  // Cases to append to a drawn grid: written as they are, for the grid's note to record the draw.
+  process.stdout.write(`${JSON.stringify(cases, null, 1)}\n`);
+  process.exit(0);
+}
 const note =
   `Held-out calibration grid, fourth version: seeds ${firstSeed}–${seed - 1}, drawn once by ` +
   `\`npm run calibrate:held-out-grid -- --draw ${draw} --first-seed ${firstSeed}\` after the threshold work on ` +
