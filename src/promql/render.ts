@@ -24,7 +24,8 @@ export type RenderOptions = {
   readonly replace?: (expr: Expr) => string | undefined;
   /**
    * The query language of the server that evaluates the text: `promql` (the default: Prometheus, Thanos, Mimir,
-   * Cortex) or `metricsql` (VictoriaMetrics), where `rate` is written differently (`renderMetricsQLRate`).
+   * Cortex) or `metricsql` (VictoriaMetrics), where `rate` and `deriv` are written differently
+   * (`renderMetricsQLRate`, `renderMetricsQLDeriv`).
    */
   readonly dialect?: QueryDialect;
 };
@@ -45,8 +46,10 @@ function render(expr: Expr, options: RenderOptions): string {
       const window = options.windowOverride ?? formatDuration(expr.windowMs);
       const inner = expr.metric + renderMatchers([...expr.matchers, ...(options.extraMatchers ?? [])]);
       const param = expr.param === undefined ? '' : `${formatNumber(expr.param)}, `;
-      if (expr.fn === 'rate' && options.dialect === 'metricsql' && options.windowOverride === undefined)
-        return renderMetricsQLRate(inner, expr.windowMs);
+      if (options.dialect === 'metricsql' && options.windowOverride === undefined) {
+        if (expr.fn === 'rate') return renderMetricsQLRate(inner, expr.windowMs);
+        if (expr.fn === 'deriv') return renderMetricsQLDeriv(inner, expr.windowMs);
+      }
       return `${expr.fn}(${param}${inner}[${window}])`;
     }
     case 'aggregate':
@@ -89,6 +92,17 @@ function renderMetricsQLRate(selectorText: string, windowMs: number): string {
   const lookback = formatDuration(2 * windowMs);
   const seconds = formatNumber(windowMs / 1000);
   return `(rate(${selectorText}[${window}]) * clamp_max((time() - tfirst_over_time(${selectorText}[${lookback}])) / ${seconds}, 1))`;
+}
+
+/**
+ * `deriv(sel[w])` for VictoriaMetrics: only where the window holds two samples or more, as in Prometheus, whose
+ * least-squares slope needs two points and is absent otherwise. MetricsQL answers 0 over a single sample, so a
+ * series born in the last scrape of the window (a priority level a resync has just opened) read as flat there and
+ * missing here.
+ */
+function renderMetricsQLDeriv(selectorText: string, windowMs: number): string {
+  const window = formatDuration(windowMs);
+  return `(deriv(${selectorText}[${window}]) and count_over_time(${selectorText}[${window}]) > 1)`;
 }
 
 /** Binary operands are parenthesised unless they are atoms, so the tree's shape survives precedence rules. */

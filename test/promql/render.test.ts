@@ -43,14 +43,18 @@ describe('renderPromQL', () => {
     );
   });
 
-  it('writes rate for MetricsQL scaled by the share of the window the series has existed, and nothing else anew', () => {
+  it('writes rate for MetricsQL scaled by the share of the window the series has existed, deriv over two samples or more, and nothing else anew', () => {
     const metricsql = (id: Parameters<typeof signal>[0]) =>
       renderPromQL(signal(id).expr, { dialect: 'metricsql', extraMatchers: [eq('job', 'ctrl')] });
     expect(metricsql('sustainedBusyWorkers')).toBe(
       'sum without (priority) ((rate(workqueue_work_duration_seconds_sum{job="ctrl"}[15m]) * clamp_max((time() - tfirst_over_time(workqueue_work_duration_seconds_sum{job="ctrl"}[30m])) / 900, 1)))',
     );
-    // Gauges, slopes and quantiles over time read the same in both languages.
-    for (const id of ['depth', 'depthSlope', 'depthMedian', 'depthMin', 'longestRunningMax'] as const)
+    // A slope only where the window holds two samples, as Prometheus has it (MetricsQL answers 0 over one).
+    expect(metricsql('depthSlope')).toBe(
+      'sum without (priority) ((deriv(workqueue_depth{job="ctrl"}[10m]) and count_over_time(workqueue_depth{job="ctrl"}[10m]) > 1))',
+    );
+    // Gauges and quantiles over time read the same in both languages.
+    for (const id of ['depth', 'depthMedian', 'depthMin', 'longestRunningMax'] as const)
       expect(metricsql(id)).toBe(renderPromQL(signal(id).expr, { extraMatchers: [eq('job', 'ctrl')] }));
     // A window replaced by a dashboard variable has no length to scale by: the rate stays as written.
     expect(renderPromQL(signal('addRate').expr, { dialect: 'metricsql', windowOverride: '$__rate_interval' })).toBe(

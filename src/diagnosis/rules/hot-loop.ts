@@ -53,7 +53,7 @@ export const hotLoop = defineRule({
       default: 1,
       unit: '1/s',
       description:
-        "Add rate at or above which a self-triggering loop is worth reporting. One object looping through syncs of tens of milliseconds is added tens to hundreds of times a second, far above it; below one add a second a loop writes less than a fifth of client-go's default budget of 5 requests a second and costs its worker a few percent, which a periodic RequeueAfter poll of many objects also does.",
+        "Add rate at or above which a self-triggering loop is worth reporting. One object looping through syncs of tens of milliseconds is added tens to hundreds of times a second, far above it; below one add a second a loop writes less than a fifth of client-go's default budget of 5 requests a second, which a periodic RequeueAfter poll of many objects also does. It is also where the metrics stop telling a loop from a quiet controller that writes once per sync without waking itself (an Event recorded on every sync, as client-go's sample-controller does): both show one write per add and an empty queue. The boundary grid holds both sides: a loop whose sync waits 0.7 s before its status write adds itself 1.4 times a second and is found (twice the floor misses it); an Event recorder at 0.9 adds a second stays silent (half the floor calls it a loop).",
     },
     minWriteRatio: {
       default: 0.8,

@@ -69,7 +69,7 @@ export const saturated = defineRule({
       default: 0.9,
       unit: 'workers',
       description:
-        'Without a configured maximum: busy workers (long window) at or above which a depth that never reached zero is read as a full pool. Below most of one worker the waiting keys are not being taken at all: a key re-added while its sync runs is counted in the depth but no worker may take it, and a worker stuck in a sync never finishes one.',
+        'Without a configured maximum: busy workers (long window) at or above which a depth that never reached zero is read as a full pool. Below most of one worker the waiting keys are not being taken at all: a key re-added while its sync runs is counted in the depth but no worker may take it, and a worker stuck in a sync never finishes one. One worker is a pool too (client-go controllers often run one): the boundary grid holds a one-worker queue standing at 1.2x capacity, which a floor of two workers would not call saturated.',
     },
   },
   // The long window already demands a quarter of an hour of load; the `for` confirms it held.
