@@ -33,7 +33,7 @@ export const slowWork = defineRule({
       default: 0.002,
       unit: '1/s',
       description:
-        "Syncs longer than 10 s per second (over 15 minutes) at or above which syncs block: two in a quarter of an hour, still coming. The share alone misses a busy controller: one blocking sync a minute among 20 syncs a second is 0.06% of them, under the share's floor, while the longest-running reading sees a sync of 12 to 18 s only when a scrape falls in its last seconds, so it flickers. A healthy controller finishes none above 10 s; an occasional stall (a slow apiserver, a long GC) is one, not a steady two every quarter hour. Two is also what finds the rarest blocking call worth owing (one every 2 minutes) within its first 11 minutes: the boundary grid's case reaches two slow syncs after about 4 minutes and four only after about 8, too late on half of its seeds.",
+        "Syncs longer than 10 s per second (over 15 minutes) at or above which syncs block: two in a quarter of an hour, still coming. The share alone misses a busy controller: one blocking sync a minute among 20 syncs a second is 0.06% of them, under the share's floor, while the longest-running reading sees a sync of 12 to 18 s only when a scrape falls in its last seconds, so it flickers. A healthy controller finishes none above 10 s; an occasional stall (a slow apiserver, a long GC) is one, not a steady two every quarter hour.",
     },
   },
   forMs: 5 * MINUTE_MS,
