@@ -51,6 +51,15 @@ export interface ServiceMetrics {
   read(readings: MetricsReadings): void;
 }
 
+/**
+ * How often the event-loop delay behind `nodejs_eventloop_lag_p50_seconds` and its siblings is sampled, in ms. Each
+ * sample is a timer wake-up of the whole process: prom-client's default (10 ms) costs about two thirds of a percent
+ * of a core on its own (measured: 45 CPU ticks a minute in a process doing nothing else, against 8 at 100 ms), as
+ * much as scraping and diagnosing a hundred queues. At 100 ms a delay that blocks the loop for longer than that
+ * (a long evaluation slice, a large page parsed on the main thread) is still sampled every time it happens.
+ */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 export type ServiceMetricsOptions = {
   /**
    * Add prom-client's process and Node.js metrics under their standard names (`process_cpu_seconds_total`,
@@ -64,7 +73,8 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   const readings: MetricsReadings = {};
   // Standard names (process_cpu_seconds_total, process_resident_memory_bytes, nodejs_*), without a prefix, so
   // that stock process and Node.js dashboards see the service.
-  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  if (options.processMetrics !== false)
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
 
   const scrapeDuration = new Histogram({
     name: DOCTOR.scrapeDuration,
