@@ -57,7 +57,7 @@ import { type AppendCounts, type AppendReport, countAppend, newAppendCounts } fr
 import { type ChangeReader, ChangeWatermarks } from './change-watermarks.js';
 import { eachInSlices, rangeInSlices, type Slicing } from './event-loop-slices.js';
 import { type HeldLimits, type HeldPlan, type HistoryTotals, planHeldLimits, queuesHeld } from './held-limits.js';
-import { SeriesBuffer } from './series-buffer.js';
+import { type BufferSpace, SeriesBuffer } from './series-buffer.js';
 import {
   hasSampleIn,
   type InstantSample,
@@ -75,6 +75,7 @@ import {
 import { StringTable } from './string-table.js';
 import { applyTargetLabels } from './target-labels.js';
 import { pageKeyHash, type SeriesRecord, TargetState } from './target-state.js';
+import { WordArena } from './word-arena.js';
 
 export type { Eviction, HeldLimitName, HeldLimits, QueueKeying } from './held-limits.js';
 export { HeldLimitError } from './held-limits.js';
@@ -143,7 +144,8 @@ export class History {
   readonly lookbackDeltaMs: number;
   readonly honorTimestamps: boolean;
   readonly #targets = new Map<string, TargetState>();
-  readonly #limits: { readonly maxSamples: number; readonly retentionMs: number };
+  /** The buffers' limits and the arena of their words (given back when a series or target is forgotten). */
+  readonly #bufferSpace: BufferSpace;
   readonly #strings = new StringTable();
   readonly #watermarks = new ChangeWatermarks();
   /** Every target's series by metric, in storage order; reset whenever a series comes or goes. */
@@ -157,7 +159,7 @@ export class History {
     this.honorTimestamps = options.honorTimestamps ?? true;
     if (!(this.maxSamplesPerSeries >= 2)) throw new RangeError('maxSamplesPerSeries must be at least 2');
     if (!(this.retentionMs > 0)) throw new RangeError('retentionMs must be positive');
-    this.#limits = { maxSamples: this.maxSamplesPerSeries, retentionMs: this.retentionMs };
+    this.#bufferSpace = { maxSamples: this.maxSamplesPerSeries, retentionMs: this.retentionMs, arena: new WordArena() };
   }
 
   /** A reader of the earliest sample time written from now on (see change-watermarks.ts). */
@@ -335,7 +337,15 @@ export class History {
     this.#seriesCount -= st.series.size;
     this.#watermarks.everything();
     this.#merged.changed();
-    return this.#targets.delete(targetId);
+    this.#targets.delete(targetId);
+    // After the appends to the target still running (appendInChunks), which would otherwise write to buffers
+    // given back.
+    const release = (): void => {
+      for (const rec of st.series) rec.buf.release();
+      st.scrapes.release();
+    };
+    st.queue = st.queue.then(release, release);
+    return true;
   }
 
   /** Drops samples older than `nowMs - retentionMs` everywhere, and series left empty. */
@@ -482,7 +492,7 @@ export class History {
       Object.entries(target.labels ?? {}).map(([k, v]) => [this.#strings.intern(k), this.#strings.intern(v)]),
     );
     if (st === undefined) {
-      st = new TargetState(detachString(target.id), labels, new SeriesBuffer(this.#limits));
+      st = new TargetState(detachString(target.id), labels, new SeriesBuffer(this.#bufferSpace));
       this.#targets.set(st.id, st);
     } else if (seriesKey('', st.labels) !== seriesKey('', labels)) {
       throw new Error(`target ${JSON.stringify(target.id)} was first seen with other labels`);
@@ -618,7 +628,7 @@ export class History {
       labels: finalLabels,
       pageKey,
       hash: pageKeyHash(pageKey),
-      buf: new SeriesBuffer(this.#limits, initialCapacity),
+      buf: new SeriesBuffer(this.#bufferSpace, initialCapacity),
       withName: undefined,
       seenEpoch: -1,
       explicitTs: false,
@@ -631,8 +641,12 @@ export class History {
     return rec;
   }
 
+  /** Forgets a live series and gives its buffer's words back. */
   #forget(rec: SeriesRecord): void {
-    if (rec.target.remove(rec)) this.#seriesCount--;
+    if (rec.target.remove(rec)) {
+      this.#seriesCount--;
+      rec.buf.release();
+    }
     this.#merged.changed();
   }
 

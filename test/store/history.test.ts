@@ -287,6 +287,38 @@ describe('History: finding series again', () => {
   });
 });
 
+describe('History: the words of forgotten series', () => {
+  it('series forgotten and targets removed leave the samples of the others whole', async () => {
+    const retentionMs = 2 * 60 * S;
+    const h = new History({ retentionMs });
+    const steady = { id: 'steady' };
+    const steadyPage = (i: number) => page(Array.from({ length: 50 }, (_, k) => `m{k="${k}"} ${k + i / 3}\n`).join(''));
+    // Each generation of the churning target's series lives four scrapes, then expires and is forgotten.
+    const churnPage = (i: number) =>
+      page(Array.from({ length: 50 }, (_, k) => `m{g="${Math.floor(i / 4)}",k="${k}"} ${i * 1.5}\n`).join(''));
+    for (let i = 0; i < 200; i++) {
+      h.append(steady, steadyPage(i), T0 + i * 15 * S);
+      h.append({ id: 'churn' }, churnPage(i), T0 + i * 15 * S);
+      if (i === 100) {
+        h.append({ id: 'removed' }, steadyPage(i), T0 + i * 15 * S);
+        h.removeTarget('removed');
+        await Promise.resolve();
+      }
+    }
+    const last = 199;
+    const kept = retentionMs / (15 * S) + 1;
+    const expected = Array.from({ length: 50 }, (_, k) => ({
+      k: String(k),
+      v: Array.from({ length: kept }, (_, j) => k + (last - kept + 1 + j) / 3),
+    }));
+    const held = h
+      .select({ metric: 'm', target: 'steady' })
+      .map((view) => ({ k: view.labels.k, v: Array.from(view.v) }));
+    expect(held.sort((a, b) => Number(a.k) - Number(b.k))).toEqual(expected);
+    expect(h.targets().find((t) => t.id === 'churn')?.series).toBeLessThanOrEqual(50 * 3);
+  });
+});
+
 describe('History: chunked appends', () => {
   const bigPage = (n: number, value: number) =>
     page(Array.from({ length: n }, (_, i) => `m{i="${i}"} ${value}`).join('\n'));
