@@ -151,6 +151,8 @@ export class History {
   /** Every target's series by metric, in storage order; reset whenever a series comes or goes. */
   readonly #merged = new MergedNameLists();
   #seriesCount = 0;
+  /** The `serial` of the next new series. */
+  #nextSerial = 0;
 
   constructor(options: HistoryOptions = {}) {
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
@@ -223,7 +225,7 @@ export class History {
       st.lastHashes = page.series.hashes;
       st.lastRecs = map;
       // Stale markers and expiry, walking the target's series in slices too.
-      await eachInSlices(st.series.values(), (rec) => this.#finishOne(st, rec, scrapeTimeMs, counts), slicing);
+      await eachInSlices(st.liveSeries(), (rec) => this.#finishOne(st, rec, scrapeTimeMs, counts), slicing);
       this.#afterScrape();
       return counts;
     };
@@ -321,7 +323,7 @@ export class History {
     const st = this.#targets.get(targetId);
     if (st === undefined) return 0;
     let marked = 0;
-    for (const rec of st.series) {
+    for (const rec of st.liveSeries()) {
       if (!rec.explicitTs && rec.buf.markStale(atMs)) marked++;
     }
     st.epoch++;
@@ -334,14 +336,14 @@ export class History {
   removeTarget(targetId: string): boolean {
     const st = this.#targets.get(targetId);
     if (st === undefined) return false;
-    this.#seriesCount -= st.series.size;
+    this.#seriesCount -= st.seriesCount;
     this.#watermarks.everything();
     this.#merged.changed();
     this.#targets.delete(targetId);
     // After the appends to the target still running (appendInChunks), which would otherwise write to buffers
     // given back.
     const release = (): void => {
-      for (const rec of st.series) rec.buf.release();
+      for (const rec of st.liveSeries()) rec.buf.release();
       st.scrapes.release();
     };
     st.queue = st.queue.then(release, release);
@@ -351,7 +353,7 @@ export class History {
   /** Drops samples older than `nowMs - retentionMs` everywhere, and series left empty. */
   prune(nowMs: number): void {
     for (const st of this.#targets.values()) {
-      for (const rec of [...st.series]) {
+      for (const rec of [...st.liveSeries()]) {
         rec.buf.expire(nowMs);
         if (rec.buf.isEmpty()) this.#forget(rec);
       }
@@ -367,7 +369,7 @@ export class History {
       let first = Number.POSITIVE_INFINITY;
       let firstScraped = Number.POSITIVE_INFINITY;
       let last = Number.NEGATIVE_INFINITY;
-      for (const rec of st.series) {
+      for (const rec of st.liveSeries()) {
         const b = rec.buf;
         if (b.end > b.start) {
           first = Math.min(first, b.time(b.start));
@@ -378,7 +380,7 @@ export class History {
       out.push({
         id: st.id,
         labels: st.labels,
-        series: st.series.size,
+        series: st.seriesCount,
         firstMs: Number.isFinite(first) ? first : undefined,
         lastMs: Number.isFinite(last) ? last : undefined,
         firstScrapedMs: Number.isFinite(firstScraped) ? firstScraped : undefined,
@@ -459,7 +461,7 @@ export class History {
     let samples = 0;
     let bytes = 0;
     for (const st of this.#targets.values()) {
-      for (const rec of st.series) {
+      for (const rec of st.liveSeries()) {
         samples += rec.buf.length;
         bytes += rec.buf.bytes();
       }
@@ -596,13 +598,13 @@ export class History {
   }
 
   #finishScrape(st: TargetState, timeMs: number, counts: AppendCounts): void {
-    for (const rec of st.series) this.#finishOne(st, rec, timeMs, counts);
+    for (const rec of st.liveSeries()) this.#finishOne(st, rec, timeMs, counts);
     this.#afterScrape();
   }
 
   /**
    * After a scrape: a stale marker if the series left with it, expiry if it was not in it.
-   * (Deleting from a Set while iterating it is safe; the deleted entry is not visited again.)
+   * (Forgetting the series being visited while iterating `liveSeries()` is safe; see target-state.ts.)
    */
   #finishOne(st: TargetState, rec: SeriesRecord, timeMs: number, counts: AppendCounts): void {
     if (rec.seenEpoch === st.epoch) return;
@@ -634,6 +636,7 @@ export class History {
       explicitTs: false,
       dead: false,
       queueKey: undefined,
+      serial: this.#nextSerial++,
     };
     st.add(rec);
     this.#seriesCount++;
@@ -658,7 +661,7 @@ export class History {
           keep(k);
           keep(v);
         }
-        for (const rec of st.series) {
+        for (const rec of st.liveSeries()) {
           keep(rec.name);
           for (const k of Object.keys(rec.labels)) {
             keep(k);
