@@ -108,7 +108,7 @@ export function planHeldLimits(
     newSeries++;
     if (familyOfPage[pageFamilies[id] as number] === true) newQueueSeries++;
   }
-  const held = st.series.size;
+  const held = st.seriesCount;
   const overSeries = held + newSeries > limits.maxSeries;
   const overTotalSeries = totals.series + newSeries > limits.maxTotalSeries;
   if (!overSeries && !overTotalSeries && newQueueSeries === 0) return NOTHING;
@@ -161,14 +161,14 @@ export function planHeldLimits(
   const seriesRoom = seriesNeed - evict.length;
   if (seriesRoom > 0) {
     const chosen = new Set(evict);
-    const stale = [...st.series].filter((rec) => !onPage.has(rec) && !chosen.has(rec));
+    const stale = [...st.liveSeries()].filter((rec) => !onPage.has(rec) && !chosen.has(rec));
     if (stale.length < seriesRoom) {
       const staleTotal = stale.length + evict.length;
       throw held + newSeries - limits.maxSeries >= seriesNeed
         ? new HeldLimitError('maxSeries', limits.maxSeries, held - staleTotal + newSeries)
         : new HeldLimitError('maxTotalSeries', limits.maxTotalSeries, totals.series - staleTotal + newSeries);
     }
-    stale.sort((a, b) => newestSample(a) - newestSample(b));
+    stale.sort((a, b) => newestSample(a) - newestSample(b) || a.serial - b.serial);
     evict.push(...stale.slice(0, seriesRoom));
   }
   if (seriesNeed > 0) {

@@ -57,7 +57,7 @@ import { type AppendCounts, type AppendReport, countAppend, newAppendCounts } fr
 import { type ChangeReader, ChangeWatermarks } from './change-watermarks.js';
 import { eachInSlices, rangeInSlices, type Slicing } from './event-loop-slices.js';
 import { type HeldLimits, type HeldPlan, type HistoryTotals, planHeldLimits, queuesHeld } from './held-limits.js';
-import { SeriesBuffer } from './series-buffer.js';
+import { type BufferSpace, SeriesBuffer } from './series-buffer.js';
 import {
   hasSampleIn,
   type InstantSample,
@@ -75,6 +75,7 @@ import {
 import { StringTable } from './string-table.js';
 import { applyTargetLabels } from './target-labels.js';
 import { pageKeyHash, type SeriesRecord, TargetState } from './target-state.js';
+import { WordArena } from './word-arena.js';
 
 export type { Eviction, HeldLimitName, HeldLimits, QueueKeying } from './held-limits.js';
 export { HeldLimitError } from './held-limits.js';
@@ -143,12 +144,15 @@ export class History {
   readonly lookbackDeltaMs: number;
   readonly honorTimestamps: boolean;
   readonly #targets = new Map<string, TargetState>();
-  readonly #limits: { readonly maxSamples: number; readonly retentionMs: number };
+  /** The buffers' limits and the arena of their words (given back when a series or target is forgotten). */
+  readonly #bufferSpace: BufferSpace;
   readonly #strings = new StringTable();
   readonly #watermarks = new ChangeWatermarks();
   /** Every target's series by metric, in storage order; reset whenever a series comes or goes. */
   readonly #merged = new MergedNameLists();
   #seriesCount = 0;
+  /** The `serial` of the next new series. */
+  #nextSerial = 0;
 
   constructor(options: HistoryOptions = {}) {
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
@@ -157,7 +161,7 @@ export class History {
     this.honorTimestamps = options.honorTimestamps ?? true;
     if (!(this.maxSamplesPerSeries >= 2)) throw new RangeError('maxSamplesPerSeries must be at least 2');
     if (!(this.retentionMs > 0)) throw new RangeError('retentionMs must be positive');
-    this.#limits = { maxSamples: this.maxSamplesPerSeries, retentionMs: this.retentionMs };
+    this.#bufferSpace = { maxSamples: this.maxSamplesPerSeries, retentionMs: this.retentionMs, arena: new WordArena() };
   }
 
   /** A reader of the earliest sample time written from now on (see change-watermarks.ts). */
@@ -221,7 +225,7 @@ export class History {
       st.lastHashes = page.series.hashes;
       st.lastRecs = map;
       // Stale markers and expiry, walking the target's series in slices too.
-      await eachInSlices(st.series.values(), (rec) => this.#finishOne(st, rec, scrapeTimeMs, counts), slicing);
+      await eachInSlices(st.liveSeries(), (rec) => this.#finishOne(st, rec, scrapeTimeMs, counts), slicing);
       this.#afterScrape();
       return counts;
     };
@@ -319,7 +323,7 @@ export class History {
     const st = this.#targets.get(targetId);
     if (st === undefined) return 0;
     let marked = 0;
-    for (const rec of st.series) {
+    for (const rec of st.liveSeries()) {
       if (!rec.explicitTs && rec.buf.markStale(atMs)) marked++;
     }
     st.epoch++;
@@ -332,16 +336,24 @@ export class History {
   removeTarget(targetId: string): boolean {
     const st = this.#targets.get(targetId);
     if (st === undefined) return false;
-    this.#seriesCount -= st.series.size;
+    this.#seriesCount -= st.seriesCount;
     this.#watermarks.everything();
     this.#merged.changed();
-    return this.#targets.delete(targetId);
+    this.#targets.delete(targetId);
+    // After the appends to the target still running (appendInChunks), which would otherwise write to buffers
+    // given back.
+    const release = (): void => {
+      for (const rec of st.liveSeries()) rec.buf.release();
+      st.scrapes.release();
+    };
+    st.queue = st.queue.then(release, release);
+    return true;
   }
 
   /** Drops samples older than `nowMs - retentionMs` everywhere, and series left empty. */
   prune(nowMs: number): void {
     for (const st of this.#targets.values()) {
-      for (const rec of [...st.series]) {
+      for (const rec of [...st.liveSeries()]) {
         rec.buf.expire(nowMs);
         if (rec.buf.isEmpty()) this.#forget(rec);
       }
@@ -357,7 +369,7 @@ export class History {
       let first = Number.POSITIVE_INFINITY;
       let firstScraped = Number.POSITIVE_INFINITY;
       let last = Number.NEGATIVE_INFINITY;
-      for (const rec of st.series) {
+      for (const rec of st.liveSeries()) {
         const b = rec.buf;
         if (b.end > b.start) {
           first = Math.min(first, b.time(b.start));
@@ -368,7 +380,7 @@ export class History {
       out.push({
         id: st.id,
         labels: st.labels,
-        series: st.series.size,
+        series: st.seriesCount,
         firstMs: Number.isFinite(first) ? first : undefined,
         lastMs: Number.isFinite(last) ? last : undefined,
         firstScrapedMs: Number.isFinite(firstScraped) ? firstScraped : undefined,
@@ -449,7 +461,7 @@ export class History {
     let samples = 0;
     let bytes = 0;
     for (const st of this.#targets.values()) {
-      for (const rec of st.series) {
+      for (const rec of st.liveSeries()) {
         samples += rec.buf.length;
         bytes += rec.buf.bytes();
       }
@@ -482,7 +494,7 @@ export class History {
       Object.entries(target.labels ?? {}).map(([k, v]) => [this.#strings.intern(k), this.#strings.intern(v)]),
     );
     if (st === undefined) {
-      st = new TargetState(detachString(target.id), labels, new SeriesBuffer(this.#limits));
+      st = new TargetState(detachString(target.id), labels, new SeriesBuffer(this.#bufferSpace));
       this.#targets.set(st.id, st);
     } else if (seriesKey('', st.labels) !== seriesKey('', labels)) {
       throw new Error(`target ${JSON.stringify(target.id)} was first seen with other labels`);
@@ -586,13 +598,13 @@ export class History {
   }
 
   #finishScrape(st: TargetState, timeMs: number, counts: AppendCounts): void {
-    for (const rec of st.series) this.#finishOne(st, rec, timeMs, counts);
+    for (const rec of st.liveSeries()) this.#finishOne(st, rec, timeMs, counts);
     this.#afterScrape();
   }
 
   /**
    * After a scrape: a stale marker if the series left with it, expiry if it was not in it.
-   * (Deleting from a Set while iterating it is safe; the deleted entry is not visited again.)
+   * (Forgetting the series being visited while iterating `liveSeries()` is safe; see target-state.ts.)
    */
   #finishOne(st: TargetState, rec: SeriesRecord, timeMs: number, counts: AppendCounts): void {
     if (rec.seenEpoch === st.epoch) return;
@@ -618,12 +630,13 @@ export class History {
       labels: finalLabels,
       pageKey,
       hash: pageKeyHash(pageKey),
-      buf: new SeriesBuffer(this.#limits, initialCapacity),
+      buf: new SeriesBuffer(this.#bufferSpace, initialCapacity),
       withName: undefined,
       seenEpoch: -1,
       explicitTs: false,
       dead: false,
       queueKey: undefined,
+      serial: this.#nextSerial++,
     };
     st.add(rec);
     this.#seriesCount++;
@@ -631,8 +644,12 @@ export class History {
     return rec;
   }
 
+  /** Forgets a live series and gives its buffer's words back. */
   #forget(rec: SeriesRecord): void {
-    if (rec.target.remove(rec)) this.#seriesCount--;
+    if (rec.target.remove(rec)) {
+      this.#seriesCount--;
+      rec.buf.release();
+    }
     this.#merged.changed();
   }
 
@@ -644,7 +661,7 @@ export class History {
           keep(k);
           keep(v);
         }
-        for (const rec of st.series) {
+        for (const rec of st.liveSeries()) {
           keep(rec.name);
           for (const k of Object.keys(rec.labels)) {
             keep(k);

@@ -1,14 +1,20 @@
 /**
- * The samples of one series: a bounded, time-ordered buffer, packed (packed-blocks.ts) in one typed array.
+ * The samples of one series: a bounded, time-ordered buffer, packed (packed-blocks.ts) in one range of words of
+ * the history's word arena (word-arena.ts).
  *
  * Invariants: samples are numbered in order of arrival; live samples are numbers `[start, end)`, strictly
  * increasing in time. They sit in blocks of `BLOCK_SAMPLES` (every block full but the last), laid out back to
- * back in `#words` from `#blockAt[0]`; block `b` holds numbers `#first + b * BLOCK_SAMPLES` on. Samples before
- * `start` in the first block are expired and go with their block. Stale markers (Prometheus's "this series
+ * back in the buffer's range from `#blockAt[0]`; block `b` holds numbers `#first + b * BLOCK_SAMPLES` on. Samples
+ * before `start` in the first block are expired and go with their block. Stale markers (Prometheus's "this series
  * vanished" points) are kept apart in `staleAt`, ascending, never at the time of a sample.
  *
  * Limits (shared by all buffers of a history): at most `maxSamples` samples (the oldest is dropped), and samples
  * older than the newest point minus `retentionMs` are dropped at each append.
+ *
+ * Words: the buffer holds one range of the arena at a time, moving to a larger one (and freeing the old) when its
+ * blocks outgrow it; expired blocks leave their words to the next blocks. `release()` gives the range back: the
+ * owner calls it when it drops the buffer (a buffer it forgets without is lost to the arena until the arena goes).
+ * A released buffer is empty, and appending to it again takes a new range.
  *
  * Reading: `time(i)` and `value(i)` cost O(1); `read` copies a run of samples into arrays the caller owns, and
  * `views` returns copies (the packed samples cannot be viewed in place).
@@ -26,6 +32,7 @@ import {
   readBlock,
   startBlock,
 } from './packed-blocks.js';
+import { rangeWords, type WordArena } from './word-arena.js';
 
 export const AppendOutcome = {
   Appended: 0,
@@ -43,6 +50,11 @@ export interface BufferLimits {
   readonly retentionMs: number;
 }
 
+/** What every buffer of a history shares: its limits and the arena its words are in. */
+export interface BufferSpace extends BufferLimits {
+  readonly arena: WordArena;
+}
+
 /** Words a new buffer starts with: a block header and a few packed samples. */
 const INITIAL_WORDS = 16;
 /** Words one sample can take in a new block (raw time and value). */
@@ -50,30 +62,40 @@ const NEW_BLOCK_WORDS = blockWords(1, RAW, RAW);
 const BLOCK_SHIFT = Math.log2(BLOCK_SAMPLES);
 const IN_BLOCK = BLOCK_SAMPLES - 1;
 
+const NO_WORDS = new Uint32Array(0);
+const NO_RANGE = -1;
+
 export class SeriesBuffer {
-  #words: Uint32Array;
+  readonly #space: BufferSpace;
+  /** The arena's slab holding the buffer's range (`NO_WORDS` without a range). */
+  #words: Uint32Array = NO_WORDS;
+  /** The range (`NO_RANGE` without one) and the offset in `#words` after its last word. */
+  #range = NO_RANGE;
+  #rangeEnd = 0;
   /**
-   * Word offsets of the blocks, oldest first. Replaced, not grown in place, when a block comes or goes (once per
-   * `BLOCK_SAMPLES` appends): an array grown by `push` keeps room for 17 elements, and a history holds one per
-   * series.
+   * Word offsets of the blocks in `#words`, oldest first. Replaced, not grown in place, when a block comes or goes
+   * (once per `BLOCK_SAMPLES` appends): an array grown by `push` keeps room for 17 elements, and a history holds one
+   * per series.
    */
   #blockAt: number[] = [];
   /** Number of the first sample of the first block. */
   #first = 0;
-  /** Words in use, from 0 (the first block starts at `#blockAt[0]`). */
+  /** Offset in `#words` after the last block (the first block starts at `#blockAt[0]`; the range's start if none). */
   #used = 0;
   /** Time of sample `end - 1` (-Infinity when empty): read on every append, so kept unpacked. */
   #newestTime = Number.NEGATIVE_INFINITY;
   start = 0;
   end = 0;
   staleAt: number[] | undefined;
-  readonly #limits: BufferLimits;
 
-  /** `initialSamples`: how many samples to make room for at once (a series restored or replayed whole). */
-  constructor(limits: BufferLimits, initialSamples = 0) {
-    this.#limits = limits;
-    const samples = Math.min(initialSamples, limits.maxSamples);
-    this.#words = new Uint32Array(Math.max(INITIAL_WORDS, Math.ceil(samples / 2) + NEW_BLOCK_WORDS));
+  /**
+   * `space`: the limits and the arena (every buffer of a history shares one). `initialSamples`: how many samples to
+   * make room for at once (a series restored or replayed whole).
+   */
+  constructor(space: BufferSpace, initialSamples = 0) {
+    this.#space = space;
+    const samples = Math.min(initialSamples, space.maxSamples);
+    this.#moveTo(Math.max(INITIAL_WORDS, Math.ceil(samples / 2) + NEW_BLOCK_WORDS), 0, 0);
   }
 
   get length(): number {
@@ -143,7 +165,7 @@ export class SeriesBuffer {
     const s = this.staleAt;
     if (s !== undefined && s.length > 0 && time <= (s[s.length - 1] as number)) return AppendOutcome.OutOfOrder;
     this.expire(time);
-    if (this.end - this.start >= this.#limits.maxSamples) this.#dropTo(this.start + 1);
+    if (this.end - this.start >= this.#space.maxSamples) this.#dropTo(this.start + 1);
     const blocks = this.#blockAt;
     const open = blocks.length === 0 ? -1 : (blocks[blocks.length - 1] as number);
     if (open < 0 || blockCount(this.#words, open) === BLOCK_SAMPLES) {
@@ -176,7 +198,7 @@ export class SeriesBuffer {
 
   /** Drops samples and stale markers older than `now - retentionMs`. */
   expire(now: number): void {
-    const cutoff = now - this.#limits.retentionMs;
+    const cutoff = now - this.#space.retentionMs;
     if (!(cutoff > Number.NEGATIVE_INFINITY)) return;
     let start = this.start;
     while (start < this.end && this.time(start) < cutoff) start++;
@@ -193,12 +215,7 @@ export class SeriesBuffer {
   #dropTo(start: number): void {
     this.start = start;
     if (start === this.end) {
-      this.start = 0;
-      this.end = 0;
-      this.#first = 0;
-      this.#blockAt = [];
-      this.#used = 0;
-      this.#newestTime = Number.NEGATIVE_INFINITY;
+      this.#restart();
       return;
     }
     const blocks = this.#blockAt;
@@ -210,31 +227,78 @@ export class SeriesBuffer {
     }
   }
 
+  #restart(): void {
+    this.start = 0;
+    this.end = 0;
+    this.#first = 0;
+    this.#blockAt = [];
+    this.#used = this.#range === NO_RANGE ? 0 : this.#space.arena.offsetOf(this.#range);
+    this.#newestTime = Number.NEGATIVE_INFINITY;
+  }
+
+  /** Gives the buffer's words back to the arena: the buffer is left empty, stale markers gone (see the header). */
+  release(): void {
+    this.#freeRange();
+    this.#words = NO_WORDS;
+    this.#range = NO_RANGE;
+    this.#rangeEnd = 0;
+    this.#restart();
+    this.staleAt = undefined;
+  }
+
   /** True when no sample is left (a stale marker alone says nothing a lookup could return). */
   isEmpty(): boolean {
     return this.end === this.start;
   }
 
   /**
-   * Makes `extra` words free after the last block: moves the blocks to the front when that frees enough and the
-   * array stays at most three quarters full, grows the array by a quarter (or to fit) otherwise.
+   * Makes `extra` words free after the last block: moves the blocks to the front of the range when that frees
+   * enough and the range stays at most three quarters full, moves them to a range of the next size up (or of one
+   * that fits) otherwise.
    */
   #reserve(extra: number): void {
-    const words = this.#words;
-    if (this.#used + extra <= words.length) return;
+    if (this.#used + extra <= this.#rangeEnd) return;
     const from = this.#blockAt[0] ?? this.#used;
     const live = this.#used - from;
-    let target = words;
-    if (from === 0 || live + extra > words.length * 0.75) {
-      target = new Uint32Array(Math.max(live + extra, Math.ceil(words.length * 1.25) + 4));
-      target.set(words.subarray(from, this.#used), 0);
-      this.#words = target;
+    const base = this.#range === NO_RANGE ? from : this.#space.arena.offsetOf(this.#range);
+    const capacity = this.#rangeEnd - base;
+    if (from === base || live + extra > capacity * 0.75) {
+      this.#moveTo(Math.max(live + extra, capacity + 1), from, live);
     } else {
-      words.copyWithin(0, from, this.#used);
+      this.#words.copyWithin(base, from, this.#used);
+      this.#shiftBlocks(base - from);
+      this.#used = base + live;
     }
+  }
+
+  /** Moves the `live` words at `from` to the front of a new range of at least `words` words; frees the old one. */
+  #moveTo(words: number, from: number, live: number): void {
+    const arena = this.#space.arena;
+    const range = arena.allocate(words);
+    const target = arena.slabOf(range);
+    const base = arena.offsetOf(range);
+    for (let k = 0; k < live; k++) target[base + k] = this.#words[from + k] as number;
+    this.#freeRange();
+    this.#words = target;
+    this.#range = range;
+    this.#rangeEnd = base + rangeWords(words);
+    this.#shiftBlocks(base - from);
+    this.#used = base + live;
+  }
+
+  #freeRange(): void {
+    if (this.#range !== NO_RANGE) this.#space.arena.free(this.#range, this.#capacity());
+  }
+
+  /** Words in the buffer's range (0 without one). */
+  #capacity(): number {
+    return this.#range === NO_RANGE ? 0 : this.#rangeEnd - this.#space.arena.offsetOf(this.#range);
+  }
+
+  /** Moves every block offset by `delta` words. */
+  #shiftBlocks(delta: number): void {
     const blocks = this.#blockAt;
-    for (let b = 0; b < blocks.length; b++) blocks[b] = (blocks[b] as number) - from;
-    this.#used = live;
+    for (let b = 0; b < blocks.length; b++) blocks[b] = (blocks[b] as number) + delta;
   }
 
   /** Number of the first sample with time >= `time`. */
@@ -283,8 +347,8 @@ export class SeriesBuffer {
     return Number.NEGATIVE_INFINITY;
   }
 
-  /** Bytes held by the packed samples and stale markers. */
+  /** Bytes held by the packed samples (the buffer's range) and stale markers. */
   bytes(): number {
-    return this.#words.byteLength + (this.#blockAt.length + (this.staleAt?.length ?? 0)) * 8;
+    return this.#capacity() * 4 + (this.#blockAt.length + (this.staleAt?.length ?? 0)) * 8;
   }
 }

@@ -4,9 +4,11 @@
  * target's previous scrape held.
  *
  * Contract:
- * - `add` and `remove` keep `series`, `byHash` and `byName` in step. A removed series is marked
+ * - `add` and `remove` keep `byHash`, `byName` and `seriesCount` in step. A removed series is marked
  *   `dead` and stays in its name list, counted in `dead`, until the list is next read in storage
  *   order (series-selection.ts); a name list whose series are all dead is dropped at once.
+ * - `liveSeries()` visits every live series once, in no set order (`serial` gives the order they came
+ *   in); a series removed meanwhile is not visited, one added meanwhile may be.
  * - `findByKey(key)` and `findInPage(page, id)` find the live series with that page key, the latter
  *   without building the key string.
  * - Key hashes are cut to 30 bits so that, as map keys, they stay small integers (no boxing).
@@ -33,6 +35,8 @@ export interface SeriesRecord {
   dead: boolean;
   /** The key of the work queue a series of a queue family makes (held-limits.ts); made when first needed. */
   queueKey: string | undefined;
+  /** Order of arrival among the history's series (held-limits.ts evicts the older of two as stale). */
+  readonly serial: number;
 }
 
 /** The series of one metric name in one target; sorted and compacted when queried. */
@@ -55,11 +59,11 @@ export function pageKeyHash(key: string): number {
 export class TargetState {
   readonly id: string;
   readonly labels: Labels;
-  /** Every live series. */
-  readonly series = new Set<SeriesRecord>();
-  /** Live series by the hash of their page key (a list on collision). */
+  /** Live series by the hash of their page key (a list on collision, replaced, not changed, on removal). */
   readonly byHash = new Map<number, SeriesRecord | SeriesRecord[]>();
   readonly byName = new Map<string, NameList>();
+  /** How many series are live. */
+  seriesCount = 0;
   epoch = 0;
   lastScrapeMs = Number.NEGATIVE_INFINITY;
   /**
@@ -80,7 +84,7 @@ export class TargetState {
 
   /** Indexes a new live series (its `target` must be this one). */
   add(rec: SeriesRecord): void {
-    this.series.add(rec);
+    this.seriesCount++;
     const same = this.byHash.get(rec.hash);
     if (same === undefined) this.byHash.set(rec.hash, rec);
     else if (Array.isArray(same)) same.push(rec);
@@ -96,14 +100,16 @@ export class TargetState {
 
   /** Forgets a live series; false when it was not live. */
   remove(rec: SeriesRecord): boolean {
-    if (!this.series.delete(rec)) return false;
     const same = this.byHash.get(rec.hash);
     if (same === rec) {
       this.byHash.delete(rec.hash);
-    } else if (Array.isArray(same)) {
+    } else if (Array.isArray(same) && same.includes(rec)) {
       const rest = same.filter((r) => r !== rec);
       this.byHash.set(rec.hash, rest.length === 1 ? (rest[0] as SeriesRecord) : rest);
+    } else {
+      return false;
     }
+    this.seriesCount--;
     rec.dead = true;
     const list = this.byName.get(rec.name);
     if (list !== undefined) {
@@ -111,6 +117,14 @@ export class TargetState {
       if (list.dead === list.recs.length) this.byName.delete(rec.name);
     }
     return true;
+  }
+
+  /** Every live series (see the contract). */
+  *liveSeries(): Generator<SeriesRecord, void, undefined> {
+    for (const same of this.byHash.values()) {
+      if (!Array.isArray(same)) yield same;
+      else for (const rec of same) if (!rec.dead) yield rec;
+    }
   }
 
   /** The live series whose page key is `key`. */

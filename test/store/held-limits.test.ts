@@ -7,6 +7,7 @@ import { keepFamilies, parseExposition } from '../../src/exposition/parser.js';
 import { CLIENT_GO, DIAGNOSTIC_FAMILIES, WORKQUEUE } from '../../src/metrics/names.js';
 import { ENGINE_QUEUE_KEYING } from '../../src/service/queue-keying.js';
 import { HeldLimitError, type HeldLimits, History } from '../../src/store/history.js';
+import { collidingKeys } from '../support/colliding-keys.js';
 
 const T0 = Date.UTC(2025, 0, 1);
 const STEP = 15_000;
@@ -69,6 +70,18 @@ describe('held limits', () => {
     expect(kept.filter((p) => p?.startsWith('/r3/'))).toHaveLength(4);
     const stable = history.heldSeries('a', CLIENT_GO.restClientRequests).find((s) => s.labels.path === '/stable');
     expect(stable?.t).toHaveLength(6);
+  });
+
+  it('among stale series as old as each other, evicts those that came first, keys of the same hash included', () => {
+    const history = new History();
+    const held = limits({ maxSeries: 4 });
+    // Three series come in this order, the first and the last with keys of the same hash, then leave together; the
+    // page that replaces them needs room for two.
+    const [x, y] = collidingKeys();
+    history.append(A, parseExposition(`${x} 1\nm{a="z"} 1\n${y} 1\n`), T0, { held });
+    const report = history.append(A, parseExposition('n{a="1"} 1\nn{a="2"} 1\nn{a="3"} 1\n'), T0 + STEP, { held });
+    expect(report.eviction).toEqual({ series: 2, queues: 0, limits: ['maxSeries'] });
+    expect(history.heldSeries('a', 'm').map((s) => s.key)).toEqual([y]);
   });
 
   it('evicts the same way in slices', async () => {

@@ -5,6 +5,7 @@ import { hashRange } from '../../src/exposition/series-index.js';
 import { LABEL, WORKQUEUE } from '../../src/metrics/names.js';
 import { aggregateBy, histogramQuantile, rangeFn, selector, sumWithout } from '../../src/promql/expr.js';
 import { DEFAULT_MAX_SAMPLES_PER_SERIES, History, type ScrapeTarget } from '../../src/store/history.js';
+import { collidingKeys } from '../support/colliding-keys.js';
 import { evaluateOver, rangeOver } from '../support/history-range.js';
 
 const T0 = 1_700_000_000_000;
@@ -287,6 +288,38 @@ describe('History: finding series again', () => {
   });
 });
 
+describe('History: the words of forgotten series', () => {
+  it('series forgotten and targets removed leave the samples of the others whole', async () => {
+    const retentionMs = 2 * 60 * S;
+    const h = new History({ retentionMs });
+    const steady = { id: 'steady' };
+    const steadyPage = (i: number) => page(Array.from({ length: 50 }, (_, k) => `m{k="${k}"} ${k + i / 3}\n`).join(''));
+    // Each generation of the churning target's series lives four scrapes, then expires and is forgotten.
+    const churnPage = (i: number) =>
+      page(Array.from({ length: 50 }, (_, k) => `m{g="${Math.floor(i / 4)}",k="${k}"} ${i * 1.5}\n`).join(''));
+    for (let i = 0; i < 200; i++) {
+      h.append(steady, steadyPage(i), T0 + i * 15 * S);
+      h.append({ id: 'churn' }, churnPage(i), T0 + i * 15 * S);
+      if (i === 100) {
+        h.append({ id: 'removed' }, steadyPage(i), T0 + i * 15 * S);
+        h.removeTarget('removed');
+        await Promise.resolve();
+      }
+    }
+    const last = 199;
+    const kept = retentionMs / (15 * S) + 1;
+    const expected = Array.from({ length: 50 }, (_, k) => ({
+      k: String(k),
+      v: Array.from({ length: kept }, (_, j) => k + (last - kept + 1 + j) / 3),
+    }));
+    const held = h
+      .select({ metric: 'm', target: 'steady' })
+      .map((view) => ({ k: view.labels.k, v: Array.from(view.v) }));
+    expect(held.sort((a, b) => Number(a.k) - Number(b.k))).toEqual(expected);
+    expect(h.targets().find((t) => t.id === 'churn')?.series).toBeLessThanOrEqual(50 * 3);
+  });
+});
+
 describe('History: chunked appends', () => {
   const bigPage = (n: number, value: number) =>
     page(Array.from({ length: n }, (_, i) => `m{i="${i}"} ${value}`).join('\n'));
@@ -321,25 +354,3 @@ describe('History: chunked appends', () => {
     expect(b).toMatchObject({ appended: 2000, staleMarked: 1000, newSeries: 0 });
   });
 });
-
-/**
- * Two series keys `m{a="…"}` with the same key hash under this process's seed. The values are pseudo-random
- * strings, not counting numbers: keys that differ only in a few decimal digits can all hash apart under some seeds
- * (the hash is a bijection on short, regular inputs), while random ones meet the birthday bound.
- */
-function collidingKeys(): [string, string] {
-  const seen = new Map<number, string>();
-  let state = 0x9e3779b9;
-  const nextWord = (): string => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state.toString(36);
-  };
-  for (let i = 0; i < 2_000_000; i++) {
-    const key = `m{a="${nextWord()}${nextWord()}"}`;
-    const hash = hashRange(key, 0, key.length);
-    const other = seen.get(hash);
-    if (other !== undefined) return [other, key];
-    seen.set(hash, key);
-  }
-  throw new Error('no two keys collide');
-}

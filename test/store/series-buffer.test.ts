@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AppendOutcome, type BufferLimits, SeriesBuffer } from '../../src/store/series-buffer.js';
+import { WordArena } from '../../src/store/word-arena.js';
 import { random } from '../support/recordings.js';
 
 class Model {
@@ -126,7 +127,7 @@ describe('the packed series buffer reads back what was appended', () => {
       const rnd = random(seed);
       const nextValue = valueDrawer(rnd);
       const nextStep = stepDrawer(rnd);
-      const buf = new SeriesBuffer(limits);
+      const buf = new SeriesBuffer({ ...limits, arena: new WordArena() });
       const model = new Model(limits);
       let time = 1_700_000_000_000 + Math.floor(rnd() * 1e6);
       let value = 0;
@@ -151,7 +152,7 @@ describe('the packed series buffer reads back what was appended', () => {
 
   it('an empty buffer after expiry starts afresh', () => {
     const limits = { maxSamples: 121, retentionMs: 60_000 };
-    const buf = new SeriesBuffer(limits);
+    const buf = new SeriesBuffer({ ...limits, arena: new WordArena() });
     for (let i = 0; i < 100; i++) buf.append(i * 15_000, i);
     buf.expire(10 * 60 * 60_000);
     expect(buf.isEmpty()).toBe(true);
@@ -163,7 +164,7 @@ describe('the packed series buffer reads back what was appended', () => {
 describe('what the packing saves', () => {
   /** Bytes per sample held once 30 minutes at 15 s are in. */
   function bytesPerSample(jitterMs: number, nextValue: (i: number) => number): number {
-    const buf = new SeriesBuffer({ maxSamples: 121, retentionMs: 30 * 60_000 });
+    const buf = new SeriesBuffer({ maxSamples: 121, retentionMs: 30 * 60_000, arena: new WordArena() });
     const rnd = random(7);
     for (let i = 0; i < 121; i++)
       buf.append(1_700_000_000_000 + i * 15_000 + Math.floor(rnd() * jitterMs), nextValue(i));
