@@ -6,8 +6,8 @@
  * busy, backlog, hot loop, failures, blocking call, ...; the controller-runtime flavor) with the process's
  * `instance` renamed, so every queue has its own controller-runtime and REST-client series.
  *
- * In-process (one child process per size, so sizes do not share heap or JIT state), shaped as the standalone
- * service runs: a history with the service's retention (30 minutes) and diagnostic families, filled with the
+ * In-process (one child process per size, so sizes do not share heap or JIT state, each limiting its heap's growth
+ * between full collections as `serve` does, src/service/heap-growth.ts), shaped as the standalone service runs: a history with the service's retention (30 minutes) and diagnostic families, filled with the
  * first 30 minutes; a first evaluation (cold: every step of every `for`, and each finding's `since` traced
  * back); then one scrape round (every series' next 15 s of samples) and one evaluation with the service's
  * memory, every 15 s of data for 5 minutes (at multiples of 15 s, as the service times them): the steady state, as the median per evaluation and per queue,
@@ -42,6 +42,7 @@ import { keepFamilies } from '../src/exposition/parser.js';
 import { DIAGNOSTIC_FAMILIES, LABEL } from '../src/metrics/names.js';
 import { createStoreBackend, historyStore } from '../src/promql/history-backend.js';
 import { renderPromQL } from '../src/promql/render.js';
+import { limitHeapGrowth } from '../src/service/heap-growth.js';
 import { runVirtual } from '../src/simulate/index.js';
 import { History, type SeriesView } from '../src/store/history.js';
 import { loadRecording } from '../src/store/recording.js';
@@ -278,6 +279,7 @@ function runChild(args: readonly string[]): Promise<Row> {
 async function main(): Promise<void> {
   const rowArg = process.argv.indexOf('--in-process');
   if (rowArg >= 0) {
+    limitHeapGrowth();
     console.log(JSON.stringify(await measureInProcess(Number(process.argv[rowArg + 1]))));
     return;
   }
