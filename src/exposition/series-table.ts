@@ -4,8 +4,8 @@
  * Keys are held without one string per series, so that building or receiving a table costs no
  * per-series allocation: as ranges of the parsed text (a table built in this thread), or as UTF-8
  * bytes plus offsets (a table handed over from a worker thread: its buffers are transferred, not
- * copied). Key strings, names and labels are made on demand; `keyEquals` and `hashes` let a store
- * recognise a series it already holds without making its key string at all.
+ * copied). Key strings, names and labels are made on demand; `keyEquals`, `keyPartEnd` and `hashes` let a
+ * store recognise a series it already holds without making its key string at all.
  *
  * Keys may be slices of a large parsed text: a consumer that keeps a key beyond the page's
  * lifetime should copy it (see `detachString`).
@@ -104,6 +104,30 @@ export class SeriesTable {
     return s.length === (k.ends[id] as number) - start && k.text.startsWith(s, start);
   }
 
+  /** Length of the key of series `id` in the units `keyPartEnd` counts: UTF-16 code units, or UTF-8 bytes for a table from `fromData`. */
+  keyLength(id: number): number {
+    const k = this.#keys;
+    if (k.kind === 'bytes') return (k.offsets[id + 1] as number) - (k.offsets[id] as number);
+    const start = k.starts[id] as number;
+    return start === -1 ? (k.strings.get(id) as string).length : (k.ends[id] as number) - start;
+  }
+
+  /**
+   * Where `s` ends in the key of series `id` when the key holds it at position `at` (counted as `keyLength` does),
+   * -1 otherwise: compares a key with a text written part by part, without making either string.
+   */
+  keyPartEnd(id: number, at: number, s: string): number {
+    const k = this.#keys;
+    if (k.kind === 'bytes') {
+      const start = k.offsets[id] as number;
+      const end = utf8PrefixEnd(k.bytes, start + at, k.offsets[id + 1] as number, s);
+      return end === -1 ? -1 : end - start;
+    }
+    const start = k.starts[id] as number;
+    if (start === -1) return (k.strings.get(id) as string).startsWith(s, at) ? at + s.length : -1;
+    return at + s.length <= (k.ends[id] as number) - start && k.text.startsWith(s, start + at) ? at + s.length : -1;
+  }
+
   /**
    * Whether the key of any series holds `fragment`: one search of the keys' bytes, or of the parsed text and
    * then of each key only when the text holds it (so a page without it costs one search).
@@ -171,11 +195,16 @@ function utf8Length(s: string): number {
 
 /** Whether `bytes[start, end)` is the UTF-8 encoding of `s`. */
 function utf8Equals(bytes: Uint8Array, start: number, end: number, s: string): boolean {
+  return utf8PrefixEnd(bytes, start, end, s) === end;
+}
+
+/** Where the UTF-8 encoding of `s` ends when `bytes[start, end)` begins with it, -1 otherwise. */
+function utf8PrefixEnd(bytes: Uint8Array, start: number, end: number, s: string): number {
   let p = start;
   for (let i = 0; i < s.length; i++) {
     let c = s.charCodeAt(i);
     if (c < 0x80) {
-      if (p >= end || bytes[p] !== c) return false;
+      if (p >= end || bytes[p] !== c) return -1;
       p++;
       continue;
     }
@@ -186,7 +215,7 @@ function utf8Equals(bytes: Uint8Array, start: number, end: number, s: string): b
       c = 0xfffd;
     }
     if (c < 0x800) {
-      if (p + 2 > end || bytes[p] !== (0xc0 | (c >> 6)) || bytes[p + 1] !== (0x80 | (c & 0x3f))) return false;
+      if (p + 2 > end || bytes[p] !== (0xc0 | (c >> 6)) || bytes[p + 1] !== (0x80 | (c & 0x3f))) return -1;
       p += 2;
     } else if (c < 0x10000) {
       if (
@@ -195,7 +224,7 @@ function utf8Equals(bytes: Uint8Array, start: number, end: number, s: string): b
         bytes[p + 1] !== (0x80 | ((c >> 6) & 0x3f)) ||
         bytes[p + 2] !== (0x80 | (c & 0x3f))
       ) {
-        return false;
+        return -1;
       }
       p += 3;
     } else {
@@ -206,12 +235,12 @@ function utf8Equals(bytes: Uint8Array, start: number, end: number, s: string): b
         bytes[p + 2] !== (0x80 | ((c >> 6) & 0x3f)) ||
         bytes[p + 3] !== (0x80 | (c & 0x3f))
       ) {
-        return false;
+        return -1;
       }
       p += 4;
     }
   }
-  return p === end;
+  return p;
 }
 
 /**

@@ -38,8 +38,8 @@
  * - `heldSeries` and `restoreSeries` carry a target's series out and back in under the keys they were scraped
  *   with (a history saved across restarts, state-file.ts), so that the scrapes after a restart continue them.
  *
- * Per-target bookkeeping is in target-state.ts, the shared strings in string-table.ts, the sliced
- * appends' scheduling in event-loop-slices.ts.
+ * Per-target bookkeeping is in target-state.ts, how a series' key as scraped is held (mostly not as a string) in
+ * page-key.ts, the shared strings in string-table.ts, the sliced appends' scheduling in event-loop-slices.ts.
  */
 import {
   keyLabels,
@@ -57,6 +57,7 @@ import { type AppendCounts, type AppendReport, countAppend, newAppendCounts } fr
 import { type ChangeReader, ChangeWatermarks } from './change-watermarks.js';
 import { eachInSlices, rangeInSlices, type Slicing } from './event-loop-slices.js';
 import { type HeldLimits, type HeldPlan, type HistoryTotals, planHeldLimits, queuesHeld } from './held-limits.js';
+import { isPageSeries, keptPageKey, pageKeyOf } from './page-key.js';
 import { type BufferSpace, SeriesBuffer } from './series-buffer.js';
 import {
   hasSampleIn,
@@ -445,7 +446,7 @@ export class History {
     return this.#selectRecs({ metric, target: targetId }).map((rec) => {
       const b = rec.buf;
       const { t, v } = b.views(b.start, b.end);
-      return { key: rec.pageKey, labels: rec.labels, t, v };
+      return { key: pageKeyOf(rec), labels: rec.labels, t, v };
     });
   }
 
@@ -521,9 +522,7 @@ export class History {
   #lookup(st: TargetState, page: ParsedPage, id: number): SeriesRecord | undefined {
     const guess =
       st.lastHashes !== undefined && st.lastHashes[id] === page.series.hashes[id] ? st.lastRecs[id] : undefined;
-    return guess !== undefined && !guess.dead && page.series.keyEquals(id, guess.pageKey)
-      ? guess
-      : st.findInPage(page, id);
+    return guess !== undefined && !guess.dead && isPageSeries(guess, page.series, id) ? guess : st.findInPage(page, id);
   }
 
   /** Fills `map` with the live series of page series `[from, to)` (undefined for the new ones). */
@@ -623,13 +622,13 @@ export class History {
     const finalLabels: Record<string, string> = {};
     for (const k of Object.keys(labels))
       setLabel(finalLabels, this.#strings.intern(k), this.#strings.intern(labels[k] as string));
-    const pageKey = detachString(key);
+    const kept = keptPageKey(key, internedName, finalLabels, st.labels);
     const rec: SeriesRecord = {
       target: st,
       name: internedName,
       labels: finalLabels,
-      pageKey,
-      hash: pageKeyHash(pageKey),
+      keptPageKey: kept === undefined ? undefined : detachString(kept),
+      hash: pageKeyHash(key),
       buf: new SeriesBuffer(this.#bufferSpace, initialCapacity),
       withName: undefined,
       seenEpoch: -1,

@@ -4,8 +4,9 @@
  *
  * Invariants: samples are numbered in order of arrival; live samples are numbers `[start, end)`, strictly
  * increasing in time. They sit in blocks of `BLOCK_SAMPLES` (every block full but the last), laid out back to
- * back in the buffer's range from `#blockAt[0]`; block `b` holds numbers `#first + b * BLOCK_SAMPLES` on. Samples
- * before `start` in the first block are expired and go with their block. Stale markers (Prometheus's "this series
+ * back in the buffer's range from `#firstBlockAt`; block `b` holds numbers `#first + b * BLOCK_SAMPLES` on, so
+ * there are `ceil((end - #first) / BLOCK_SAMPLES)` blocks. Samples before `start` in the first block are expired
+ * and go with their block. Stale markers (Prometheus's "this series
  * vanished" points) are kept apart in `staleAt`, ascending, never at the time of a sample.
  *
  * Limits (shared by all buffers of a history): at most `maxSamples` samples (the oldest is dropped), and samples
@@ -15,6 +16,10 @@
  * blocks outgrow it; expired blocks leave their words to the next blocks. `release()` gives the range back: the
  * owner calls it when it drops the buffer (a buffer it forgets without is lost to the arena until the arena goes).
  * A released buffer is empty, and appending to it again takes a new range.
+ *
+ * Block offsets: the first and the last block's are held; a middle block's is found by walking the block headers
+ * from the first while the buffer has at most `WALKED_BLOCKS` blocks (a buffer of the default 121 samples has at
+ * most 3), and held in `#blockIndex` beyond, so that long recordings are read in O(1) too: no array per buffer.
  *
  * Reading: `time(i)` and `value(i)` cost O(1); `read` copies a run of samples into arrays the caller owns, and
  * `views` returns copies (the packed samples cannot be viewed in place).
@@ -61,6 +66,8 @@ const INITIAL_WORDS = 16;
 const NEW_BLOCK_WORDS = blockWords(1, RAW, RAW);
 const BLOCK_SHIFT = Math.log2(BLOCK_SAMPLES);
 const IN_BLOCK = BLOCK_SAMPLES - 1;
+/** Most blocks a buffer holds without an index of their offsets (a middle block is then at most 2 headers away). */
+const WALKED_BLOCKS = 4;
 
 const NO_WORDS = new Uint32Array(0);
 const NO_RANGE = -1;
@@ -72,15 +79,14 @@ export class SeriesBuffer {
   /** The range (`NO_RANGE` without one) and the offset in `#words` after its last word. */
   #range = NO_RANGE;
   #rangeEnd = 0;
-  /**
-   * Word offsets of the blocks in `#words`, oldest first. Replaced, not grown in place, when a block comes or goes
-   * (once per `BLOCK_SAMPLES` appends): an array grown by `push` keeps room for 17 elements, and a history holds one
-   * per series.
-   */
-  #blockAt: number[] = [];
+  /** Word offsets in `#words` of the first and of the last block (meaningless without blocks). */
+  #firstBlockAt = 0;
+  #lastBlockAt = 0;
+  /** Word offsets of every block, oldest first, while there are more than `WALKED_BLOCKS` (see the header). */
+  #blockIndex: number[] | undefined;
   /** Number of the first sample of the first block. */
   #first = 0;
-  /** Offset in `#words` after the last block (the first block starts at `#blockAt[0]`; the range's start if none). */
+  /** Offset in `#words` after the last block (the range's start if none). */
   #used = 0;
   /** Time of sample `end - 1` (-Infinity when empty): read on every append, so kept unpacked. */
   #newestTime = Number.NEGATIVE_INFINITY;
@@ -105,13 +111,29 @@ export class SeriesBuffer {
   /** Time of sample `i` (start ≤ i < end). */
   time(i: number): number {
     const k = i - this.#first;
-    return blockTime(this.#words, this.#blockAt[k >>> BLOCK_SHIFT] as number, k & IN_BLOCK);
+    return blockTime(this.#words, this.#blockAt(k >>> BLOCK_SHIFT), k & IN_BLOCK);
   }
 
   /** Value of sample `i` (start ≤ i < end). */
   value(i: number): number {
     const k = i - this.#first;
-    return blockValue(this.#words, this.#blockAt[k >>> BLOCK_SHIFT] as number, k & IN_BLOCK);
+    return blockValue(this.#words, this.#blockAt(k >>> BLOCK_SHIFT), k & IN_BLOCK);
+  }
+
+  /** Blocks held (see the header). */
+  #blockCount(): number {
+    return (this.end - this.#first + IN_BLOCK) >>> BLOCK_SHIFT;
+  }
+
+  /** Word offset of block `b` (0 ≤ b < blocks; see the header). */
+  #blockAt(b: number): number {
+    if (b === 0) return this.#firstBlockAt;
+    const index = this.#blockIndex;
+    if (index !== undefined) return index[b] as number;
+    if (b === this.#blockCount() - 1) return this.#lastBlockAt;
+    let at = this.#firstBlockAt;
+    for (let k = 0; k < b; k++) at += blockSize(this.#words, at);
+    return at;
   }
 
   /** Copies the times and values of samples `[i, j)` into `t` and `v` from index `out`. */
@@ -119,13 +141,16 @@ export class SeriesBuffer {
     let k = i - this.#first;
     const stop = j - this.#first;
     let o = out;
+    // Blocks are back to back: each one after the first read starts where the one before it ends.
+    let at = k < stop ? this.#blockAt(k >>> BLOCK_SHIFT) : 0;
     while (k < stop) {
       const b = k >>> BLOCK_SHIFT;
       const from = k & IN_BLOCK;
       const to = Math.min(BLOCK_SAMPLES, stop - (b << BLOCK_SHIFT));
-      readBlock(this.#words, this.#blockAt[b] as number, from, to, t, v, o);
+      readBlock(this.#words, at, from, to, t, v, o);
       o += to - from;
       k += to - from;
+      if (k < stop) at += blockSize(this.#words, at);
     }
   }
 
@@ -166,19 +191,24 @@ export class SeriesBuffer {
     if (s !== undefined && s.length > 0 && time <= (s[s.length - 1] as number)) return AppendOutcome.OutOfOrder;
     this.expire(time);
     if (this.end - this.start >= this.#space.maxSamples) this.#dropTo(this.start + 1);
-    const blocks = this.#blockAt;
-    const open = blocks.length === 0 ? -1 : (blocks[blocks.length - 1] as number);
-    if (open < 0 || blockCount(this.#words, open) === BLOCK_SAMPLES) {
+    const blocks = this.#blockCount();
+    if (blocks === 0 || blockCount(this.#words, this.#lastBlockAt) === BLOCK_SAMPLES) {
       this.#reserve(NEW_BLOCK_WORDS);
       const at = this.#used;
-      if (blocks.length === 0) this.#first = this.end;
+      if (blocks === 0) {
+        this.#first = this.end;
+        this.#firstBlockAt = at;
+      }
       startBlock(this.#words, at, time, value);
-      this.#blockAt = blocks.concat(at);
+      this.#lastBlockAt = at;
+      if (this.#blockIndex !== undefined) this.#blockIndex.push(at);
+      else if (blocks === WALKED_BLOCKS) this.#blockIndex = this.#walkBlocks(blocks + 1);
       this.#used = at + blockSize(this.#words, at);
     } else {
+      const open = this.#lastBlockAt;
       const need = planAppend(this.#words, open, time, value);
       this.#reserve(need - (this.#used - open));
-      const h = blocks[blocks.length - 1] as number;
+      const h = this.#lastBlockAt;
       appendPlanned(this.#words, h, time, value);
       this.#used = h + need;
     }
@@ -218,12 +248,14 @@ export class SeriesBuffer {
       this.#restart();
       return;
     }
-    const blocks = this.#blockAt;
+    const blocks = this.#blockCount();
     let drop = 0;
-    while (drop < blocks.length - 1 && start - this.#first >= (drop + 1) * BLOCK_SAMPLES) drop++;
+    while (drop < blocks - 1 && start - this.#first >= (drop + 1) * BLOCK_SAMPLES) drop++;
     if (drop > 0) {
-      this.#blockAt = blocks.slice(drop);
+      this.#firstBlockAt = this.#blockAt(drop);
       this.#first += drop * BLOCK_SAMPLES;
+      const index = this.#blockIndex;
+      this.#blockIndex = index === undefined || blocks - drop <= WALKED_BLOCKS ? undefined : index.slice(drop);
     }
   }
 
@@ -231,7 +263,7 @@ export class SeriesBuffer {
     this.start = 0;
     this.end = 0;
     this.#first = 0;
-    this.#blockAt = [];
+    this.#blockIndex = undefined;
     this.#used = this.#range === NO_RANGE ? 0 : this.#space.arena.offsetOf(this.#range);
     this.#newestTime = Number.NEGATIVE_INFINITY;
   }
@@ -258,7 +290,7 @@ export class SeriesBuffer {
    */
   #reserve(extra: number): void {
     if (this.#used + extra <= this.#rangeEnd) return;
-    const from = this.#blockAt[0] ?? this.#used;
+    const from = this.#blockCount() === 0 ? this.#used : this.#firstBlockAt;
     const live = this.#used - from;
     const base = this.#range === NO_RANGE ? from : this.#space.arena.offsetOf(this.#range);
     const capacity = this.#rangeEnd - base;
@@ -297,8 +329,20 @@ export class SeriesBuffer {
 
   /** Moves every block offset by `delta` words. */
   #shiftBlocks(delta: number): void {
-    const blocks = this.#blockAt;
-    for (let b = 0; b < blocks.length; b++) blocks[b] = (blocks[b] as number) + delta;
+    this.#firstBlockAt += delta;
+    this.#lastBlockAt += delta;
+    const index = this.#blockIndex;
+    if (index !== undefined) for (let b = 0; b < index.length; b++) index[b] = (index[b] as number) + delta;
+  }
+
+  /** Offsets of the first `blocks` blocks, walking their headers from the first. */
+  #walkBlocks(blocks: number): number[] {
+    const offsets = [this.#firstBlockAt];
+    for (let b = 1; b < blocks; b++) {
+      const before = offsets[b - 1] as number;
+      offsets.push(before + blockSize(this.#words, before));
+    }
+    return offsets;
   }
 
   /** Number of the first sample with time >= `time`. */
@@ -347,8 +391,8 @@ export class SeriesBuffer {
     return Number.NEGATIVE_INFINITY;
   }
 
-  /** Bytes held by the packed samples (the buffer's range) and stale markers. */
+  /** Bytes held by the packed samples (the buffer's range), the index of block offsets if any, and stale markers. */
   bytes(): number {
-    return this.#capacity() * 4 + (this.#blockAt.length + (this.staleAt?.length ?? 0)) * 8;
+    return this.#capacity() * 4 + ((this.#blockIndex?.length ?? 0) + (this.staleAt?.length ?? 0)) * 8;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Per-target bookkeeping of the history: the live series of one target, indexed by the hash of their
- * page key (the series key as scraped, before target labels) and by metric name, and what the
- * target's previous scrape held.
+ * page key (the series key as scraped, before target labels: page-key.ts) and by metric name, and what
+ * the target's previous scrape held.
  *
  * Contract:
  * - `add` and `remove` keep `byHash`, `byName` and `seriesCount` in step. A removed series is marked
@@ -9,21 +9,23 @@
  *   order (series-selection.ts); a name list whose series are all dead is dropped at once.
  * - `liveSeries()` visits every live series once, in no set order (`serial` gives the order they came
  *   in); a series removed meanwhile is not visited, one added meanwhile may be.
- * - `findByKey(key)` and `findInPage(page, id)` find the live series with that page key, the latter
- *   without building the key string.
+ * - `findByKey(key)` and `findInPage(page, id)` find the live series with that page key, compared in full
+ *   (page-key.ts), without making the series' key string.
  * - Key hashes are cut to 30 bits so that, as map keys, they stay small integers (no boxing).
  */
 import type { Labels } from '../exposition/labels.js';
 import type { ParsedPage } from '../exposition/parsed-page.js';
 import { hashRange } from '../exposition/series-index.js';
+import { hasPageKey, isPageSeries } from './page-key.js';
 import type { SeriesBuffer } from './series-buffer.js';
 
 export interface SeriesRecord {
   readonly target: TargetState;
   readonly name: string;
   readonly labels: Labels;
-  /** Series key as scraped (before target labels) and its `pageKeyHash`. */
-  readonly pageKey: string;
+  /** The page key, when it is not the written key of `name` and `labels` (page-key.ts); `undefined` otherwise. */
+  readonly keptPageKey: string | undefined;
+  /** The `pageKeyHash` of the page key. */
   readonly hash: number;
   readonly buf: SeriesBuffer;
   withName: Labels | undefined;
@@ -131,15 +133,15 @@ export class TargetState {
   findByKey(key: string): SeriesRecord | undefined {
     const same = this.byHash.get(pageKeyHash(key));
     if (same === undefined) return undefined;
-    if (!Array.isArray(same)) return same.pageKey === key ? same : undefined;
-    return same.find((r) => r.pageKey === key);
+    if (!Array.isArray(same)) return hasPageKey(same, key) ? same : undefined;
+    return same.find((r) => hasPageKey(r, key));
   }
 
   /** The live series for series `id` of a page, found by hash without making the key string. */
   findInPage(page: ParsedPage, id: number): SeriesRecord | undefined {
     const same = this.byHash.get((page.series.hashes[id] as number) & SMI_MASK);
     if (same === undefined) return undefined;
-    if (!Array.isArray(same)) return page.series.keyEquals(id, same.pageKey) ? same : undefined;
-    return same.find((r) => page.series.keyEquals(id, r.pageKey));
+    if (!Array.isArray(same)) return isPageSeries(same, page.series, id) ? same : undefined;
+    return same.find((r) => isPageSeries(r, page.series, id));
   }
 }

@@ -81,6 +81,21 @@ describe('parseOffThread (worker loaded from the TypeScript source)', () => {
     expect(Array.from(page.series.hashes)).toEqual(Array.from(parseExposition(input).series.hashes));
   });
 
+  it('compares keys part by part, in UTF-8 bytes across the thread boundary and in characters within it', async () => {
+    const input = 'm{a="é😀x"} 1\nn{b="2",a="1"} 2\n';
+    for (const page of [await parseOffThread(input), parseExposition(input)]) {
+      const table = page.series;
+      const parts = (id: number, ...texts: string[]): number =>
+        texts.reduce((at, part) => (at === -1 ? -1 : table.keyPartEnd(id, at, part)), 0);
+      expect(parts(0, 'm{a="', 'é😀', 'x"}')).toBe(table.keyLength(0));
+      expect(parts(0, 'm{a="', 'é😀', 'y"}')).toBe(-1);
+      expect(parts(0, 'm{a="é😀x"}', '}')).toBe(-1);
+      // Re-ordered by the parser: the canonical key, made as a string.
+      expect(parts(1, 'n{a="1"', ',b="2"}')).toBe(table.keyLength(1));
+      expect(parts(1, 'n{b=')).toBe(-1);
+    }
+  });
+
   it('gives a page that a history stores exactly like an inline one', async () => {
     const target = { id: 't', labels: { job: 'j' } };
     const inline = new History();

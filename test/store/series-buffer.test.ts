@@ -122,32 +122,45 @@ describe('the packed series buffer reads back what was appended', () => {
     ['3 minutes', { maxSamples: Number.POSITIVE_INFINITY, retentionMs: 3 * 60_000 }],
   ];
 
-  it.each(limitsOf)('%s, over many seeds', (_, limits) => {
-    for (let seed = 1; seed <= 20; seed++) {
-      const rnd = random(seed);
-      const nextValue = valueDrawer(rnd);
-      const nextStep = stepDrawer(rnd);
-      const buf = new SeriesBuffer({ ...limits, arena: new WordArena() });
-      const model = new Model(limits);
-      let time = 1_700_000_000_000 + Math.floor(rnd() * 1e6);
-      let value = 0;
-      const appends = 150 + Math.floor(rnd() * 250);
-      for (let a = 0; a < appends; a++) {
-        const r = rnd();
-        if (r < 0.03) time -= 1 + Math.floor(rnd() * 20_000);
-        else if (r >= 0.06) time += nextStep();
-        if (r >= 0.03 && r < 0.06 && rnd() < 0.5) value = nextValue(value);
-        else if (r >= 0.06) value = nextValue(value);
-        expect(buf.append(time, value), `seed ${seed} append ${a}`).toBe(model.append(time, value));
-        if (rnd() < 0.02) {
-          const now = time + Math.floor(rnd() * 10 * 60_000);
-          buf.expire(now);
-          model.expire(now);
-        }
-        if (a % 7 === 0 || a === appends - 1) expectSame(buf, model, `seed ${seed} after ${a}`);
-        time = Math.max(time, model.t.at(-1) ?? time);
+  /** Random appends (and now and then an expiry) to a buffer and to the model, compared every `every` appends. */
+  function againstModel(limits: BufferLimits, seed: number, minAppends: number, every: number): void {
+    const rnd = random(seed);
+    const nextValue = valueDrawer(rnd);
+    const nextStep = stepDrawer(rnd);
+    const buf = new SeriesBuffer({ ...limits, arena: new WordArena() });
+    const model = new Model(limits);
+    let time = 1_700_000_000_000 + Math.floor(rnd() * 1e6);
+    let value = 0;
+    const appends = minAppends + Math.floor(rnd() * 250);
+    for (let a = 0; a < appends; a++) {
+      const r = rnd();
+      if (r < 0.03) time -= 1 + Math.floor(rnd() * 20_000);
+      else if (r >= 0.06) time += nextStep();
+      if (r >= 0.03 && r < 0.06 && rnd() < 0.5) value = nextValue(value);
+      else if (r >= 0.06) value = nextValue(value);
+      expect(buf.append(time, value), `seed ${seed} append ${a}`).toBe(model.append(time, value));
+      if (rnd() < 0.02) {
+        const now = time + Math.floor(rnd() * 10 * 60_000);
+        buf.expire(now);
+        model.expire(now);
       }
+      if (a % every === 0 || a === appends - 1) expectSame(buf, model, `seed ${seed} after ${a}`);
+      time = Math.max(time, model.t.at(-1) ?? time);
     }
+  }
+
+  it.each(limitsOf)('%s, over many seeds', (_, limits) => {
+    for (let seed = 1; seed <= 20; seed++) againstModel(limits, seed, 150, 7);
+  });
+
+  it.each([
+    ['unbounded', { maxSamples: Number.POSITIVE_INFINITY, retentionMs: Number.POSITIVE_INFINITY }],
+    // 250 to 313 samples from the first block's first: 4 or 5 blocks, indexed and not in turn.
+    ['250 samples', { maxSamples: 250, retentionMs: Number.POSITIVE_INFINITY }],
+    // 7 blocks and more: the index loses its first entries as blocks expire.
+    ['400 samples', { maxSamples: 400, retentionMs: Number.POSITIVE_INFINITY }],
+  ] as const)('%s, over many blocks (an index of block offsets, made and dropped)', (_, limits) => {
+    for (let seed = 1; seed <= 2; seed++) againstModel(limits, seed, 800, 37);
   });
 
   it('an empty buffer after expiry starts afresh', () => {

@@ -3,6 +3,7 @@
  * same target continues; a file that is not one, of another version or damaged is refused with its reason
  * and leaves the history untouched (the limits it is read within: state-file-limits.test.ts).
  */
+import { readFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseExposition } from '../../src/exposition/parser.js';
@@ -122,6 +123,66 @@ describe('state file: round trip', () => {
     const [depth] = restored.select({ metric: 'workqueue_depth' }).filter((s) => s.labels.job === 'static');
     expect([...(depth?.t ?? [])]).toEqual([T0 + 45 * S + 1, T0 + 60 * S]);
     expect(summary.samples).toBe(restored.stats().samples);
+  });
+});
+
+/**
+ * What test/fixtures/state/history-v1.gz holds: written by the history as of commit 80700e7 (every series' page key
+ * held as a string), after these scrapes, at `T0 + 30 s`. Page keys that the series' labels do not write: clashing
+ * labels renamed `exported_<name>`, two series of the same final labels, a recorded series with a target label.
+ */
+function keyedHistory(): History {
+  const h = new History();
+  for (let i = 0; i < 3; i++) {
+    const lines = [
+      `workqueue_depth{name="q\\"uoted",controller="c"} ${i}`,
+      `m{instance="x",a="1"} ${10 + i}`,
+      `m{exported_instance="x",a="1"} ${20 + i}`,
+      `m{a="ü",job="j"} ${50 + i}`,
+      '',
+    ];
+    h.append(KEYED, page(lines.join('\n')), T0 + 15 * S * i);
+  }
+  h.appendSamples(KEYED, 'recorded', { job: 'ctl', b: '2' }, [T0, T0 + 15 * S], [1, 2]);
+  return h;
+}
+const KEYED = { id: 'http://a:8080/metrics', labels: { job: 'ctl', instance: 'a:8080' } } satisfies ScrapeTarget;
+const fileBeforePageKeys = (): Buffer => readFileSync(new URL('../fixtures/state/history-v1.gz', import.meta.url));
+
+describe('state file: a file written when every page key was held as a string', () => {
+  it('is what the history writes now', async () => {
+    const now = gunzipSync(await encodeHistoryState(keyedHistory(), T0 + 30 * S)).toString('utf8');
+    expect(now).toBe(gunzipSync(fileBeforePageKeys()).toString('utf8'));
+  });
+
+  it('loads, and the next scrape of the target continues each of its series', async () => {
+    const restored = new History();
+    const summary = await restoreHistoryState(fileBeforePageKeys(), restored, { nowMs: T0 + 40 * S, limits: LIMITS });
+    expect(snapshot(restored)).toEqual(snapshot(keyedHistory()));
+    expect(summary.series).toBe(5);
+    const [held] = restored.targets();
+    const target = { id: held?.id ?? '', labels: KEYED.labels };
+    const next = [
+      'workqueue_depth{controller="c",name="q\\"uoted"} 3',
+      'm{a="1",instance="x"} 13',
+      'm{a="1",exported_instance="x"} 23',
+      'm{a="ü",job="j"} 53',
+      '',
+    ];
+    expect(restored.append(target, page(next.join('\n')), T0 + 45 * S).newSeries).toBe(0);
+    restored.appendSamples(target, 'recorded', { job: 'ctl', b: '2' }, [T0 + 45 * S], [3]);
+    expect(restored.stats().series).toBe(5);
+    const renamed = restored.heldSeries(target.id, 'm').map((s): [string, number[]] => [s.key, [...s.v]]);
+    expect(new Map(renamed)).toEqual(
+      new Map([
+        ['m{a="1",instance="x"}', [10, 11, 12, 13]],
+        ['m{a="1",exported_instance="x"}', [20, 21, 22, 23]],
+        ['m{a="ü",job="j"}', [50, 51, 52, 53]],
+      ]),
+    );
+    expect(restored.heldSeries(target.id, 'recorded').map((s) => [s.key, [...s.v]])).toEqual([
+      ['recorded{b="2",job="ctl"}', [1, 2, 3]],
+    ]);
   });
 });
 

@@ -21,7 +21,7 @@ function series(st: TargetState, name: string, hash: number): SeriesRecord {
     target: st,
     name,
     labels: {},
-    pageKey: `${name}{}`,
+    keptPageKey: undefined,
     hash,
     buf: new SeriesBuffer(space),
     withName: undefined,
