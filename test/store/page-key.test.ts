@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { pageFromData, pageToData } from '../../src/exposition/parsed-page.js';
 import { parseExposition } from '../../src/exposition/parser.js';
-import { hashRange } from '../../src/exposition/series-index.js';
 import { History, type ScrapeTarget } from '../../src/store/history.js';
 import { keptPageKey } from '../../src/store/page-key.js';
+import { collidingKeys } from '../support/colliding-keys.js';
 
 const T0 = 1_700_000_000_000;
 const S = 1000;
@@ -26,22 +26,8 @@ function held(h: History, metric: string): [string, number[]][] {
     .sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
-/**
- * Two keys of one 32-bit hash (so of one index hash too), found among `m{a="<i>"}` (the hashes are seeded anew per
- * process): about 80,000 tries by the birthday bound.
- */
-function keysOfOneHash(): [string, string] {
-  const seen = new Map<number, string>();
-  for (let i = 0; i < 2_000_000; i++) {
-    const key = `m{a="${i}"}`;
-    const hash = hashRange(key, 0, key.length);
-    const other = seen.get(hash);
-    if (other !== undefined) return [other, key];
-    seen.set(hash, key);
-  }
-  throw new Error('no two keys of one hash');
-}
-const ONE_HASH = keysOfOneHash();
+/** Two keys of one 32-bit hash, so of one index hash too (the hashes are seeded anew per process). */
+const ONE_HASH = collidingKeys();
 
 describe('page keys', () => {
   it('holds no string for a key its name and labels write, target labels left out', () => {

@@ -4,6 +4,7 @@
  * grow, expire and are released in one arena read back what each would alone, and give their words back.
  */
 import { describe, expect, it } from 'vitest';
+import { Random } from '../../src/simulate/random.js';
 import { SeriesBuffer } from '../../src/store/series-buffer.js';
 import { MIN_RANGE_WORDS, rangeWords, SLAB_WORDS, WordArena } from '../../src/store/word-arena.js';
 
@@ -115,11 +116,8 @@ describe('the word arena', () => {
 
   it('ranges allocated and freed at random stay disjoint, reuse what was freed and leave nothing at the end', () => {
     const arena = new WordArena();
-    let seed = 1;
-    const rnd = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
+    const random = new Random(1);
+    const rnd = () => random.next();
     const held = new Map<number, { words: number; tag: number }>();
     let peakHeldWords = 0;
     let heldWords = 0;
@@ -202,11 +200,8 @@ describe('sample buffers in one arena', () => {
 
   it('buffers appended in turn, expiring and released at random, read back what each alone would hold', () => {
     const arena = new WordArena();
-    let seed = 7;
-    const rnd = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
+    const random = new Random(7);
+    const rnd = () => random.next();
     const shapes = [
       (i: number) => 42 + 0 * i,
       (i: number) => 1_000_000 + i * 137,
