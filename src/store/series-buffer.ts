@@ -309,7 +309,7 @@ export class SeriesBuffer {
     const range = arena.allocate(words);
     const target = arena.slabOf(range);
     const base = arena.offsetOf(range);
-    for (let k = 0; k < live; k++) target[base + k] = this.#words[from + k] as number;
+    target.set(this.#words.subarray(from, from + live), base);
     this.#freeRange();
     this.#words = target;
     this.#range = range;
