@@ -71,6 +71,12 @@ const RETIRED_THRESHOLDS: Partial<Record<RuleId, Record<string, string>>> = {
     minRetryShare:
       'retries alone no longer raise WorkqueuePersistentFailures (RequeueAfter polling counts as many); a queue without reconcile error metrics gets the RetriesWithoutErrorMetrics observation instead',
   },
+  WorkqueueSaturated: {
+    minDepth:
+      'utilization alone decides where the maximum is known: a large pool near its capacity holds under one key waiting on average (Erlang C), so the average depth is evidence, not tested; without the maximum, a depth that never fell to zero over the long window (a fact, not a tunable) shows the pool full',
+    minWaitRatio:
+      'utilization alone decides: the wait per sync at a given utilization falls with the size of the pool (Erlang C: 128 workers 90% busy wait a few percent of a sync), so no fixed ratio tells a saturated pool from a busy one; the wait is evidence, not tested',
+  },
   WorkqueueStuckWorker: {
     minAgeGrowth:
       'the age of the longest-running sync alone decides (minAge): a sync that old has aged one second per second all along, so its growth is shown as evidence, not tested',

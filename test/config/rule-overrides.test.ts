@@ -40,8 +40,8 @@ describe('parseRuleOverrides', () => {
       }
     }
     expect(
-      parseRuleOverrides({ WorkqueueSaturated: { thresholds: { minUtilization: 1, minDepth: 0 } } }, 'rules'),
-    ).toEqual({ rules: { WorkqueueSaturated: { thresholds: { minUtilization: 1, minDepth: 0 } } } });
+      parseRuleOverrides({ WorkqueueSaturated: { thresholds: { minUtilization: 1, maxBusyDrift: 0 } } }, 'rules'),
+    ).toEqual({ rules: { WorkqueueSaturated: { thresholds: { minUtilization: 1, maxBusyDrift: 0 } } } });
   });
 
   it('treats an absent section as no overrides', () => {
@@ -122,6 +122,13 @@ describe('retired thresholds', () => {
     for (const name of ['minAgeGrowth', 'minUnfinishedGrowth'])
       expect(() => parseRuleOverrides({ WorkqueueStuckWorker: { thresholds: { [name]: 0.5 } } }, 'rules')).toThrow(
         new RegExp(`rules\\.WorkqueueStuckWorker\\.thresholds\\.${name}: no longer a threshold: .*minAge`),
+      );
+  });
+
+  it("name saturation's waiting thresholds, now evidence, with the utilization that decides", () => {
+    for (const name of ['minDepth', 'minWaitRatio'])
+      expect(() => parseRuleOverrides({ WorkqueueSaturated: { thresholds: { [name]: 1 } } }, 'rules')).toThrow(
+        new RegExp(`rules\\.WorkqueueSaturated\\.thresholds\\.${name}: no longer a threshold: utilization alone decides`),
       );
   });
 });

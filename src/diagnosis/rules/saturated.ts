@@ -23,7 +23,17 @@ import type { SignalValue } from '../units.js';
  * busy time of five minutes swings by several percent with Poisson arrivals and skewed sync times, so a
  * queue 93% busy dips under any short-window threshold inside the `for`. The short window only has to stay
  * clearly busy, which ends the finding soon after the load falls.
+ *
+ * Utilization alone decides where the maximum is known; how long keys wait does not. A pool shares its
+ * waiting: at the same utilization, the share of keys that wait and the wait itself fall with the pool's
+ * size (Erlang's C formula: the mean wait is the chance of waiting over c × (1 − utilization) syncs). One
+ * worker 93% busy holds about six keys waiting, each some thirteen syncs; 128 workers 90.5% busy hold under
+ * one key waiting on average, each a few percent of a sync, and are as close to the edge of their capacity:
+ * 7% more load and either becomes a backlog. The depth and the wait are evidence of what the saturation
+ * costs, not a condition of it.
  */
+/** A depth that never fell below one key over the long window never drained: every worker was busy all along. */
+const NEVER_DRAINED_DEPTH = 1;
 export const saturated = defineRule({
   id: 'WorkqueueSaturated',
   title: 'Work queue saturated',
@@ -44,19 +54,7 @@ export const saturated = defineRule({
       description:
         'Busy workers per configured worker over the short window below which the load has fallen and saturation has ended. At one worker a five-minute reading of a queue 93% busy swings by several percent (Poisson arrivals, skewed syncs), so it sits below the long-window threshold by more than that swing: a saturated queue never dips under it inside the `for`, while a load that fell to half shows within the short window.',
     },
-    minDepth: {
-      default: 1,
-      unit: 'items',
-      description:
-        'Average depth at or above which keys wait for a worker. A free worker takes a waiting key at once, so keys are waiting only when every worker is busy; an average of one waiting key means they wait most of the time, while busy workers with the depth near zero are keeping up with nobody waiting (a queue that is busy but fine). Without a configured maximum the same depth, never falling below it over the long window, is what proves the pool full.',
-    },
     drainShare: DRAIN_SHARE,
-    minWaitRatio: {
-      default: 0.05,
-      unit: 'ratio',
-      description:
-        'Mean queue wait per mean sync duration at or above which the wait for a worker is felt. Waits come from queueing alone: at the 80% below which the curve never fires, an M/M/1 queue already waits four syncs on average, and a controller whose workers are busy but whose keys pass straight through (bursts absorbed by free workers, a key handed to a worker the moment it arrives) waits a few percent of a sync. One twentieth tells the two apart, far below what any saturated queue shows.',
-    },
     targetUtilization: TARGET_UTILIZATION,
     maxBusyDrift: {
       default: 0.15,
@@ -84,7 +82,7 @@ export const saturated = defineRule({
         // No configured maximum: a full pool, inferred from a depth that never reached zero.
         unlessAny(
           allOf(
-            compare('sustainedDepthMin', '>=', t.minDepth),
+            compare('sustainedDepthMin', '>=', NEVER_DRAINED_DEPTH),
             compare('sustainedBusyWorkers', '>=', t.minInferredWorkers),
             binary('>=', sig('busyWorkers'), scale('sustainedBusyWorkers', binary('-', num(1), t.maxBusyDrift))),
             binary('<=', sig('busyWorkers'), scale('sustainedBusyWorkers', binary('+', num(1), t.maxBusyDrift))),
@@ -93,9 +91,7 @@ export const saturated = defineRule({
           'controller',
         ),
       ),
-      compare('depthAvg', '>=', t.minDepth),
       notDraining(t.drainShare),
-      binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
     ),
   evidence: [
     'busyWorkers',
@@ -116,7 +112,7 @@ export const saturated = defineRule({
   derive(signals, t) {
     const busy = numberOf(signals.sustainedBusyWorkers) ?? numberOf(signals.busyWorkers);
     const max = numberOf(signals.maxWorkers);
-    const inferred = inferredWorkers(signals, max, t.minDepth);
+    const inferred = inferredWorkers(signals, max);
     const pool = max ?? numberOf(inferred);
     return {
       utilization:
@@ -153,11 +149,11 @@ export const saturated = defineRule({
  * when its depth never reached zero over that window (every worker busy all along); insufficient data otherwise,
  * and not inferred at all when the maximum is exposed.
  */
-function inferredWorkers(signals: SignalSnapshot, max: number | undefined, minDepth: number): SignalValue {
+function inferredWorkers(signals: SignalSnapshot, max: number | undefined): SignalValue {
   const busy = numberOf(signals.sustainedBusyWorkers);
   const floor = numberOf(signals.sustainedDepthMin);
   if (max !== undefined) return { value: null, unit: 'workers', missing: 'insufficient_data' };
-  if (busy === undefined || floor === undefined || floor < minDepth) {
+  if (busy === undefined || floor === undefined || floor < NEVER_DRAINED_DEPTH) {
     return { value: null, unit: 'workers', missing: 'insufficient_data' };
   }
   return { value: Math.max(1, Math.round(busy)), unit: 'workers' };
