@@ -22,6 +22,7 @@ const NUMBER_FIELDS = [
   'rate',
   'durationMs',
   'failingKeys',
+  'invalidKeys',
   'loopKeys',
   'transientShare',
   'outageSeconds',

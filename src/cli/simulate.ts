@@ -54,6 +54,7 @@ interface SimulateFlags {
   workers?: string;
   keys?: string;
   failingKeys?: string;
+  invalidKeys?: string;
   loopKeys?: string;
   transientShare?: string;
   outageSeconds?: string;
@@ -102,6 +103,10 @@ export function registerSimulateCommand(program: Command): void {
     .option(
       '--failing-keys <n>',
       'persistent-failure: objects whose every sync fails (default: a tenth of the objects)',
+    )
+    .option(
+      '--invalid-keys <n>',
+      'persistent-failure: objects whose spec the controller rejects with a terminal error, not retried (default: none)',
     )
     .option(
       '--loop-keys <n>',
@@ -260,6 +265,7 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
       ...(flags.keys === undefined ? {} : { keys: integer('--keys', flags.keys) }),
       ...(flags.rate === undefined ? {} : { rate: number('--rate', flags.rate) }),
       ...(flags.failingKeys === undefined ? {} : { failingKeys: integer('--failing-keys', flags.failingKeys) }),
+      ...(flags.invalidKeys === undefined ? {} : { invalidKeys: integer('--invalid-keys', flags.invalidKeys) }),
       ...(flags.loopKeys === undefined ? {} : { loopKeys: integer('--loop-keys', flags.loopKeys) }),
       ...(flags.transientShare === undefined
         ? {}

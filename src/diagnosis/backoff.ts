@@ -11,10 +11,14 @@ export const RETRIES_PER_ERROR: ThresholdSpec = {
   default: 0.5,
   unit: 'ratio',
   description:
-    'Retries per error (long window) at or above which the errors go through the rate limiter, as a failing object is retried with backoff; below it the errors are a loop that bypasses it.',
+    'Retries per unexplained error (long window) at or above which the errors go through the rate limiter, as a failing object is retried with backoff; below it the errors are a loop that bypasses it (a rate limiter that answers without delay: the priority queue counts a retry only when it waits).',
 };
 
-/** `sustainedRetryRate >= sustainedErrorRate × share`: the errors are retried with backoff. */
+/**
+ * `sustainedRetryRate >= sustainedUnexplainedErrorRate × share`: the errors are retried with backoff. Read against
+ * the unexplained errors, since terminal errors are never retried by design: a controller that rejects invalid
+ * objects with them beside objects failing for a dependency retries every failure of the second kind.
+ */
 export function retriedWithBackoff(share: Expr | number): Expr {
-  return relate(sig('sustainedRetryRate'), '>=', 'sustainedErrorRate', share);
+  return relate(sig('sustainedRetryRate'), '>=', 'sustainedUnexplainedErrorRate', share);
 }

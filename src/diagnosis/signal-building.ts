@@ -118,7 +118,10 @@ export function reconcileRate(windowMs: number, matchers: readonly LabelMatcher[
 }
 
 /**
- * Reconcile errors per second over `windowMs` that 409 Conflict answers do not explain: an
+ * Reconcile errors per second over `windowMs` that neither the controller nor 409 Conflict answers explain.
+ * A terminal error (`reconcile.TerminalError`, counted apart since controller-runtime v0.15) is the controller
+ * declaring an object it cannot fix (invalid input): it is not retried and waits for the object to change, so
+ * it is an answer, not a failure that persists; without that counter every error counts. An
  * optimistic-concurrency conflict fails one sync and succeeds on the retry, so each 409 accounts for at most
  * one transient error. The REST client counts conflicts per process, not per controller, so a controller is
  * charged with the process's conflicts in proportion to its share of the process's reconciles: a quiet
@@ -126,7 +129,12 @@ export function reconcileRate(windowMs: number, matchers: readonly LabelMatcher[
  * counter the errors stand as they are.
  */
 export function unexplainedErrorRate(windowMs: number): Expr {
-  const errors = rate(CONTROLLER_RUNTIME.reconcileErrors, windowMs);
+  const allErrors = rate(CONTROLLER_RUNTIME.reconcileErrors, windowMs);
+  const errors = binary(
+    'or',
+    clampMin(binary('-', allErrors, rate(CONTROLLER_RUNTIME.terminalReconcileErrors, windowMs)), 0),
+    allErrors,
+  );
   const reconciles = reconcileRate(windowMs);
   const shareOfProcess = binary(
     '/',

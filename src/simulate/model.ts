@@ -221,6 +221,11 @@ export interface SimulationParams {
   readonly rate?: number | undefined;
   /** Objects whose every sync fails, where the scenario has such objects (persistent-failure); else ignored. */
   readonly failingKeys?: number | undefined;
+  /**
+   * Objects whose spec the controller rejects, where the scenario has them (persistent-failure): every sync of
+   * them returns `reconcile.TerminalError`, counted as an error and not retried. Else ignored.
+   */
+  readonly invalidKeys?: number | undefined;
   /** Keys in the loop, where the scenario has a loop (the hot-loop and self-requeue scenarios); else ignored. */
   readonly loopKeys?: number | undefined;
   /**

@@ -125,6 +125,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
   check('keys', input.keys, 1, MAX_KEYS, true);
   check('rate', input.rate, 0, MAX_RATE, false);
   check('failingKeys', input.failingKeys, 0, MAX_KEYS, true);
+  check('invalidKeys', input.invalidKeys, 0, MAX_KEYS, true);
   check('loopKeys', input.loopKeys, 1, MAX_KEYS, true);
   check('transientShare', input.transientShare, 0, 1, false);
   check('outageSeconds', input.outageSeconds, 1, MAX_DURATION_MS / 1000, false);
@@ -154,6 +155,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
     ...(input.keys === undefined ? {} : { keys: input.keys }),
     ...(input.rate === undefined ? {} : { rate: input.rate }),
     ...(input.failingKeys === undefined ? {} : { failingKeys: input.failingKeys }),
+    ...(input.invalidKeys === undefined ? {} : { invalidKeys: input.invalidKeys }),
     ...(input.loopKeys === undefined ? {} : { loopKeys: input.loopKeys }),
     ...(input.transientShare === undefined ? {} : { transientShare: input.transientShare }),
     ...(input.outageSeconds === undefined ? {} : { outageSeconds: input.outageSeconds }),

@@ -128,7 +128,9 @@ describe('retired thresholds', () => {
   it("name saturation's waiting thresholds, now evidence, with the utilization that decides", () => {
     for (const name of ['minDepth', 'minWaitRatio'])
       expect(() => parseRuleOverrides({ WorkqueueSaturated: { thresholds: { [name]: 1 } } }, 'rules')).toThrow(
-        new RegExp(`rules\\.WorkqueueSaturated\\.thresholds\\.${name}: no longer a threshold: utilization alone decides`),
+        new RegExp(
+          `rules\\.WorkqueueSaturated\\.thresholds\\.${name}: no longer a threshold: utilization alone decides`,
+        ),
       );
   });
 });

@@ -166,7 +166,8 @@ export function annotationQueries(annotation: string, values: (index: number) =>
 /**
  * Threshold lines as the definitions imply them, found independently of the generator: change one threshold
  * at a time and see which `signal op number` comparisons change; each such signal gets a line at the value
- * in force. By signal id, then value, the ids of the rules that draw it.
+ * in force. A comparison with a constant (a fact of the physics, not a threshold) draws its line too. By signal
+ * id, then value, the ids of the rules that draw it.
  */
 export function expectedLines(overrides: RuleOverrides = {}): Map<string, Map<number, Set<string>>> {
   const lines = new Map<string, Map<number, Set<string>>>();
@@ -203,6 +204,19 @@ export function expectedLines(overrides: RuleOverrides = {}): Map<string, Map<nu
       };
       walk(base, moved);
     }
+    const constants = (e: Expr): void => {
+      if (e.kind !== 'binary') return;
+      const id = e.lhs.kind === 'signal' ? signalByJson.get(JSON.stringify(e.lhs.expr)) : undefined;
+      if (['>', '<', '>=', '<=', '==', '!='].includes(e.op) && id !== undefined && e.rhs.kind === 'number') {
+        const byValue = lines.get(id) ?? new Map<number, Set<string>>();
+        byValue.set(e.rhs.value, (byValue.get(e.rhs.value) ?? new Set<string>()).add(settings.rule.id));
+        lines.set(id, byValue);
+        return;
+      }
+      constants(e.lhs);
+      constants(e.rhs);
+    };
+    constants(base);
   }
   return lines;
 }

@@ -7,13 +7,14 @@
 import { lognormal, meanMs } from '../distributions.js';
 import type { ControllerSpec, Scenario, SimulationParams } from '../model.js';
 import {
-  capacityTruth,
+  backgroundPollsPerSecond,
   type LoadSizes,
   leaseName,
   loadDefaults,
   loadSizes,
   MINUTE,
   overloadTruth,
+  risingCapacityTruth,
   round,
   steadySync,
 } from './common.js';
@@ -83,6 +84,7 @@ export const saturation: Scenario = {
   defaults: loadDefaults(SATURATION),
   build: (params) => {
     const { workers, keys, rate, capacity: cap, sync } = loadSizes(params, SATURATION);
+    const finalUtilization = (rate + backgroundPollsPerSecond(keys, rate, params)) / cap;
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'cluster-operator'),
@@ -93,8 +95,13 @@ export const saturation: Scenario = {
           keys,
           events: { rate, keys: { kind: 'uniform' } },
           sync: steadySync(sync),
-          truth: capacityTruth(rate / cap, params),
-          facts: { capacityPerSecond: round(cap, 3), arrivalsPerSecond: rate, utilization: round(rate / cap, 3) },
+          truth: risingCapacityTruth(rate / cap, finalUtilization, params),
+          facts: {
+            capacityPerSecond: round(cap, 3),
+            arrivalsPerSecond: rate,
+            utilization: round(rate / cap, 3),
+            finalUtilization: round(finalUtilization, 3),
+          },
         },
       ],
     };

@@ -2,6 +2,7 @@
  * Building blocks shared by the scenarios: parameter resolution, common reconcile models, and the
  * capacity arithmetic that ground truths are computed from.
  */
+import { DEFAULT_BACKGROUND } from '../background.js';
 import { type DurationDist, meanMs, sampler } from '../distributions.js';
 import {
   type DiagnosisId,
@@ -76,6 +77,26 @@ export function withMedian(dist: DurationDist, medianMs: number): DurationDist {
 /** The lease a process holds: kube-controller-manager's, or an operator's leader-election id. */
 export function leaseName(flavor: Flavor, processName: string): string {
   return flavor === 'component-base' ? 'kube-controller-manager' : `${processName}-leader-election`;
+}
+
+/**
+ * Syncs per second the default background adds, by the end of the run, to a controller over `keys` objects whose
+ * events arrive at `eventRate`: the few objects waiting on something outside (`pollingKeyShare` of the objects, at
+ * most `pollingMaxKeys`), each polled with `RequeueAfter` every 30 to 60 s once an event has first synced it, so
+ * only the share of them an event has reached by then (each object sees an event every keys / eventRate
+ * seconds); none with the background off. Part of the offered load: on a few workers with syncs of seconds,
+ * twenty polls a minute keep most of a worker busy.
+ */
+export function backgroundPollsPerSecond(
+  keys: number,
+  eventRate: number,
+  params: Pick<SimulationParams, 'background' | 'durationMs'>,
+): number {
+  if (params.background === 'off' || keys <= 0) return 0;
+  const { pollingKeyShare, pollingMaxKeys, pollIntervalMs } = DEFAULT_BACKGROUND;
+  const reached = 1 - Math.exp(-(eventRate * (params.durationMs / SECOND)) / keys);
+  const polling = Math.min(pollingKeyShare * keys, pollingMaxKeys) * reached;
+  return (polling * SECOND) / ((pollIntervalMs[0] + pollIntervalMs[1]) / 2);
 }
 
 /** Syncs per second `workers` workers complete when every sync takes `dist`. */
@@ -168,6 +189,30 @@ export function capacityTruth(utilization: number, params: Pick<SimulationParams
     };
   }
   return { expected: [], allowed: [], note: `workers are ${Math.round(u * 100)}% busy` };
+}
+
+/**
+ * `capacityTruth` of a load that rises over the run from `from` to `to` × capacity (the background's polled
+ * objects join the load as events first reach them): what both ends expect is expected, what either end expects
+ * or allows is allowed, since the rules read windows of minutes of a load still moving.
+ */
+export function risingCapacityTruth(
+  from: number,
+  to: number,
+  params: Pick<SimulationParams, 'flavor'>,
+): QueueTruthSpec {
+  const start = capacityTruth(from, params);
+  if (round(to, 3) === round(from, 3)) return start;
+  const end = capacityTruth(to, params);
+  const expected = start.expected.filter((id) => end.expected.includes(id));
+  const allowed = [...new Set([...start.expected, ...start.allowed, ...end.expected, ...end.allowed])].filter(
+    (id) => !expected.includes(id),
+  );
+  return {
+    expected,
+    allowed,
+    note: `${start.note}; polled objects raise the load to ${round(to, 3)}× capacity by the end: ${end.note}`,
+  };
 }
 
 /**

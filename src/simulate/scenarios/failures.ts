@@ -3,7 +3,7 @@
  * anti-pattern of returning "not ready yet" as an error.
  */
 import { lognormal, sampler } from '../distributions.js';
-import { type ControllerSpec, ERROR, type Scenario, type SimulationParams, SUCCESS } from '../model.js';
+import { type ControllerSpec, ERROR, type Scenario, type SimulationParams, SUCCESS, TERMINAL_ERROR } from '../model.js';
 import { failureTruth, leaseName, MINUTE, round, type Sizes, sizes, steadySync } from './common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -29,9 +29,17 @@ const FAILING_SYNC = lognormal(50, 0.3);
 export function persistentFailureController(params: SimulationParams, name = 'dbuser'): ControllerSpec {
   const { workers, keys, rate } = sizes(params, PERSISTENT);
   const failing = Math.min(keys, params.failingKeys ?? Math.max(1, Math.round(keys * FAILING_SHARE)));
+  const invalid = Math.min(keys - failing, params.invalidKeys ?? 0);
   const share = failing / keys;
-  const note = `${failing} of ${keys} objects reference a database server that is down: every sync fails and backs off exponentially`;
-  const truth = failureTruth(params, note);
+  const rejected =
+    invalid > 0
+      ? `; ${invalid} objects name a user that cannot exist: every sync of them is rejected with a terminal error, counted and not retried, nothing for the controller to fix`
+      : '';
+  const note =
+    failing > 0
+      ? `${failing} of ${keys} objects reference a database server that is down: every sync fails and backs off exponentially${rejected}`
+      : `no object fails for a dependency${rejected}`;
+  const truth = failing > 0 ? failureTruth(params, note) : { expected: [], allowed: [], note };
   return {
     name,
     workers,
@@ -41,7 +49,12 @@ export function persistentFailureController(params: SimulationParams, name = 'db
     sync: (env) => {
       const ok = steadySync(OK_SYNC, 0.2)(env);
       const draw = sampler(FAILING_SYNC, env.rng);
-      return (ctx) => (ctx.key < failing ? { durationMs: draw(), result: ERROR } : ok(ctx));
+      return (ctx) =>
+        ctx.key < failing
+          ? { durationMs: draw(), result: ERROR }
+          : ctx.key < failing + invalid
+            ? { durationMs: draw(), result: TERMINAL_ERROR }
+            : ok(ctx);
     },
     // Objects failing forever are a persistent failure whatever their share; below the detectable share their
     // errors are a share of the syncs that everyday transient errors also reach, and a finding is allowed, not owed.
@@ -53,7 +66,7 @@ export function persistentFailureController(params: SimulationParams, name = 'db
             allowed: truth.expected,
             note: `${note}; ${Math.round(share * 1000) / 10}% of the objects, below the ${DETECTABLE_FAILING_SHARE * 100}% whose errors stand clear of transient noise`,
           },
-    facts: { failingKeys: failing, failingShare: round(share, 4) },
+    facts: { failingKeys: failing, failingShare: round(share, 4), invalidKeys: invalid },
   };
 }
 

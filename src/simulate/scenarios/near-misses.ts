@@ -6,6 +6,7 @@ import { lognormal, meanMs, sampler } from '../distributions.js';
 import type { ControllerSpec, Scenario, SimulationParams } from '../model.js';
 import { requeueAfter, SUCCESS } from '../model.js';
 import {
+  backgroundPollsPerSecond,
   capacity,
   capacityTruth,
   type LoadSizes,
@@ -13,6 +14,7 @@ import {
   loadDefaults,
   loadSizes,
   MINUTE,
+  risingCapacityTruth,
   round,
   SECOND,
   type Sizes,
@@ -262,6 +264,7 @@ export const busyButFine: Scenario = {
   defaults: loadDefaults(BUSY),
   build: (params) => {
     const { workers, keys, rate, capacity: cap } = loadSizes(params, BUSY);
+    const finalUtilization = (rate + backgroundPollsPerSecond(keys, rate, params)) / cap;
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'ingress-operator'),
@@ -272,8 +275,12 @@ export const busyButFine: Scenario = {
           keys,
           events: { rate, keys: { kind: 'uniform' } },
           sync: steadySync(BUSY_SYNC),
-          truth: capacityTruth(rate / cap, params),
-          facts: { capacityPerSecond: round(cap, 2), utilization: round(rate / cap, 3) },
+          truth: risingCapacityTruth(rate / cap, finalUtilization, params),
+          facts: {
+            capacityPerSecond: round(cap, 2),
+            utilization: round(rate / cap, 3),
+            finalUtilization: round(finalUtilization, 3),
+          },
         },
       ],
     };
@@ -299,7 +306,9 @@ export const slowButSteady: Scenario = {
     const { workers, keys, rate } = sizes(params, SLOW);
     // `syncMs` moves the median of the uniformly slow syncs (a slower provider), their spread kept.
     const sync = params.syncMs === undefined ? SLOW_SYNC : withMedian(SLOW_SYNC, params.syncMs);
-    const utilization = (rate * (1 + SLOW_WRITE_ON_CHANGE)) / capacity(workers, sync);
+    const cap = capacity(workers, sync);
+    const utilization = (rate * (1 + SLOW_WRITE_ON_CHANGE)) / cap;
+    const finalUtilization = utilization + backgroundPollsPerSecond(keys, rate, params) / cap;
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'dns-operator'),
@@ -312,8 +321,12 @@ export const slowButSteady: Scenario = {
           // default SyncPeriod of 10 hours.
           events: { rate, keys: { kind: 'uniform' }, resyncPeriodMs: 10 * 60 * MINUTE },
           sync: steadySync(sync, SLOW_WRITE_ON_CHANGE),
-          truth: capacityTruth(utilization, params),
-          facts: { meanSyncSeconds: round(meanMs(sync) / 1000, 3), utilization: round(utilization, 3) },
+          truth: risingCapacityTruth(utilization, finalUtilization, params),
+          facts: {
+            meanSyncSeconds: round(meanMs(sync) / 1000, 3),
+            utilization: round(utilization, 3),
+            finalUtilization: round(finalUtilization, 3),
+          },
         },
       ],
     };
