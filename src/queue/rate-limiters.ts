@@ -153,12 +153,18 @@ export function withMaxWaitRateLimiter<T>(limiter: RateLimiter<T>, maxMs: number
   };
 }
 
+/** The longest wait of the default per-item exponential backoff (client-go's and controller-runtime's): 1000 s. */
+export const DEFAULT_MAX_BACKOFF_MS = 1_000_000;
+
 /**
  * client-go's default controller limiter (`DefaultTypedControllerRateLimiter`): the max of a
  * per-item exponential backoff from 5 ms to 1000 s and a shared bucket of 10 qps, burst 100.
  */
 export function defaultControllerRateLimiter<T>(clock: Clock = realClock): RateLimiter<T> {
-  return maxOfRateLimiter<T>(itemExponentialFailureRateLimiter<T>(5, 1_000_000), bucketRateLimiter<T>(10, 100, clock));
+  return maxOfRateLimiter<T>(
+    itemExponentialFailureRateLimiter<T>(5, DEFAULT_MAX_BACKOFF_MS),
+    bucketRateLimiter<T>(10, 100, clock),
+  );
 }
 
 /**
@@ -166,5 +172,5 @@ export function defaultControllerRateLimiter<T>(clock: Clock = realClock): RateL
  * backoff from 5 ms to 1000 s alone, without the shared bucket.
  */
 export function priorityQueueRateLimiter<T>(): RateLimiter<T> {
-  return itemExponentialFailureRateLimiter<T>(5, 1_000_000);
+  return itemExponentialFailureRateLimiter<T>(5, DEFAULT_MAX_BACKOFF_MS);
 }
