@@ -14,6 +14,7 @@ import {
   loadDefaults,
   loadSizes,
   MINUTE,
+  overloadTruth,
   risingCapacityTruth,
   round,
   SECOND,
@@ -354,7 +355,8 @@ export const eventPerSync: Scenario = {
   defaults: EVENT_PER_SYNC,
   build: (params) => {
     const { workers, keys, rate } = sizes(params, EVENT_PER_SYNC);
-    const utilization = rate / capacity(workers, EVENT_SYNC);
+    const cap = capacity(workers, EVENT_SYNC);
+    const utilization = rate / cap;
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'sample-operator'),
@@ -368,8 +370,9 @@ export const eventPerSync: Scenario = {
             const draw = sampler(EVENT_SYNC, rng);
             return () => ({ durationMs: draw(), result: SUCCESS, requests: RECORDED_EVENT });
           },
+          // Overloaded over few objects, deduplication holds the depth (`overloadTruth`).
           truth: {
-            ...capacityTruth(utilization, params),
+            ...overloadTruth({ keys, rate, capacity: cap }, params),
             note: 'every sync records an Event: one write per real change, nothing loops',
           },
           facts: { writesPerAdd: 1, utilization: round(utilization, 4) },
