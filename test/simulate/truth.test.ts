@@ -194,6 +194,50 @@ describe('computed truth at the edges', () => {
     expect(truthOf('backlog', {}).queues[0]!.expected).toEqual(['WorkqueueBacklog']);
   });
 
+  it("the background's polled objects are load: slow syncs on few workers rise to saturation over the run", () => {
+    // 2,000 objects, 1.2 events a second and their status echoes on 4 workers of 2 s syncs: 80% busy from the
+    // events; 20 polled objects every 30 to 60 s, most reached within the run, add most of a worker.
+    const polled = truthOf('slow-but-steady', { workers: 4 }).queues[0]!;
+    expect(Number(polled.facts?.utilization)).toBeLessThan(0.85);
+    expect(Number(polled.facts?.finalUtilization)).toBeGreaterThan(0.9);
+    expect(polled.expected).toEqual([]);
+    expect(polled.allowed).toContain('WorkqueueSaturated');
+    const quiet = truthOf('slow-but-steady', { workers: 4, background: 'off' }).queues[0]!;
+    expect(quiet.facts?.finalUtilization).toBe(quiet.facts?.utilization);
+    expect(quiet.allowed).toEqual([]);
+  });
+
+  it('an overloaded startup list on the classic queue allows a backlog; the priority queue shows it', () => {
+    // 63 changes a second on one worker (about 26 syncs a second).
+    expect(truthOf('startup-list', { workers: 1, queue: 'classic' }).queues[0]!.expected).toEqual([]);
+    expect(truthOf('startup-list', { workers: 1, queue: 'classic' }).queues[0]!.allowed).toContain('WorkqueueBacklog');
+    expect(truthOf('startup-list', { workers: 1, queue: 'priority' }).queues[0]!.expected).toEqual([
+      'WorkqueueBacklog',
+    ]);
+  });
+
+  it('an Event per sync overloaded over few objects stands deduplicated: saturated, not a backlog', () => {
+    // 70 changes a second over 200 objects on one worker (about 58 syncs a second): 34 waiting, under a second each.
+    const queue = truthOf('event-per-sync', { workers: 1, keys: 200, rate: 70 }).queues[0]!;
+    expect(queue.expected).toEqual(['WorkqueueSaturated']);
+    expect(queue.allowed).toEqual(['WorkqueueBacklog']);
+  });
+
+  it('objects failing forever are owed where events bring their errors often, allowed in a quiet controller', () => {
+    expect(truthOf('persistent-failure').queues[0]!.expected).toEqual(['WorkqueuePersistentFailures']);
+    // 2 of 20 objects at one event per 100 s: an error from events every 1,000 s, the rest in waves at the cap.
+    const quiet = truthOf('persistent-failure', { keys: 20, failingKeys: 2, rate: 0.01 }).queues[0]!;
+    expect(quiet.expected).toEqual([]);
+    expect(quiet.allowed).toEqual(['WorkqueuePersistentFailures']);
+  });
+
+  it('objects rejected with a terminal error alone owe and allow nothing', () => {
+    const queue = truthOf('persistent-failure', { failingKeys: 0, invalidKeys: 100 }).queues[0]!;
+    expect(queue.expected).toEqual([]);
+    expect(queue.allowed).toEqual([]);
+    expect(queue.facts?.invalidKeys).toBe(100);
+  });
+
   it('no events: nothing blocks and nothing gets stuck', () => {
     expect(truthOf('blocking-call', { rate: 0 }).queues[0]!.expected).toEqual([]);
     expect(truthOf('stuck-worker', { rate: 0 }).queues[0]!.expected).toEqual([]);
