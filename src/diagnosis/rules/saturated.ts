@@ -27,7 +27,7 @@ import type { SignalValue } from '../units.js';
  * Utilization alone decides where the maximum is known; how long keys wait does not. A pool shares its
  * waiting: at the same utilization, the share of keys that wait and the wait itself fall with the pool's
  * size (Erlang's C formula: the mean wait is the chance of waiting over c × (1 − utilization) syncs). One
- * worker 93% busy holds about six keys waiting, each some thirteen syncs; 128 workers 90.5% busy hold under
+ * worker 93% busy (M/M/1) holds about twelve keys waiting, each some thirteen syncs; 128 workers 90.5% busy hold under
  * one key waiting on average, each a few percent of a sync, and are as close to the edge of their capacity:
  * 7% more load and either becomes a backlog. The depth and the wait are evidence of what the saturation
  * costs, not a condition of it.
