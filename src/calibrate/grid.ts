@@ -23,6 +23,7 @@ const NUMBER_FIELDS = [
   'durationMs',
   'failingKeys',
   'invalidKeys',
+  'backoffBaseMs',
   'loopKeys',
   'transientShare',
   'outageSeconds',

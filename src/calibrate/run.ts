@@ -95,6 +95,7 @@ export function describeCase(c: CalibrationCase): string {
   if (c.rate !== undefined) parts.push(`rate=${c.rate}`);
   if (c.failingKeys !== undefined) parts.push(`failingKeys=${c.failingKeys}`);
   if (c.invalidKeys !== undefined) parts.push(`invalidKeys=${c.invalidKeys}`);
+  if (c.backoffBaseMs !== undefined) parts.push(`backoffBaseMs=${c.backoffBaseMs}`);
   if (c.loopKeys !== undefined) parts.push(`loopKeys=${c.loopKeys}`);
   if (c.transientShare !== undefined) parts.push(`transientShare=${c.transientShare}`);
   if (c.outageSeconds !== undefined) parts.push(`outageSeconds=${c.outageSeconds}`);

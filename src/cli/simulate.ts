@@ -55,6 +55,7 @@ interface SimulateFlags {
   keys?: string;
   failingKeys?: string;
   invalidKeys?: string;
+  backoffBaseMs?: string;
   loopKeys?: string;
   transientShare?: string;
   outageSeconds?: string;
@@ -107,6 +108,10 @@ export function registerSimulateCommand(program: Command): void {
     .option(
       '--invalid-keys <n>',
       'persistent-failure: objects whose spec the controller rejects with a terminal error, not retried (default: none)',
+    )
+    .option(
+      '--backoff-base-ms <ms>',
+      "persistent-failure: first delay of a custom per-item exponential rate limiter (to 1000 s, no bucket); 0 requeues failing keys at once (default: controller-runtime's limiter)",
     )
     .option(
       '--loop-keys <n>',
@@ -266,6 +271,7 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
       ...(flags.rate === undefined ? {} : { rate: number('--rate', flags.rate) }),
       ...(flags.failingKeys === undefined ? {} : { failingKeys: integer('--failing-keys', flags.failingKeys) }),
       ...(flags.invalidKeys === undefined ? {} : { invalidKeys: integer('--invalid-keys', flags.invalidKeys) }),
+      ...(flags.backoffBaseMs === undefined ? {} : { backoffBaseMs: number('--backoff-base-ms', flags.backoffBaseMs) }),
       ...(flags.loopKeys === undefined ? {} : { loopKeys: integer('--loop-keys', flags.loopKeys) }),
       ...(flags.transientShare === undefined
         ? {}

@@ -71,6 +71,10 @@ const RETIRED_THRESHOLDS: Partial<Record<RuleId, Record<string, string>>> = {
     minRetryShare:
       'retries alone no longer raise WorkqueuePersistentFailures (RequeueAfter polling counts as many); a queue without reconcile error metrics gets the RetriesWithoutErrorMetrics observation instead',
   },
+  WorkqueueHotLoop: {
+    minErrorRatio:
+      "requeued errors without retries prove a loop by their own rate (minAddRate): a loop's adds are its errors, and the real changes beside it, which a share of the adds counted against it, say nothing about the loop",
+  },
   WorkqueueSaturated: {
     minDepth:
       'utilization alone decides where the maximum is known: a large pool near its capacity holds under one key waiting on average (Erlang C), so the average depth is evidence, not tested; without the maximum, a depth that never fell to zero over the long window (a fact, not a tunable) shows the pool full',

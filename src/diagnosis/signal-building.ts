@@ -118,6 +118,20 @@ export function reconcileRate(windowMs: number, matchers: readonly LabelMatcher[
 }
 
 /**
+ * Reconcile errors per second over `windowMs` that the controller requeues: all of them less the terminal errors
+ * (`reconcile.TerminalError`, counted apart since controller-runtime v0.15), which controller-runtime never
+ * requeues; without that counter every error counts.
+ */
+export function requeuedErrorRate(windowMs: number = W): Expr {
+  const allErrors = rate(CONTROLLER_RUNTIME.reconcileErrors, windowMs);
+  return binary(
+    'or',
+    clampMin(binary('-', allErrors, rate(CONTROLLER_RUNTIME.terminalReconcileErrors, windowMs)), 0),
+    allErrors,
+  );
+}
+
+/**
  * Reconcile errors per second over `windowMs` that neither the controller nor 409 Conflict answers explain.
  * A terminal error (`reconcile.TerminalError`, counted apart since controller-runtime v0.15) is the controller
  * declaring an object it cannot fix (invalid input): it is not retried and waits for the object to change, so
@@ -129,12 +143,7 @@ export function reconcileRate(windowMs: number, matchers: readonly LabelMatcher[
  * counter the errors stand as they are.
  */
 export function unexplainedErrorRate(windowMs: number): Expr {
-  const allErrors = rate(CONTROLLER_RUNTIME.reconcileErrors, windowMs);
-  const errors = binary(
-    'or',
-    clampMin(binary('-', allErrors, rate(CONTROLLER_RUNTIME.terminalReconcileErrors, windowMs)), 0),
-    allErrors,
-  );
+  const errors = requeuedErrorRate(windowMs);
   const reconciles = reconcileRate(windowMs);
   const shareOfProcess = binary(
     '/',

@@ -46,6 +46,7 @@ import {
   rate,
   reconcileRate,
   reconcileResultRate,
+  requeuedErrorRate,
   restRequestRate,
   SIGNAL_WINDOW_MS,
   type SignalDefinition,
@@ -468,6 +469,15 @@ const signalList = [
     scope: 'controller',
     description: 'Reconciles per second that returned an error (controller-runtime).',
     expr: rate(CONTROLLER_RUNTIME.reconcileErrors),
+  },
+  {
+    id: 'requeuedErrorRate',
+    title: 'Requeued error rate',
+    unit: '1/s',
+    scope: 'controller',
+    description:
+      'Reconcile errors per second that the controller requeues: all of them less the terminal errors, which controller-runtime never requeues (every error without the terminal counter).',
+    expr: requeuedErrorRate(),
   },
   {
     id: 'sustainedErrorRate',

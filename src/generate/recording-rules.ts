@@ -70,6 +70,7 @@ const COMPOSITE_SIGNAL_NAMES: Readonly<Partial<Record<SignalId, { metric: string
   slowSyncRate: { metric: 'workqueue_work_duration_seconds_over_10s', operations: 'rate15m' },
   errorRatio: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'ratio_rate5m' },
   sustainedErrorRatio: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'ratio_rate15m' },
+  requeuedErrorRate: { metric: 'controller_runtime_reconcile_errors_requeued', operations: 'rate5m' },
   unexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate5m' },
   sustainedUnexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate15m' },
   steadyUnexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate20m' },

@@ -47,6 +47,7 @@ export {
 export { createQueue, type GetResult, type Queue, type QueueOptions } from './queue.js';
 export {
   bucketRateLimiter,
+  DEFAULT_MAX_BACKOFF_MS,
   defaultControllerRateLimiter,
   itemExponentialFailureRateLimiter,
   itemFastSlowRateLimiter,

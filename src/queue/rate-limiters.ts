@@ -29,6 +29,9 @@ export function itemExponentialFailureRateLimiter<T>(baseMs: number, maxMs: numb
       const exp = failures.get(item) ?? 0;
       failures.set(item, exp + 1);
       const backoff = baseMs * 2 ** exp;
+      // A zero base past float range is 0 × ∞ = NaN: Go's conversion of NaN to a duration gives one of at most
+      // zero (MinInt64 on amd64, 0 on arm64), which the queue adds at once.
+      if (Number.isNaN(backoff)) return 0;
       if (!(backoff * 1e6 <= MAX_DURATION_NS)) return maxMs;
       return Math.min(backoff, maxMs);
     },

@@ -14,9 +14,12 @@ import {
   type Clock,
   createPriorityQueue,
   createRateLimitingQueue,
+  DEFAULT_MAX_BACKOFF_MS,
   defaultControllerRateLimiter,
+  itemExponentialFailureRateLimiter,
   type MetricsProvider,
   type PriorityQueue,
+  type RateLimiter,
   type RateLimitingQueue,
 } from '../queue/index.js';
 
@@ -58,6 +61,8 @@ export interface ControllerQueueOptions {
   readonly clock: Clock;
   /** Undefined: the queue records no metrics. */
   readonly metricsProvider: MetricsProvider | undefined;
+  /** A custom per-item exponential limiter's first delay (see `ControllerSpec.backoffBaseMs`); missing: the default. */
+  readonly backoffBaseMs?: number | undefined;
 }
 
 export function createControllerQueue(kind: QueueKind, options: ControllerQueueOptions): ControllerQueue {
@@ -66,7 +71,7 @@ export function createControllerQueue(kind: QueueKind, options: ControllerQueueO
 
 function classicControllerQueue(options: ControllerQueueOptions): ControllerQueue {
   const queue: RateLimitingQueue<number> = createRateLimitingQueue<number>(
-    defaultControllerRateLimiter<number>(options.clock),
+    customRateLimiter(options) ?? defaultControllerRateLimiter<number>(options.clock),
     { name: options.name, clock: options.clock, metricsProvider: options.metricsProvider },
   );
   return {
@@ -91,6 +96,7 @@ function classicControllerQueue(options: ControllerQueueOptions): ControllerQueu
 
 function priorityControllerQueue(options: ControllerQueueOptions): ControllerQueue {
   const queue: PriorityQueue<number> = createPriorityQueue<number>({
+    rateLimiter: customRateLimiter(options),
     name: options.name,
     clock: options.clock,
     metricsProvider: options.metricsProvider,
@@ -113,4 +119,11 @@ function priorityControllerQueue(options: ControllerQueueOptions): ControllerQue
     numRequeues: (key) => queue.numRequeues(key),
     shutDown: () => queue.shutDown(),
   };
+}
+
+/** The custom limiter `options` ask for (per-item exponential from their base to 1000 s), or undefined: the default. */
+function customRateLimiter(options: ControllerQueueOptions): RateLimiter<number> | undefined {
+  return options.backoffBaseMs === undefined
+    ? undefined
+    : itemExponentialFailureRateLimiter<number>(options.backoffBaseMs, DEFAULT_MAX_BACKOFF_MS);
 }

@@ -117,6 +117,7 @@ export class SimController {
       name: spec.name,
       clock: env.clock,
       metricsProvider: spec.workqueueMetrics === false ? undefined : env.provider,
+      backoffBaseMs: spec.backoffBaseMs,
     });
     this.reconcile = spec.reconcileMetrics === false ? undefined : env.metrics.controller(spec.name, spec.workers);
     this.changed = new Uint8Array(spec.keys);

@@ -176,6 +176,11 @@ export interface ControllerSpec {
   /** `rate-limited` (controller-runtime: `addRateLimited`) or `plain-add` (the no-backoff anti-pattern). Default rate-limited. */
   readonly onError?: 'rate-limited' | 'plain-add' | undefined;
   /**
+   * A custom rate limiter: per-item exponential backoff from this many ms to 1000 s, alone (no shared bucket); 0
+   * requeues failing keys at once. Missing: controller-runtime's default for the queue kind.
+   */
+  readonly backoffBaseMs?: number | undefined;
+  /**
    * Whether this controller records `controller_runtime_*` metrics (only in the controller-runtime
    * flavor). Default true; false models a hand-written worker loop over a client-go queue.
    */
@@ -226,6 +231,13 @@ export interface SimulationParams {
    * them returns `reconcile.TerminalError`, counted as an error and not retried. Else ignored.
    */
   readonly invalidKeys?: number | undefined;
+  /**
+   * The first delay of the main controller's rate limiter, in ms, where the scenario takes it (persistent-failure):
+   * a custom per-item exponential limiter from it to 1000 s, alone (controller-runtime's option
+   * `RateLimiter`). 0 is a limiter whose every delay is zero: failing keys are requeued at once. Missing:
+   * controller-runtime's default limiter for the queue (5 ms; the classic queue adds a 10 qps bucket).
+   */
+  readonly backoffBaseMs?: number | undefined;
   /** Keys in the loop, where the scenario has a loop (the hot-loop and self-requeue scenarios); else ignored. */
   readonly loopKeys?: number | undefined;
   /**

@@ -10,7 +10,7 @@
  * give the same recording, byte for byte.
  */
 
-import { FakeClock } from '../queue/index.js';
+import { DEFAULT_MAX_BACKOFF_MS, FakeClock } from '../queue/index.js';
 import { DEFAULT_SCRAPE_INTERVAL_MS } from '../store/history.js';
 import { formatDuration, formatTime } from '../util/duration.js';
 import { ControllerBackground } from './controller-background.js';
@@ -126,6 +126,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
   check('rate', input.rate, 0, MAX_RATE, false);
   check('failingKeys', input.failingKeys, 0, MAX_KEYS, true);
   check('invalidKeys', input.invalidKeys, 0, MAX_KEYS, true);
+  check('backoffBaseMs', input.backoffBaseMs, 0, DEFAULT_MAX_BACKOFF_MS, false);
   check('loopKeys', input.loopKeys, 1, MAX_KEYS, true);
   check('transientShare', input.transientShare, 0, 1, false);
   check('outageSeconds', input.outageSeconds, 1, MAX_DURATION_MS / 1000, false);
@@ -156,6 +157,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
     ...(input.rate === undefined ? {} : { rate: input.rate }),
     ...(input.failingKeys === undefined ? {} : { failingKeys: input.failingKeys }),
     ...(input.invalidKeys === undefined ? {} : { invalidKeys: input.invalidKeys }),
+    ...(input.backoffBaseMs === undefined ? {} : { backoffBaseMs: input.backoffBaseMs }),
     ...(input.loopKeys === undefined ? {} : { loopKeys: input.loopKeys }),
     ...(input.transientShare === undefined ? {} : { transientShare: input.transientShare }),
     ...(input.outageSeconds === undefined ? {} : { outageSeconds: input.outageSeconds }),

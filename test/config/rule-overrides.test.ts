@@ -125,6 +125,12 @@ describe('retired thresholds', () => {
       );
   });
 
+  it("name the hot loop's error ratio with the rate of requeued errors that decides", () => {
+    expect(() => parseRuleOverrides({ WorkqueueHotLoop: { thresholds: { minErrorRatio: 0.5 } } }, 'rules')).toThrow(
+      /rules\.WorkqueueHotLoop\.thresholds\.minErrorRatio: no longer a threshold: .*minAddRate/,
+    );
+  });
+
   it("name saturation's waiting thresholds, now evidence, with the utilization that decides", () => {
     for (const name of ['minDepth', 'minWaitRatio'])
       expect(() => parseRuleOverrides({ WorkqueueSaturated: { thresholds: { [name]: 1 } } }, 'rules')).toThrow(

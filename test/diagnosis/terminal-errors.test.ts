@@ -4,7 +4,8 @@
  * own fix prescribes, so a tenth of the objects rejected that way, beside the background's RequeueAfter polling
  * (whose AddAfter calls count as retries), is neither a persistent failure nor steady unexplained errors. Beside
  * objects failing for a dependency, they do not hide those: the dependency's failures are retried, each of them.
- * Without the terminal counter (controller-runtime before v0.15) every error counts.
+ * Nor, rejecting most objects, do they make a hot loop: they track the adds without retries, but nothing requeues
+ * them. Without the terminal counter (controller-runtime before v0.15) every error counts.
  */
 import { describe, expect, it } from 'vitest';
 import type { QueueReport } from '../../src/diagnosis/report.js';
@@ -46,6 +47,26 @@ describe('terminal errors', () => {
         background: 'off',
       });
       expect(said(q)).toContain('WorkqueuePersistentFailures');
+    },
+  );
+
+  it.each(['priority', 'classic'] as const)(
+    '%s queue: most objects rejected is no hot loop (terminal errors are never requeued)',
+    { timeout: 120_000 },
+    async (queue) => {
+      const q = await scenarioQueue('persistent-failure', {
+        ...REJECTED,
+        invalidKeys: 600,
+        rate: 10,
+        seed: 3,
+        queue,
+        flavor: 'controller-runtime',
+      });
+      // Over half of the adds end in an error and next to none is requeued (the background's conflicts are).
+      const errors = q.signals['reconcileErrorRate']?.value ?? 0;
+      expect(errors).toBeGreaterThan(0.5 * (q.signals['addRate']?.value ?? 0));
+      expect(q.signals['requeuedErrorRate']?.value).toBeLessThan(0.1 * errors);
+      expect(said(q)).not.toContain('WorkqueueHotLoop');
     },
   );
 

@@ -31,6 +31,13 @@ describe('itemExponentialFailureRateLimiter', () => {
     expect(limiter.numRequeues('b')).toBe(2);
   });
 
+  it('a zero base never delays, past float range too (Go turns 0 × ∞ into a duration of at most zero)', () => {
+    const limiter = itemExponentialFailureRateLimiter<string>(0, 1_000_000);
+    const delays = whens(limiter, 'a', 1100);
+    expect(delays.every((d) => d === 0)).toBe(true);
+    expect(limiter.numRequeues('a')).toBe(1100);
+  });
+
   it('matches client-go TestItemExponentialFailureRateLimiter (1 ms .. 1 s)', () => {
     const limiter = itemExponentialFailureRateLimiter<string>(1, 1000);
     expect(whens(limiter, 'one', 5)).toEqual([1, 2, 4, 8, 16]);

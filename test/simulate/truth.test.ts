@@ -231,11 +231,40 @@ describe('computed truth at the edges', () => {
     expect(quiet.allowed).toEqual(['WorkqueuePersistentFailures']);
   });
 
+  it("objects failing forever are owed where their errors stand clear of the syncs the background's polls add", () => {
+    // A tenth of 1,000 objects at 0.5 events a second: an error every 20 s, about 5% of the syncs beside the polls.
+    const quiet = truthOf('persistent-failure', { rate: 0.5 }).queues[0]!;
+    expect(quiet.expected).toEqual([]);
+    expect(quiet.allowed).toEqual(['WorkqueuePersistentFailures']);
+    // Without the background, the same errors are a tenth of the syncs.
+    const alone = truthOf('persistent-failure', { rate: 0.5, background: 'off' }).queues[0]!;
+    expect(alone.expected).toEqual(['WorkqueuePersistentFailures']);
+  });
+
   it('objects rejected with a terminal error alone owe and allow nothing', () => {
     const queue = truthOf('persistent-failure', { failingKeys: 0, invalidKeys: 100 }).queues[0]!;
     expect(queue.expected).toEqual([]);
     expect(queue.allowed).toEqual([]);
     expect(queue.facts?.invalidKeys).toBe(100);
+  });
+
+  it('failing keys requeued at once: a loop where the queue counts no retry, failures retried where it counts them', () => {
+    const atOnce = { failingKeys: 2, workers: 4, backoffBaseMs: 0 };
+    const priority = truthOf('persistent-failure', { ...atOnce, queue: 'priority' }).queues[0]!;
+    expect(priority.expected).toEqual(['WorkqueueHotLoop']);
+    expect(priority.allowed).toEqual(['WorkqueuePersistentFailures']);
+    const classic = truthOf('persistent-failure', { ...atOnce, queue: 'classic' }).queues[0]!;
+    expect(classic.expected).toEqual(['WorkqueuePersistentFailures']);
+    expect(classic.allowed).toEqual(['WorkqueueHotLoop']);
+    const hidden = truthOf('persistent-failure', { ...atOnce, flavor: 'component-base', queue: 'classic' }).queues[0]!;
+    expect(hidden.expected).toEqual([]);
+    // Loopers beyond the workers hold every worker and stand waiting.
+    const crowded = truthOf('persistent-failure', { ...atOnce, failingKeys: 6, queue: 'priority' }).queues[0]!;
+    expect(crowded.allowed).toEqual(['WorkqueuePersistentFailures', 'WorkqueueSaturated', 'WorkqueueBacklog']);
+    // A first delay above zero is backoff: the ordinary truth.
+    expect(truthOf('persistent-failure', { backoffBaseMs: 50 }).queues[0]!.expected).toEqual([
+      'WorkqueuePersistentFailures',
+    ]);
   });
 
   it('no events: nothing blocks and nothing gets stuck', () => {

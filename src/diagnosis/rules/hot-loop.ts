@@ -1,6 +1,6 @@
 import { allOf, anyOf, binary } from '../../promql/expr.js';
 import { DRAIN_SHARE, lowPriorityNotDraining } from '../capacity.js';
-import { compare, relate, scale, sig, unlessAny } from '../conditions.js';
+import { compare, relate, scale, sig, unlessAny, where } from '../conditions.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule, type RuleCase, type SignalSnapshot, type ThresholdValues } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
@@ -9,7 +9,8 @@ import { MINUTE_MS } from '../signals.js';
  * Hot loop: the queue is nearly empty yet keys are added far more often than the world changes,
  * because each sync causes the next one. Two mechanisms, told apart by the evidence:
  * - a status write to a watched object on every sync (writes track adds, syncs succeed);
- * - errors requeued with a plain Add instead of AddRateLimited (errors track adds, no retries counted).
+ * - errors requeued with a plain Add instead of AddRateLimited, or through a limiter whose delay is zero (requeued
+ *   errors at the loop's rate, no retries counted): proven by the errors alone, at any depth.
  * The write rate is per process: with several busy queues in one process it is a hint, so the ratio
  * must fall in a band that this queue's adds alone explain. Failed writes that track the adds (a conflict
  * or a rejected update, retried at once) are the missing-backoff loop seen without reconcile metrics;
@@ -30,7 +31,7 @@ const HOT_LOOP_CASES = {
     fix: 'Write only when the status actually changed (compare before Update/Patch; no timestamps that change on every pass), and filter self-caused events with predicates such as GenerationChangedPredicate.',
   },
   'no-backoff': {
-    when: 'reconcile errors or failed API writes track the adds, and next to no retries are counted',
+    when: "reconcile errors are requeued at a loop's rate, or failed API writes track the adds, and next to no retries are counted",
     cause:
       'Failing syncs are requeued with a plain Add (or Requeue without the rate limiter), so a failing key retries at once instead of backing off.',
     fix: 'Return the error to controller-runtime (or call AddRateLimited) so the key backs off exponentially; use RequeueAfter for "not ready yet".',
@@ -47,13 +48,13 @@ export const hotLoop = defineRule({
       default: 20,
       unit: 'items',
       description:
-        'Median depth over the window of the keys served first at or below which keys do not pile up (the depth at which a backlog starts to count): deduplication holds a loop near the number of looping keys less the workers, at nearly every scrape. The median, not the average: a burst that passes through the queue beside the loop (a resync of every object, an event storm) lifts one or two scrapes, which moves a five-minute average by a twentieth of the burst each (one scrape of 500 keys lifts it by 25, past this threshold, and a resync every 20 minutes would then hide the loop for half of the time) but leaves the median where the loop holds it; keys that pile up hold the median up. On a priority queue only keys at priority 0 and above count: a loop there starves the initial list and resyncs at low priority, whose depth then stands high without anything piling up behind the loop (the detection curve: 5 failing keys on 4 workers, missed on every seed while the whole depth counted). A loop of more objects than workers holds every worker and keeps the rest waiting: 18 looping objects on 2 workers hold a median near 13, found at this threshold and missed at half of it on every seed of the boundary grid; past about 25 loopers on 2 workers the loop reads as a standing queue and is not found.',
+        'Median depth over the window of the keys served first at or below which keys do not pile up (the depth at which a backlog starts to count): deduplication holds a loop near the number of looping keys less the workers, at nearly every scrape. The median, not the average: a burst that passes through the queue beside the loop (a resync of every object, an event storm) lifts one or two scrapes, which moves a five-minute average by a twentieth of the burst each (one scrape of 500 keys lifts it by 25, past this threshold, and a resync every 20 minutes would then hide the loop for half of the time) but leaves the median where the loop holds it; keys that pile up hold the median up. On a priority queue only keys at priority 0 and above count: a loop there starves the initial list and resyncs at low priority, whose depth then stands high without anything piling up behind the loop (the detection curve: 5 failing keys on 4 workers, missed on every seed while the whole depth counted). A loop of more objects than workers holds every worker and keeps the rest waiting: 18 looping objects on 2 workers hold a median near 13, found at this threshold and missed at half of it on every seed of the boundary grid; past about 25 loopers on 2 workers a write loop reads as a standing queue and is not found. A loop of requeued errors does not depend on it: its errors prove it at any depth (30 objects failing behind a zero-delay limiter on 4 workers hold 26 waiting).',
     },
     minAddRate: {
       default: 1,
       unit: '1/s',
       description:
-        "Add rate at or above which a self-triggering loop is worth reporting. One object looping through syncs of tens of milliseconds is added tens to hundreds of times a second, far above it; below one add a second a loop writes less than a fifth of client-go's default budget of 5 requests a second, which a periodic RequeueAfter poll of many objects also does. It is also where the metrics stop telling a loop from a quiet controller that writes once per sync without waking itself (an Event recorded on every sync, as client-go's sample-controller does): both show one write per add and an empty queue. The boundary grid holds both sides: a loop whose sync waits 0.7 s before its status write adds itself 1.4 times a second and is found (twice the floor misses it; a resync of many objects beside so slow a loop lifts the adds past the writes for five minutes, and the finding pauses); an Event recorder at 0.9 adds a second stays silent (half the floor calls it a loop).",
+        "Add rate at or above which a self-triggering loop is worth reporting. One object looping through syncs of tens of milliseconds is added tens to hundreds of times a second, far above it; below one add a second a loop writes less than a fifth of client-go's default budget of 5 requests a second, which a periodic RequeueAfter poll of many objects also does. It is also where the metrics stop telling a loop from a quiet controller that writes once per sync without waking itself (an Event recorded on every sync, as client-go's sample-controller does): both show one write per add and an empty queue. The boundary grid holds both sides: a loop whose sync waits 0.7 s before its status write adds itself 1.4 times a second and is found (twice the floor misses it; a resync of many objects beside so slow a loop lifts the adds past the writes for five minutes, and the finding pauses); an Event recorder at 0.9 adds a second stays silent (half the floor calls it a loop). Requeued errors without retries are held to it as well, by their own rate: a key requeued at once after each failure adds itself once per error, so its errors are the loop's adds, however many real changes come beside it (two objects failing behind a rate limiter whose every delay is zero make about 19 errors a second each, 0.47 per add beside 30 real changes a second); terminal errors are left out, since controller-runtime never requeues them.",
     },
     minWriteRatio: {
       default: 0.8,
@@ -68,12 +69,6 @@ export const hotLoop = defineRule({
         "API writes per add above which the process's writes come from elsewhere (another queue). The write rate is the process's, not this queue's: a loop explains one write per add, a sync that writes twice (status and an annotation) two; above 1.6 the writes are mostly not this queue's and prove nothing about it.",
     },
     drainShare: DRAIN_SHARE,
-    minErrorRatio: {
-      default: 0.5,
-      unit: 'ratio',
-      description:
-        'Reconcile errors per add at or above which failing keys drive the adds. A key re-added at once after each failure makes one error per add; half leaves room for the other keys of a busy queue syncing successfully beside the loop, while a controller whose errors are retried with backoff makes far fewer errors than adds (each failing key is added once per backoff step, and real changes add the rest).',
-    },
     maxRetryPerError: {
       default: 0.1,
       unit: 'ratio',
@@ -83,36 +78,44 @@ export const hotLoop = defineRule({
   },
   forMs: 5 * MINUTE_MS,
   condition: (t) =>
-    allOf(
-      compare('servedFirstDepthMedian', '<=', t.maxDepth),
-      // The whole depth stays low too, unless what stands is a low-priority list the loop starves: a list being
-      // worked off (an initial list whose every status write re-adds its key once) is work, not a loop.
-      anyOf(compare('depthMedian', '<=', t.maxDepth), lowPriorityNotDraining(t.drainShare)),
-      compare('addRate', '>=', t.minAddRate),
-      anyOf(
-        // Writes track adds: the sync writes an object it watches on every pass.
-        allOf(
-          relate(scale('addRate', t.minWriteRatio), '<=', 'writeRate'),
-          relate(scale('addRate', t.maxWriteRatio), '>=', 'writeRate'),
-        ),
-        // Without reconcile metrics: rejected writes track adds, and nothing goes through the rate limiter:
-        // requeued with a plain Add. Failed reads are not evidence (a controller that GETs an optional
-        // object on every sync is answered 404 once per sync, by design), nor are conflicts (409: the noise
-        // of every writer). With reconcile metrics the errors themselves are the evidence (next branch).
-        unlessAny(
+    anyOf(
+      allOf(
+        compare('servedFirstDepthMedian', '<=', t.maxDepth),
+        // The whole depth stays low too, unless what stands is a low-priority list the loop starves: a list being
+        // worked off (an initial list whose every status write re-adds its key once) is work, not a loop.
+        anyOf(compare('depthMedian', '<=', t.maxDepth), lowPriorityNotDraining(t.drainShare)),
+        compare('addRate', '>=', t.minAddRate),
+        anyOf(
+          // Writes track adds: the sync writes an object it watches on every pass.
           allOf(
-            relate(scale('addRate', t.minWriteRatio), '<=', 'failedWriteRate'),
-            relate(scale('addRate', t.maxWriteRatio), '>=', 'failedWriteRate'),
-            binary('<=', sig('retryRate'), scale('addRate', t.maxRetryPerError)),
+            relate(scale('addRate', t.minWriteRatio), '<=', 'writeRate'),
+            relate(scale('addRate', t.maxWriteRatio), '>=', 'writeRate'),
           ),
-          sig('sustainedErrorRate'),
-          'controller',
+          // Without reconcile metrics: rejected writes track adds, and nothing goes through the rate limiter:
+          // requeued with a plain Add. Failed reads are not evidence (a controller that GETs an optional
+          // object on every sync is answered 404 once per sync, by design), nor are conflicts (409: the noise
+          // of every writer). With reconcile metrics the errors themselves are the evidence (next branch).
+          unlessAny(
+            allOf(
+              relate(scale('addRate', t.minWriteRatio), '<=', 'failedWriteRate'),
+              relate(scale('addRate', t.maxWriteRatio), '>=', 'failedWriteRate'),
+              binary('<=', sig('retryRate'), scale('addRate', t.maxRetryPerError)),
+            ),
+            sig('sustainedErrorRate'),
+            'controller',
+          ),
         ),
-        // Errors track adds but bypass the rate limiter: requeued with a plain Add.
-        allOf(
-          relate(scale('addRate', t.minErrorRatio), '<=', 'reconcileErrorRate'),
-          relate(sig('retryRate'), '<=', 'reconcileErrorRate', t.maxRetryPerError),
-        ),
+      ),
+      // Requeued errors bypass the rate limiter: requeued with a plain Add, or through a limiter that answers
+      // without delay (the priority queue counts a retry only for a positive delay). Terminal errors are never
+      // requeued: rejected objects wait for a change, whatever their share of the syncs. The errors are this
+      // controller's own (unlike the process's writes), and each re-adds its key, so they prove the loop by their
+      // rate alone: a loop's adds are its errors, whatever the real changes beside it add, and however many keys
+      // loop (more than the workers stand waiting, a depth of the loopers less the workers).
+      where(
+        relate(sig('retryRate'), '<=', 'requeuedErrorRate', t.maxRetryPerError),
+        compare('requeuedErrorRate', '>=', t.minAddRate),
+        'controller',
       ),
     ),
   evidence: [
@@ -125,6 +128,7 @@ export const hotLoop = defineRule({
     'writeRate',
     'failedWriteRate',
     'reconcileErrorRate',
+    'requeuedErrorRate',
     'retryRate',
     'completionRate',
     'workDurationMean',
@@ -153,17 +157,17 @@ export const hotLoop = defineRule({
       { text: 'Adds are high while the depth stays near zero:', signals: ['addRate', 'servedFirstDepthMedian'] },
       {
         text: 'Writes (status loop) or errors (missing backoff) track the adds:',
-        signals: ['writeRate', 'reconcileErrorRate', 'retryRate'],
+        signals: ['writeRate', 'requeuedErrorRate', 'retryRate'],
       },
     ],
   },
 });
 
-type HotLoopThresholds = ThresholdValues<'minWriteRatio' | 'maxWriteRatio' | 'minErrorRatio' | 'maxRetryPerError'>;
+type HotLoopThresholds = ThresholdValues<'minAddRate' | 'minWriteRatio' | 'maxWriteRatio' | 'maxRetryPerError'>;
 
 /**
  * Which loop the evidence shows, and the sentence that says so, by the comparisons of the rule's branches in
- * its order of proof: reconcile errors at `minErrorRatio` of the adds or more with retries at most
+ * its order of proof: requeued reconcile errors at `minAddRate` or more with retries at most
  * `maxRetryPerError` of them, failed writes within the write band of the adds with retries at most
  * `maxRetryPerError` of the adds (both: requeued without backoff), writes within the band (a status write).
  * None of them holding now (the rule held over its `for`, the evidence is of this instant): the rates,
@@ -175,13 +179,13 @@ function loopEvidence(
 ): { mechanism: keyof typeof HOT_LOOP_CASES; sentence: string } {
   const adds = numberOf(signals.addRate) ?? 0;
   const retries = numberOf(signals.retryRate) ?? 0;
-  const errors = numberOf(signals.reconcileErrorRate);
+  const errors = numberOf(signals.requeuedErrorRate);
   const withinWriteBand = (rate: number | undefined): boolean =>
     rate !== undefined && rate >= t.minWriteRatio * adds && rate <= t.maxWriteRatio * adds;
-  if (errors !== undefined && errors >= t.minErrorRatio * adds && retries <= t.maxRetryPerError * errors)
+  if (errors !== undefined && errors >= t.minAddRate && retries <= t.maxRetryPerError * errors)
     return {
       mechanism: 'no-backoff',
-      sentence: `${formatValue(signals.reconcileErrorRate)} reconcile errors are requeued without backoff (${formatValue(signals.retryRate)} retries)`,
+      sentence: `${formatValue(signals.requeuedErrorRate)} reconcile errors are requeued without backoff (${formatValue(signals.retryRate)} retries)`,
     };
   if (withinWriteBand(numberOf(signals.failedWriteRate)) && retries <= t.maxRetryPerError * adds)
     return {

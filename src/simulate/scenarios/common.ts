@@ -84,17 +84,20 @@ export function leaseName(flavor: Flavor, processName: string): string {
  * events arrive at `eventRate`: the few objects waiting on something outside (`pollingKeyShare` of the objects, at
  * most `pollingMaxKeys`), each polled with `RequeueAfter` every 30 to 60 s once an event has first synced it, so
  * only the share of them an event has reached by then (each object sees an event every keys / eventRate
- * seconds); none with the background off. Part of the offered load: on a few workers with syncs of seconds,
- * twenty polls a minute keep most of a worker busy.
+ * seconds, or every one of them at once where `initialList` syncs every object at the start); none with the
+ * background off. Part of the offered load: on a few workers with syncs of seconds, twenty polls a minute keep
+ * most of a worker busy.
  */
 export function backgroundPollsPerSecond(
   keys: number,
   eventRate: number,
   params: Pick<SimulationParams, 'background' | 'durationMs'>,
+  initialList = false,
 ): number {
   if (params.background === 'off' || keys <= 0) return 0;
   const { pollingKeyShare, pollingMaxKeys, pollIntervalMs } = DEFAULT_BACKGROUND;
-  const reached = 1 - Math.exp(-(eventRate * (params.durationMs / SECOND)) / keys);
+  // An initial list syncs every object at the start: every polling object is reached at once.
+  const reached = initialList ? 1 : 1 - Math.exp(-(eventRate * (params.durationMs / SECOND)) / keys);
   const polling = Math.min(pollingKeyShare * keys, pollingMaxKeys) * reached;
   return (polling * SECOND) / ((pollIntervalMs[0] + pollIntervalMs[1]) / 2);
 }
