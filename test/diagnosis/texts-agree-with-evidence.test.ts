@@ -114,7 +114,7 @@ function problemsOf({ text, evidence }: Printed): string[] {
   if (/do(?:es)? not track/.test(text)) problems.push('"do not track" without the band it compares printed');
   if (/without backoff \(/.test(text)) {
     const retries = v('retryRate');
-    const errors = v('reconcileErrorRate');
+    const errors = v('requeuedErrorRate');
     const base = /reconcile errors are requeued/.test(text) ? errors : adds;
     if (retries === undefined || base === undefined || retries > HOT_LOOP.maxRetryPerError * base)
       problems.push(`"without backoff" but retryRate ${retries} against ${base}`);

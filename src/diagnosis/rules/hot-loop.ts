@@ -127,7 +127,6 @@ export const hotLoop = defineRule({
     'lowPriorityDepthSlope',
     'writeRate',
     'failedWriteRate',
-    'reconcileErrorRate',
     'requeuedErrorRate',
     'retryRate',
     'completionRate',
