@@ -74,6 +74,11 @@ export class EvaluationMemory {
   readonly #steps = new Map<string, Map<number, ReadonlySet<string>>>();
   /** By condition (id, thresholds and `for`), then key. */
   readonly #since = new Map<string, Map<string, { readonly sinceMs: number; readonly atMs: number }>>();
+  /**
+   * By condition (id and thresholds), its expression: the same object at every evaluation, so that what the
+   * evaluator remembers on its nodes (promql/input-plans.ts) serves the next evaluation too.
+   */
+  readonly #conditions = new Map<string, Expr>();
   #backend: DiagnosisBackend | undefined;
   #changes: ChangeReader | undefined;
 
@@ -123,6 +128,17 @@ export class EvaluationMemory {
       this.#steps.set(condition, byTime);
     }
     return byTime;
+  }
+
+  /** The expression of the condition of `settings`, made at its first evaluation. */
+  conditionOf(settings: ConditionSettings): Expr {
+    const key = conditionKey(settings);
+    let condition = this.#conditions.get(key);
+    if (condition === undefined) {
+      condition = conditionOf(settings);
+      this.#conditions.set(key, condition);
+    }
+    return condition;
   }
 
   /** The `since` remembered for a condition, by key. */
@@ -225,7 +241,7 @@ export async function checkConditions(
   const { at, step, memory, signal } = options;
   const plans: Plan[] = checks.map((check) => ({
     check,
-    condition: conditionOf(check.settings),
+    condition: memory.conditionOf(check.settings),
     steps: memory.stepsOf(conditionKey(check.settings)),
   }));
   const timesOf = checks.map((c) => checkTimes(c.settings, options));
