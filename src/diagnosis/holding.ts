@@ -15,6 +15,7 @@
  */
 import type { ChangeReader } from '../promql/backend.js';
 import type { Expr } from '../promql/expr.js';
+import { InputPlans } from '../promql/input-plans.js';
 import type { InstantVector, Labels } from '../promql/vector.js';
 import { type DiagnosisBackend, evaluateBatch, runCovering } from './backend.js';
 import type { RuleSettings } from './catalog.js';
@@ -79,6 +80,11 @@ export class EvaluationMemory {
    * evaluator remembers on its nodes (promql/input-plans.ts) serves the next evaluation too.
    */
   readonly #conditions = new Map<string, Expr>();
+  /**
+   * What the engine derives from the label sets of the series it lists (the queues, their keys by scope), by what
+   * it is: remade only when the series listed change (promql/input-plans.ts).
+   */
+  readonly listedSeries = new InputPlans<string>();
   #backend: DiagnosisBackend | undefined;
   #changes: ChangeReader | undefined;
 

@@ -1,41 +1,81 @@
 /**
- * What an operator derives from the label sets of its input vector (each sample's group, the groups' label sets,
- * match keys), remembered on the operator's node for its next input with the same label sets.
+ * What is derived from the label sets of some inputs (each sample's group, the groups' label sets, match keys, the
+ * keys of a list of series), remembered for the next inputs with the same label sets.
  *
  * A running service evaluates the same expressions over the same series every time, so an operator's input holds
  * the same label sets (objects), in the same (storage) order, evaluation after evaluation while no series comes or
  * goes. Its plan is then made once and each evaluation runs over the values alone; derived-labels.ts remembers
- * derivations per label set, this remembers them per input, without a lookup per sample.
+ * derivations per label set, this remembers them per input, without a lookup per label set.
  *
- * Contract: `planFor(node, inputs, make)` returns `make()`, or what `make` returned for earlier inputs of the same
- * node whose samples had the same label set objects in the same order, input by input. `make` must depend on the
- * label sets of the inputs only, never on their values (label sets are immutable, so its result then holds for any
- * inputs with the same label sets). A node holds one plan, replaced when its inputs change, and it goes with the
- * node.
+ * Contract: `plans.of(owner, inputs, make)` returns `make()`, or what `make` returned for earlier inputs under the
+ * same owner that had the same label set objects in the same order, input by input. An input is a vector (the label
+ * sets of its samples) or a list of label sets. `make` must depend on the label sets of the inputs only, never on
+ * the samples' values (label sets are immutable, so its result then holds for any inputs with the same label sets),
+ * and what it returns is shared by every caller given it: not to be changed. An owner holds one plan, replaced when
+ * its inputs change. `planFor(node, vectors, make)` is `of` on the plans held by expression nodes, which go with
+ * their node.
  */
 import type { Expr } from './expr.js';
 import type { InstantVector, Labels } from './vector.js';
 
+/** An input whose label sets a plan depends on: a vector, or a list of label sets. */
+export type PlanInput = InstantVector | readonly Labels[];
+
 type Remembered = { readonly labels: readonly (readonly Labels[])[]; readonly plan: unknown };
 
-const PLANS = new WeakMap<Expr, Remembered>();
+/** Where plans are kept: by expression node (weakly), or by any key. */
+type PlanStore<Owner> = {
+  get(owner: Owner): Remembered | undefined;
+  set(owner: Owner, remembered: Remembered): unknown;
+};
 
-export function planFor<T>(node: Expr, inputs: readonly InstantVector[], make: () => T): T {
-  const remembered = PLANS.get(node);
-  if (remembered !== undefined && haveLabelSets(inputs, remembered.labels)) return remembered.plan as T;
-  const plan = make();
-  PLANS.set(node, { labels: inputs.map((input) => input.map((sample) => sample.labels)), plan });
-  return plan;
+export class InputPlans<Owner> {
+  readonly #plans: PlanStore<Owner>;
+
+  constructor(store: PlanStore<Owner> = new Map<Owner, Remembered>()) {
+    this.#plans = store;
+  }
+
+  /** See the module contract. `vectors`: whether the inputs are vectors (else lists of label sets). */
+  of<T>(owner: Owner, inputs: readonly PlanInput[], make: () => T, vectors = false): T {
+    const remembered = this.#plans.get(owner);
+    if (remembered !== undefined && haveLabelSets(inputs, vectors, remembered.labels)) return remembered.plan as T;
+    const plan = make();
+    this.#plans.set(owner, { labels: inputs.map((input) => labelSetsOf(input, vectors)), plan });
+    return plan;
+  }
 }
 
-/** Whether each of `inputs` has, sample by sample, the label sets (the same objects) of `labels`. */
-function haveLabelSets(inputs: readonly InstantVector[], labels: readonly (readonly Labels[])[]): boolean {
+const NODE_PLANS = new InputPlans<Expr>(new WeakMap());
+
+/** The plan of expression node `node` over the vectors `inputs` (see the module contract). */
+export function planFor<T>(node: Expr, inputs: readonly InstantVector[], make: () => T): T {
+  return NODE_PLANS.of(node, inputs, make, true);
+}
+
+function labelSetsOf(input: PlanInput, vector: boolean): readonly Labels[] {
+  return vector ? (input as InstantVector).map((sample) => sample.labels) : [...(input as readonly Labels[])];
+}
+
+/** Whether each of `inputs` has, in order, the label sets (the same objects) of `labels`. */
+function haveLabelSets(
+  inputs: readonly PlanInput[],
+  vectors: boolean,
+  labels: readonly (readonly Labels[])[],
+): boolean {
   if (inputs.length !== labels.length) return false;
   for (let k = 0; k < inputs.length; k++) {
-    const input = inputs[k] as InstantVector;
+    const input = inputs[k] as PlanInput;
     const expected = labels[k] as readonly Labels[];
     if (input.length !== expected.length) return false;
-    for (let i = 0; i < input.length; i++) if ((input[i] as { labels: Labels }).labels !== expected[i]) return false;
+    if (vectors) {
+      const samples = input as InstantVector;
+      for (let i = 0; i < samples.length; i++)
+        if ((samples[i] as { labels: Labels }).labels !== expected[i]) return false;
+    } else {
+      const sets = input as readonly Labels[];
+      for (let i = 0; i < sets.length; i++) if (sets[i] !== expected[i]) return false;
+    }
   }
   return true;
 }
