@@ -27,8 +27,8 @@ export type { SeriesPoints };
  * returns labels including `__name__`; `select` returns the series of `metric` matching `matchers`
  * with their samples in `[startMs, endMs]` (both ends included, as in Prometheus 2.x), stale markers
  * excluded, in storage order, labels without `__name__`. Series without samples in the window may be
- * included with empty arrays. The selection is read once, in order, and each series' arrays only until the next
- * one is read, so a store may hand out every series in the same reused arrays.
+ * included with empty arrays. The selection is read once, in order, and each series (the item and its arrays) only
+ * until the next one is read, so a store may hand out every series in the same reused item and arrays.
  */
 export interface SeriesStore {
   instant(metric: string, matchers: readonly LabelMatcher[], atMs: number): InstantVector;

@@ -336,8 +336,8 @@ export interface RangeResult {
 /**
  * `fn(metric[windowMs])` at `atMs` over the series a store selected for `[atMs - windowMs, atMs]`
  * (in storage order): one sample per series, labels as given (no `__name__`); series with too few
- * points are listed in `insufficient` (Prometheus drops them from the result). Each series' points are read
- * before the next series is taken and never kept, so a store may hand them out in reused arrays.
+ * points are listed in `insufficient` (Prometheus drops them from the result). Each series (its item and points)
+ * is read before the next series is taken and never kept, so a store may hand them out in a reused item and arrays.
  */
 export function rangeOverSeries(
   fn: RangeFunctionName,
