@@ -6,7 +6,7 @@
 import { labelsOnly, labelsWithout, signatureOf, signatureWithoutOf, withoutMetricName } from './derived-labels.js';
 import type { AggregateOp, Expr } from './expr.js';
 import { type Grouping, GroupNumbering } from './grouping.js';
-import { planFor } from './input-plans.js';
+import { planFor, withLabelSets } from './input-plans.js';
 import type { InstantVector, VectorSample } from './vector.js';
 
 export type AggregateExpr = Extract<Expr, { kind: 'aggregate' }>;
@@ -17,7 +17,7 @@ export function aggregate(expr: AggregateExpr, input: InstantVector): InstantVec
   const out: VectorSample[] = [];
   for (let group = 0; group < labels.length; group++)
     out.push({ labels: labels[group] as VectorSample['labels'], value: values[group] as number });
-  return out;
+  return withLabelSets(out, labels);
 }
 
 /** The groups of `expr` over `input`, with the label sets of the aggregation's output. */

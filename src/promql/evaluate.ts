@@ -16,7 +16,7 @@ import {
 import { withoutMetricName } from './derived-labels.js';
 import type { Expr, LabelMatcher } from './expr.js';
 import { bucketGrouping, bucketQuantiles, rangeOverSeries, type SeriesPoints } from './functions.js';
-import { planFor } from './input-plans.js';
+import { planFor, withLabelSets } from './input-plans.js';
 import type { InstantVector } from './vector.js';
 
 export type { SeriesPoints };
@@ -122,7 +122,8 @@ function vectorOf(expr: Expr, store: SeriesStore, atMs: number, memo: SubtreeMem
 
 function quantile(expr: Extract<Expr, { kind: 'histogram_quantile' }>, input: InstantVector): InstantVector {
   const grouping = planFor(expr, [input], () => bucketGrouping(input));
-  return bucketQuantiles(expr.q, input, grouping).map((s) => ({ labels: s.labels, value: s.value }));
+  const quantiles = bucketQuantiles(expr.q, input, grouping).map((s) => ({ labels: s.labels, value: s.value }));
+  return withLabelSets(quantiles, grouping.labels);
 }
 
 function binaryOp(expr: BinaryExpr, lhs: Value, rhs: Value): Value {

@@ -14,6 +14,11 @@
  * and what it returns is shared by every caller given it: not to be changed. An owner holds one plan, replaced when
  * its inputs change. `planFor(node, vectors, make)` is `of` on the plans held by expression nodes, which go with
  * their node.
+ *
+ * Memory: a plan holds its inputs' label sets. A list of label sets is held as given (its caller does not change it
+ * afterwards); a vector's are listed once per vector object, shared by the plans over it, and an operator that
+ * outputs one sample for each of a list of label sets it holds, in order, says so (`withLabelSets`), so that the
+ * plans over its output hold that list rather than a copy.
  */
 import type { Expr } from './expr.js';
 import type { InstantVector, Labels } from './vector.js';
@@ -53,8 +58,23 @@ export function planFor<T>(node: Expr, inputs: readonly InstantVector[], make: (
   return NODE_PLANS.of(node, inputs, make, true);
 }
 
+/** The label sets of each vector's samples, by vector (see the module comment). */
+const VECTOR_LABEL_SETS = new WeakMap<InstantVector, readonly Labels[]>();
+
+/** `vector`, whose samples have the label sets `labels`, in order (an operator's output); see the module comment. */
+export function withLabelSets(vector: InstantVector, labels: readonly Labels[]): InstantVector {
+  VECTOR_LABEL_SETS.set(vector, labels);
+  return vector;
+}
+
 function labelSetsOf(input: PlanInput, vector: boolean): readonly Labels[] {
-  return vector ? (input as InstantVector).map((sample) => sample.labels) : [...(input as readonly Labels[])];
+  if (!vector) return input as readonly Labels[];
+  let labels = VECTOR_LABEL_SETS.get(input as InstantVector);
+  if (labels === undefined) {
+    labels = (input as InstantVector).map((sample) => sample.labels);
+    VECTOR_LABEL_SETS.set(input as InstantVector, labels);
+  }
+  return labels;
 }
 
 /** Whether each of `inputs` has, in order, the label sets (the same objects) of `labels`. */
