@@ -46,7 +46,7 @@ import {
   type ThresholdValues,
 } from './rule.js';
 import { runbookUrl } from './runbook.js';
-import { REPORTED_SIGNALS, SIGNAL_WINDOW_MS, type SignalDefinition, type SignalScope, signal } from './signals.js';
+import { REPORTED_SIGNALS, SIGNAL_WINDOW_MS, type SignalDefinition, signal } from './signals.js';
 import type { SignalValue } from './units.js';
 
 /** Observations take no overrides: their defaults are in force everywhere. */
@@ -225,8 +225,13 @@ async function metricPresence(
   return presence;
 }
 
+/** The label sets of each queue family's series: what the queues are discovered from. */
+function queueFamilyLists(presence: Presence): (readonly Labels[])[] {
+  return QUEUE_FAMILIES.map((metric) => presence.labels.get(metric) ?? NO_LABEL_SETS);
+}
+
 function discoverQueues(presence: Presence): QueueEntry[] {
-  const lists = QUEUE_FAMILIES.map((metric) => presence.labels.get(metric) ?? NO_LABEL_SETS);
+  const lists = queueFamilyLists(presence);
   const discovered = presence.derived.of('queues', lists, () => {
     const byKey = new Map<string, { readonly key: string; readonly identity: QueueIdentity }>();
     for (const list of lists) {
@@ -251,7 +256,6 @@ function signalSnapshots(
   const out = new Map<string, Record<string, SignalValue>>(queues.map((q) => [q.key, {}]));
   const presentByScope = new Map<string, ReadonlySet<string>>();
   const boundsByHistogram = new Map<string, ReadonlyMap<string, number>>();
-  const queueKeysByScope = new Map<SignalScope, readonly string[]>();
   REPORTED_SIGNALS.forEach((definition, index) => {
     const { scope } = definition;
     const vector = vectors[index] ?? [];
@@ -272,11 +276,10 @@ function signalSnapshots(
       topBounds = boundsByHistogram.get(histogram) ?? highestFiniteBounds(histogram, presence);
       boundsByHistogram.set(histogram, topBounds);
     }
-    let queueKeys = queueKeysByScope.get(scope);
-    if (queueKeys === undefined) {
-      queueKeys = queues.map((queue) => scopeKey(queue.identity.labels, scope));
-      queueKeysByScope.set(scope, queueKeys);
-    }
+    // The queues are discovered from the queue families' series (`discoverQueues`), so their keys are kept with them.
+    const queueKeys = presence.derived.of(`queue keys ${scope}`, queueFamilyLists(presence), () =>
+      queues.map((queue) => scopeKey(queue.identity.labels, scope)),
+    );
     for (const [queueIndex, queue] of queues.entries()) {
       const key = queueKeys[queueIndex] as string;
       const value = byScopeKey.get(key);

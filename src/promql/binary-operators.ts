@@ -7,7 +7,8 @@
  */
 import { labelsOnly, labelsWithout, signatureOf, signatureWithoutOf, withoutMetricName } from './derived-labels.js';
 import type { Expr, SetOp, VectorMatching } from './expr.js';
-import { planFor } from './input-plans.js';
+import { planFor, withLabelSets } from './input-plans.js';
+import { namelessLabelSets } from './nameless-label-sets.js';
 import type { InstantVector, Labels, VectorSample } from './vector.js';
 
 export type BinaryExpr = Extract<Expr, { kind: 'binary' }>;
@@ -44,29 +45,37 @@ export function arithmeticOrComparison(op: string, a: number, b: number): number
   }
 }
 
+/**
+ * `expr` over a vector and a scalar: arithmetic gives a sample for each of the vector's, without the metric name; a
+ * filtering comparison keeps the samples for which it holds, with their own value and, in Prometheus 2.x, their
+ * metric name.
+ */
 export function vectorScalar(
-  op: string,
+  expr: BinaryExpr,
   samples: InstantVector,
   scalar: number,
   scalarOnLeft: boolean,
-  comparison: boolean,
 ): InstantVector {
+  const { op } = expr;
   const out: VectorSample[] = [];
-  for (const sample of samples) {
-    const [a, b] = scalarOnLeft ? [scalar, sample.value] : [sample.value, scalar];
-    const result = arithmeticOrComparison(op, a, b);
-    if (result === undefined) continue;
-    // A filtering comparison keeps the vector's own value and, in Prometheus 2.x, its metric name.
-    out.push(
-      comparison
-        ? { labels: sample.labels, value: sample.value }
-        : { labels: withoutMetricName(sample.labels), value: result },
-    );
+  if (isComparison(op)) {
+    for (const sample of samples) {
+      const [a, b] = scalarOnLeft ? [scalar, sample.value] : [sample.value, scalar];
+      if (arithmeticOrComparison(op, a, b) !== undefined) out.push({ labels: sample.labels, value: sample.value });
+    }
+    return out;
   }
-  return out;
+  const labels = namelessLabelSets(expr, samples);
+  for (let i = 0; i < samples.length; i++) {
+    const value = (samples[i] as VectorSample).value;
+    const [a, b] = scalarOnLeft ? [scalar, value] : [value, scalar];
+    out.push({ labels: labels[i] as Labels, value: arithmeticOrComparison(op, a, b) as number });
+  }
+  return withLabelSets(out, labels);
 }
 
 const NO_NAMES: readonly string[] = [];
+const NO_INDICES = new Int32Array(0);
 
 function matchKey(labels: Labels, matching: VectorMatching | undefined): string {
   if (matching?.on !== undefined) return signatureOf(labels, matching.on);
@@ -75,8 +84,8 @@ function matchKey(labels: Labels, matching: VectorMatching | undefined): string 
 
 /** The samples a vector-vector operation pairs (`left[k]` of the left operand with `right[k]`) and each result's labels. */
 type Pairing = {
-  readonly left: readonly number[];
-  readonly right: readonly number[];
+  readonly left: Int32Array;
+  readonly right: Int32Array;
   readonly labels: readonly Labels[];
 };
 
@@ -91,7 +100,8 @@ export function vectorVector(expr: BinaryExpr, lhs: InstantVector, rhs: InstantV
     if (result === undefined) continue;
     out.push({ labels: pairing.labels[k] as Labels, value: comparison ? left : result });
   }
-  return out;
+  // Arithmetic gives a result for every pair: the output's label sets are the pairing's.
+  return comparison ? out : withLabelSets(out, pairing.labels);
 }
 
 function pairingOf(
@@ -107,7 +117,9 @@ function pairingOf(
     // Several right-hand series in one group is a many-to-many match: Prometheus errors; the group is dropped here.
     right.set(key, right.has(key) ? -1 : j);
   });
-  const pairing = { left: [] as number[], right: [] as number[], labels: [] as Labels[] };
+  const left: number[] = [];
+  const rightOfLeft: number[] = [];
+  const labels: Labels[] = [];
   const seenLeft = new Set<string>();
   lhs.forEach((sample, i) => {
     const key = matchKey(sample.labels, matching);
@@ -117,11 +129,11 @@ function pairingOf(
       if (seenLeft.has(key)) return; // one-to-one: a duplicate left group is an error in Prometheus
       seenLeft.add(key);
     }
-    pairing.left.push(i);
-    pairing.right.push(j);
-    pairing.labels.push(resultLabels(sample.labels, matching, comparison));
+    left.push(i);
+    rightOfLeft.push(j);
+    labels.push(resultLabels(sample.labels, matching, comparison));
   });
-  return pairing;
+  return { left: Int32Array.from(left), right: Int32Array.from(rightOfLeft), labels };
 }
 
 function resultLabels(labels: Labels, matching: VectorMatching | undefined, comparison: boolean): Labels {
@@ -132,7 +144,7 @@ function resultLabels(labels: Labels, matching: VectorMatching | undefined, comp
 }
 
 /** The samples a set operation keeps: indices into the left operand, then into the right one. */
-type Selection = { readonly left: readonly number[]; readonly right: readonly number[] };
+type Selection = { readonly left: Int32Array; readonly right: Int32Array };
 
 /** `expr`, whose operator is `op`, over `lhs` and `rhs`. */
 export function setOp(expr: BinaryExpr, op: SetOp, lhs: InstantVector, rhs: InstantVector): InstantVector {
@@ -149,17 +161,17 @@ function selectionOf(
   rhs: InstantVector,
   matching: VectorMatching | undefined,
 ): Selection {
-  const indices = (vector: InstantVector, keep: (key: string) => boolean): number[] => {
+  const indices = (vector: InstantVector, keep: (key: string) => boolean): Int32Array => {
     const kept: number[] = [];
     vector.forEach((sample, i) => {
       if (keep(matchKey(sample.labels, matching))) kept.push(i);
     });
-    return kept;
+    return Int32Array.from(kept);
   };
   if (op === 'or') {
     const leftKeys = new Set(lhs.map((s) => matchKey(s.labels, matching)));
-    return { left: lhs.map((_, i) => i), right: indices(rhs, (key) => !leftKeys.has(key)) };
+    return { left: Int32Array.from(lhs, (_, i) => i), right: indices(rhs, (key) => !leftKeys.has(key)) };
   }
   const rightKeys = new Set(rhs.map((s) => matchKey(s.labels, matching)));
-  return { left: indices(lhs, (key) => rightKeys.has(key) === (op === 'and')), right: [] };
+  return { left: indices(lhs, (key) => rightKeys.has(key) === (op === 'and')), right: NO_INDICES };
 }

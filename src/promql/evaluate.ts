@@ -5,19 +5,12 @@
  */
 
 import { aggregate } from './aggregation.js';
-import {
-  arithmeticOrComparison,
-  type BinaryExpr,
-  isComparison,
-  setOp,
-  vectorScalar,
-  vectorVector,
-} from './binary-operators.js';
-import { withoutMetricName } from './derived-labels.js';
+import { arithmeticOrComparison, type BinaryExpr, setOp, vectorScalar, vectorVector } from './binary-operators.js';
 import type { Expr, LabelMatcher } from './expr.js';
 import { bucketGrouping, bucketQuantiles, rangeOverSeries, type SeriesPoints } from './functions.js';
 import { planFor, withLabelSets } from './input-plans.js';
-import type { InstantVector } from './vector.js';
+import { namelessLabelSets } from './nameless-label-sets.js';
+import type { InstantVector, Labels } from './vector.js';
 
 export type { SeriesPoints };
 
@@ -96,13 +89,7 @@ function evaluateValue(expr: Expr, store: SeriesStore, atMs: number, memo: Subtr
     case 'histogram_quantile':
       return { kind: 'vector', samples: quantile(expr, vectorOf(expr.expr, store, atMs, memo)) };
     case 'clamp_min':
-      return {
-        kind: 'vector',
-        samples: vectorOf(expr.expr, store, atMs, memo).map((s) => ({
-          labels: withoutMetricName(s.labels),
-          value: Number.isNaN(s.value) ? s.value : Math.max(s.value, expr.min),
-        })),
-      };
+      return { kind: 'vector', samples: clampMin(expr, vectorOf(expr.expr, store, atMs, memo)) };
     case 'binary':
       return binaryOp(expr, evaluateValue(expr.lhs, store, atMs, memo), evaluateValue(expr.rhs, store, atMs, memo));
   }
@@ -126,6 +113,15 @@ function quantile(expr: Extract<Expr, { kind: 'histogram_quantile' }>, input: In
   return withLabelSets(quantiles, grouping.labels);
 }
 
+function clampMin(expr: Extract<Expr, { kind: 'clamp_min' }>, input: InstantVector): InstantVector {
+  const labels = namelessLabelSets(expr, input);
+  const clamped = input.map((s, i) => ({
+    labels: labels[i] as Labels,
+    value: Number.isNaN(s.value) ? s.value : Math.max(s.value, expr.min),
+  }));
+  return withLabelSets(clamped, labels);
+}
+
 function binaryOp(expr: BinaryExpr, lhs: Value, rhs: Value): Value {
   const { op } = expr;
   if (lhs.kind === 'scalar' && rhs.kind === 'scalar') {
@@ -135,12 +131,11 @@ function binaryOp(expr: BinaryExpr, lhs: Value, rhs: Value): Value {
     if (lhs.kind !== 'vector' || rhs.kind !== 'vector') throw new TypeError(`${op} needs vectors on both sides`);
     return { kind: 'vector', samples: setOp(expr, op, lhs.samples, rhs.samples) };
   }
-  const comparison = isComparison(op);
   if (lhs.kind === 'vector' && rhs.kind === 'scalar') {
-    return { kind: 'vector', samples: vectorScalar(op, lhs.samples, rhs.value, false, comparison) };
+    return { kind: 'vector', samples: vectorScalar(expr, lhs.samples, rhs.value, false) };
   }
   if (lhs.kind === 'scalar' && rhs.kind === 'vector') {
-    return { kind: 'vector', samples: vectorScalar(op, rhs.samples, lhs.value, true, comparison) };
+    return { kind: 'vector', samples: vectorScalar(expr, rhs.samples, lhs.value, true) };
   }
   if (lhs.kind === 'vector' && rhs.kind === 'vector') {
     return { kind: 'vector', samples: vectorVector(expr, lhs.samples, rhs.samples) };

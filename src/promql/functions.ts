@@ -15,12 +15,14 @@
 import { floatError, readFloat } from '../exposition/float-text.js';
 import { type Labels, labelValue } from '../exposition/labels.js';
 import { LABEL } from '../metrics/names.js';
-import { groupKeyOf, labelsWithout } from './derived-labels.js';
+import { labelsWithout, signatureWithoutOf } from './derived-labels.js';
 import { type Grouping, GroupNumbering } from './grouping.js';
 import type { VectorSample } from './vector.js';
 
 /** What `histogram_quantile` groups buckets without. */
 const BUCKET_LABELS: readonly string[] = [LABEL.le, LABEL.metricName];
+/** The same, for `signatureWithout` (which leaves the metric name out itself). */
+const BUCKET_LE: readonly string[] = [LABEL.le];
 
 export type { VectorSample };
 
@@ -471,9 +473,9 @@ export function bucketGrouping(vector: readonly VectorSample[]): BucketGrouping 
     if (le === undefined) return;
     const upperBound = readFloat(le, 0, le.length);
     if (floatError !== undefined) return;
-    const labels = labelsWithout(s.labels, BUCKET_LABELS);
-    const key = groupKeyOf(labels);
-    groupOf[i] = groups.numberOf(key) ?? groups.open(key, labels);
+    // The key from the sample's own labels; the group's labels are made once, for its first sample.
+    const key = signatureWithoutOf(s.labels, BUCKET_LE);
+    groupOf[i] = groups.numberOf(key) ?? groups.open(key, labelsWithout(s.labels, BUCKET_LABELS));
     upperBounds[i] = upperBound;
   });
   return { groupOf, upperBounds, labels: groups.labels };

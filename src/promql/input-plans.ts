@@ -4,8 +4,8 @@
  *
  * A running service evaluates the same expressions over the same series every time, so an operator's input holds
  * the same label sets (objects), in the same (storage) order, evaluation after evaluation while no series comes or
- * goes. Its plan is then made once and each evaluation runs over the values alone; derived-labels.ts remembers
- * derivations per label set, this remembers them per input, without a lookup per label set.
+ * goes. Its plan is then made once and each evaluation runs over the values alone, without a lookup per label set;
+ * what a plan derives from a series is held by the plan only (derived-labels.ts remembers nothing per series).
  *
  * Contract: `plans.of(owner, inputs, make)` returns `make()`, or what `make` returned for earlier inputs under the
  * same owner that had the same label set objects in the same order, input by input. An input is a vector (the label
@@ -18,7 +18,8 @@
  * Memory: a plan holds its inputs' label sets. A list of label sets is held as given (its caller does not change it
  * afterwards); a vector's are listed once per vector object, shared by the plans over it, and an operator that
  * outputs one sample for each of a list of label sets it holds, in order, says so (`withLabelSets`), so that the
- * plans over its output hold that list rather than a copy.
+ * plans over its output hold that list rather than a copy. `labelSetsOf(vector)` is that listing, for a plan that
+ * holds its input's label sets as they are.
  */
 import type { Expr } from './expr.js';
 import type { InstantVector, Labels } from './vector.js';
@@ -46,7 +47,10 @@ export class InputPlans<Owner> {
     const remembered = this.#plans.get(owner);
     if (remembered !== undefined && haveLabelSets(inputs, vectors, remembered.labels)) return remembered.plan as T;
     const plan = make();
-    this.#plans.set(owner, { labels: inputs.map((input) => labelSetsOf(input, vectors)), plan });
+    this.#plans.set(owner, {
+      labels: inputs.map((input) => (vectors ? labelSetsOf(input as InstantVector) : (input as readonly Labels[]))),
+      plan,
+    });
     return plan;
   }
 }
@@ -67,12 +71,12 @@ export function withLabelSets(vector: InstantVector, labels: readonly Labels[]):
   return vector;
 }
 
-function labelSetsOf(input: PlanInput, vector: boolean): readonly Labels[] {
-  if (!vector) return input as readonly Labels[];
-  let labels = VECTOR_LABEL_SETS.get(input as InstantVector);
+/** The label sets of `vector`'s samples, in order: listed once per vector object (see the module comment). */
+export function labelSetsOf(vector: InstantVector): readonly Labels[] {
+  let labels = VECTOR_LABEL_SETS.get(vector);
   if (labels === undefined) {
-    labels = (input as InstantVector).map((sample) => sample.labels);
-    VECTOR_LABEL_SETS.set(input as InstantVector, labels);
+    labels = vector.map((sample) => sample.labels);
+    VECTOR_LABEL_SETS.set(vector, labels);
   }
   return labels;
 }
