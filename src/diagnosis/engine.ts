@@ -13,6 +13,7 @@
  */
 import { CONTROLLER_RUNTIME, LABEL, QUEUE_FAMILIES } from '../metrics/names.js';
 import { metricsOf } from '../promql/expr.js';
+import type { InputPlans } from '../promql/input-plans.js';
 import { formatDuration } from '../promql/render.js';
 import type { InstantVector, Labels } from '../promql/vector.js';
 import { type TargetState, targetName } from '../sources/target-state.js';
@@ -84,7 +85,11 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
   const overrides = options.overrides ?? {};
   const lookbackFrom = at - SIGNAL_WINDOW_MS;
 
-  const presence = await metricPresence(backend, lookbackFrom, at, options.signal);
+  const memory = options.memory ?? new EvaluationMemory({ carried: false });
+  const presence: Presence = {
+    labels: await metricPresence(backend, lookbackFrom, at, options.signal),
+    derived: memory.listedSeries,
+  };
   const queues = discoverQueues(presence);
 
   const queueReports: QueueReport[] = [];
@@ -124,7 +129,6 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
     ...OBSERVATION_SETTINGS.map((settings) => ({ settings, keyOf: byQueue, traceSince: false })),
     ...targetRules.map((settings) => ({ settings, keyOf: (l: Labels) => targetName(l), traceSince: true })),
   ];
-  const memory = options.memory ?? new EvaluationMemory({ carried: false });
   memory.begin(backend, at);
   const { results, atVectors } = await checkConditions(
     backend,
@@ -194,7 +198,14 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
 
 // ---- queues and presence ----
 
-type Presence = Map<string, Labels[]>;
+/**
+ * The label sets of every metric the signals and rules read, seen over the signal window, and what is derived
+ * from them, kept while the same series are listed (`EvaluationMemory.listedSeries`), under keys that name what
+ * it is (a fixed name, or a kind's prefix and what it is of).
+ */
+type Presence = { readonly labels: ReadonlyMap<string, readonly Labels[]>; readonly derived: InputPlans<string> };
+
+const NO_LABEL_SETS: readonly Labels[] = [];
 
 /** Label sets of every metric the signals and rules read, seen over the signal window. */
 async function metricPresence(
@@ -202,10 +213,10 @@ async function metricPresence(
   fromMs: number,
   toMs: number,
   signal: AbortSignal | undefined,
-): Promise<Presence> {
+): Promise<Map<string, readonly Labels[]>> {
   const names = new Set<string>(QUEUE_FAMILIES);
   for (const s of REPORTED_SIGNALS) for (const m of metricsOf(s.expr)) names.add(m);
-  const presence: Presence = new Map();
+  const presence = new Map<string, readonly Labels[]>();
   await Promise.all(
     [...names].map(async (name) => {
       presence.set(name, await backend.seriesLabels(name, fromMs, toMs, signal));
@@ -214,15 +225,24 @@ async function metricPresence(
   return presence;
 }
 
+/** The label sets of each queue family's series: what the queues are discovered from. */
+function queueFamilyLists(presence: Presence): (readonly Labels[])[] {
+  return QUEUE_FAMILIES.map((metric) => presence.labels.get(metric) ?? NO_LABEL_SETS);
+}
+
 function discoverQueues(presence: Presence): QueueEntry[] {
-  const byKey = new Map<string, QueueEntry>();
-  for (const metric of QUEUE_FAMILIES) {
-    for (const labels of presence.get(metric) ?? []) {
-      const key = queueKey(labels);
-      if (!byKey.has(key)) byKey.set(key, { key, identity: identityOf(labels) });
+  const lists = queueFamilyLists(presence);
+  const discovered = presence.derived.of('queues', lists, () => {
+    const byKey = new Map<string, { readonly key: string; readonly identity: QueueIdentity }>();
+    for (const list of lists) {
+      for (const labels of list) {
+        const key = queueKey(labels);
+        if (!byKey.has(key)) byKey.set(key, { key, identity: identityOf(labels) });
+      }
     }
-  }
-  return [...byKey.values()];
+    return [...byKey.values()];
+  });
+  return discovered.map(({ key, identity }) => ({ key, identity }));
 }
 
 // ---- signals ----
@@ -234,20 +254,34 @@ function signalSnapshots(
   presence: Presence,
 ): Map<string, Record<string, SignalValue>> {
   const out = new Map<string, Record<string, SignalValue>>(queues.map((q) => [q.key, {}]));
-  const presentByScope = new Map<string, Set<string>>();
-  const boundsByHistogram = new Map<string, Map<string, number>>();
+  const presentByScope = new Map<string, ReadonlySet<string>>();
+  const boundsByHistogram = new Map<string, ReadonlyMap<string, number>>();
   REPORTED_SIGNALS.forEach((definition, index) => {
+    const { scope } = definition;
+    const vector = vectors[index] ?? [];
+    const sampleKeys = presence.derived.of(
+      `signal ${definition.id}`,
+      [vector],
+      () => vector.map((sample) => scopeKey(sample.labels, scope)),
+      true,
+    );
     const byScopeKey = new Map<string, number>();
-    for (const sample of vectors[index] ?? []) byScopeKey.set(scopeKey(sample.labels, definition.scope), sample.value);
+    vector.forEach((sample, i) => {
+      byScopeKey.set(sampleKeys[i] as string, sample.value);
+    });
     const present = presentKeys(definition, presence, presentByScope);
     const histogram = definition.quantileOf;
-    let topBounds: Map<string, number> | undefined;
+    let topBounds: ReadonlyMap<string, number> | undefined;
     if (histogram !== undefined) {
       topBounds = boundsByHistogram.get(histogram) ?? highestFiniteBounds(histogram, presence);
       boundsByHistogram.set(histogram, topBounds);
     }
-    for (const queue of queues) {
-      const key = scopeKey(queue.identity.labels, definition.scope);
+    // The queues are discovered from the queue families' series (`discoverQueues`), so their keys are kept with them.
+    const queueKeys = presence.derived.of(`queue keys ${scope}`, queueFamilyLists(presence), () =>
+      queues.map((queue) => scopeKey(queue.identity.labels, scope)),
+    );
+    for (const [queueIndex, queue] of queues.entries()) {
+      const key = queueKeys[queueIndex] as string;
       const value = byScopeKey.get(key);
       const record = out.get(queue.key);
       if (record === undefined) continue;
@@ -261,29 +295,42 @@ function signalSnapshots(
  * Keys (at the signal's scope) of the series for which every metric the signal reads exists. `known` keeps
  * each metric's keys by scope for the other signals of the evaluation.
  */
-function presentKeys(definition: SignalDefinition, presence: Presence, known: Map<string, Set<string>>): Set<string> {
-  let keys: Set<string> | undefined;
+function presentKeys(
+  definition: SignalDefinition,
+  presence: Presence,
+  known: Map<string, ReadonlySet<string>>,
+): ReadonlySet<string> {
+  let keys: ReadonlySet<string> | undefined;
   for (const metric of metricsOf(definition.expr)) {
     const id = `${definition.scope} ${metric}`;
     let these = known.get(id);
     if (these === undefined) {
-      these = new Set((presence.get(metric) ?? []).map((l) => scopeKey(l, definition.scope)));
+      const list = presence.labels.get(metric) ?? NO_LABEL_SETS;
+      these = presence.derived.of(
+        `present ${id}`,
+        [list],
+        () => new Set(list.map((l) => scopeKey(l, definition.scope))),
+      );
       known.set(id, these);
     }
-    keys = keys === undefined ? these : new Set([...keys].filter((k) => these.has(k)));
+    const inThese = these;
+    keys = keys === undefined ? these : new Set([...keys].filter((k) => inThese.has(k)));
   }
   return keys ?? new Set();
 }
 
-function highestFiniteBounds(histogram: string, presence: Presence): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const labels of presence.get(`${histogram}_bucket`) ?? []) {
-    const bound = Number(labels[LABEL.le]);
-    if (!Number.isFinite(bound)) continue;
-    const key = queueKey(labels);
-    out.set(key, Math.max(out.get(key) ?? Number.NEGATIVE_INFINITY, bound));
-  }
-  return out;
+function highestFiniteBounds(histogram: string, presence: Presence): ReadonlyMap<string, number> {
+  const buckets = presence.labels.get(`${histogram}_bucket`) ?? NO_LABEL_SETS;
+  return presence.derived.of(`highest bounds ${histogram}`, [buckets], () => {
+    const out = new Map<string, number>();
+    for (const labels of buckets) {
+      const bound = Number(labels[LABEL.le]);
+      if (!Number.isFinite(bound)) continue;
+      const key = queueKey(labels);
+      out.set(key, Math.max(out.get(key) ?? Number.NEGATIVE_INFINITY, bound));
+    }
+    return out;
+  });
 }
 
 function toSignalValue(
@@ -407,17 +454,16 @@ function targetReports(
   for (const t of options.targets ?? []) known.set(t.name, t);
   const listed = new Set(known.keys());
   // Targets seen in any series (Prometheus mode learns them here).
-  for (const labelSets of presence.values()) {
-    for (const labels of labelSets) {
-      const name = targetName(labels);
-      if (!known.has(name))
-        known.set(name, { name, labels: { job: labels.job ?? '', instance: labels.instance ?? '' } });
-    }
-  }
+  for (const target of seenTargets(presence)) if (!known.has(target.name)) known.set(target.name, target);
   const targetRules = evaluated.rules;
   const leaderByTarget = new Map<string, number>();
   for (const sample of evaluated.leader) leaderByTarget.set(targetName(sample.labels), sample.value);
-  const reconcileTargets = new Set((presence.get(CONTROLLER_RUNTIME.reconcileTotal) ?? []).map((l) => targetName(l)));
+  const reconciles = presence.labels.get(CONTROLLER_RUNTIME.reconcileTotal) ?? NO_LABEL_SETS;
+  const reconcileTargets = presence.derived.of(
+    'reconciling targets',
+    [reconciles],
+    () => new Set(reconciles.map((l) => targetName(l))),
+  );
 
   for (const target of known.values()) {
     // A target that failed is reported as an error even while its queues still show recent data.
@@ -470,4 +516,20 @@ function targetReports(
     }
   }
   return reports;
+}
+
+/** The targets of every series listed, each once, in order of first appearance. */
+function seenTargets(presence: Presence): readonly TargetState[] {
+  const lists = [...presence.labels.values()];
+  return presence.derived.of('seen targets', lists, () => {
+    const seen = new Map<string, TargetState>();
+    for (const labelSets of lists) {
+      for (const labels of labelSets) {
+        const name = targetName(labels);
+        if (!seen.has(name))
+          seen.set(name, { name, labels: { job: labels.job ?? '', instance: labels.instance ?? '' } });
+      }
+    }
+    return [...seen.values()];
+  });
 }

@@ -15,6 +15,7 @@
  */
 import type { ChangeReader } from '../promql/backend.js';
 import type { Expr } from '../promql/expr.js';
+import { InputPlans } from '../promql/input-plans.js';
 import type { InstantVector, Labels } from '../promql/vector.js';
 import { type DiagnosisBackend, evaluateBatch, runCovering } from './backend.js';
 import type { RuleSettings } from './catalog.js';
@@ -74,6 +75,16 @@ export class EvaluationMemory {
   readonly #steps = new Map<string, Map<number, ReadonlySet<string>>>();
   /** By condition (id, thresholds and `for`), then key. */
   readonly #since = new Map<string, Map<string, { readonly sinceMs: number; readonly atMs: number }>>();
+  /**
+   * By condition (id and thresholds), its expression: the same object at every evaluation, so that what the
+   * evaluator remembers on its nodes (promql/input-plans.ts) serves the next evaluation too.
+   */
+  readonly #conditions = new Map<string, Expr>();
+  /**
+   * What the engine derives from the label sets of the series it lists (the queues, their keys by scope), by what
+   * it is: remade only when the series listed change (promql/input-plans.ts).
+   */
+  readonly listedSeries = new InputPlans<string>();
   #backend: DiagnosisBackend | undefined;
   #changes: ChangeReader | undefined;
 
@@ -123,6 +134,17 @@ export class EvaluationMemory {
       this.#steps.set(condition, byTime);
     }
     return byTime;
+  }
+
+  /** The expression of the condition of `settings`, made at its first evaluation. */
+  conditionOf(settings: ConditionSettings): Expr {
+    const key = conditionKey(settings);
+    let condition = this.#conditions.get(key);
+    if (condition === undefined) {
+      condition = conditionOf(settings);
+      this.#conditions.set(key, condition);
+    }
+    return condition;
   }
 
   /** The `since` remembered for a condition, by key. */
@@ -225,7 +247,7 @@ export async function checkConditions(
   const { at, step, memory, signal } = options;
   const plans: Plan[] = checks.map((check) => ({
     check,
-    condition: conditionOf(check.settings),
+    condition: memory.conditionOf(check.settings),
     steps: memory.stepsOf(conditionKey(check.settings)),
   }));
   const timesOf = checks.map((c) => checkTimes(c.settings, options));

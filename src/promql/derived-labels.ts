@@ -1,35 +1,35 @@
 /**
  * Label sets derived from label sets (without some names, with only some names, without the metric name) and
- * their signatures, remembered on the label set they come from. A running service evaluates the same expressions
- * over the same series every time, so each derivation is made once per series instead of once per evaluation;
- * derived label sets are remembered objects too, so what is derived from them is remembered in turn.
+ * their signatures.
  *
  * Derived label sets are shared by content (shared-label-sets.ts): the many series of a queue, or the buckets of a
- * histogram, derive one object for their common identity, and what is derived from it is made and held once. A
- * signature is the content key of the derived label set it is the signature of (`signature(labels, names)` is the
- * content key of `labels` with only `names`), so it is held once per distinct derived set, not once per series.
+ * histogram, derive one object for their common identity. What is derived from a derived label set is remembered
+ * on it, so a chain of derivations over few distinct contents is made once. What is derived from any other label
+ * set (a series' own, as the store holds it) is computed at each call and not remembered: operators derive from
+ * their inputs' series only when they make a plan (input-plans.ts), which then holds what they need, so remembering
+ * per series would hold a copy of it for as long as the series lives.
  *
- * Contract: label sets are immutable. For the same label set (object) and names with the same content, the same
- * result (object or string) comes back for as long as the label set lives, equal to what `withoutLabels`,
- * `onlyLabels`, `signature`, `signatureWithout` and `groupKey` compute; label sets with the same content may be
- * given the same object. What is remembered is held in a WeakMap by label set (the label set itself is untouched)
- * and goes with it. Name lists are told apart by content, so a label set holds at most one entry per distinct
- * name list (and kind of derivation) of the expressions evaluated over it.
+ * Contract: label sets are immutable. The results equal what `withoutLabels`, `onlyLabels`, `signature`,
+ * `signatureWithout` and `groupKey` compute. A derived label set is the one object of its content for as long as
+ * it lives: the same object comes back for equal results, whatever label set they are derived from. The label set
+ * derived from is untouched; what is remembered on a derived set is held in a WeakMap and goes with it. Name lists
+ * are told apart by content, so a derived set holds at most one entry per distinct name list (and kind of
+ * derivation) of the expressions evaluated over it.
  */
 import { onlyLabels as deriveOnly, withoutLabels as deriveWithout, type Labels } from '../exposition/labels.js';
 import { contentKey, SharedLabelSets } from './shared-label-sets.js';
-import { groupKey, METRIC_NAME_LABEL, signature } from './vector.js';
+import { groupKey, METRIC_NAME_LABEL, signature, signatureWithout } from './vector.js';
 
 /**
- * What one label set has derived, as alternating keys and values: a label set derives a handful of things, and
- * a short array scanned by key identity costs a fraction of a map's memory per label set. Replaced by a longer
- * copy when something is added (an array grown by `push` keeps room for 17 elements).
+ * What one derived label set has derived, as alternating keys and values: a label set derives a handful of
+ * things, and a short array scanned by key identity costs a fraction of a map's memory per label set. Replaced by
+ * a longer copy when something is added (an array grown by `push` keeps room for 17 elements).
  */
 type Derived = readonly unknown[];
 
 type Table = 'without' | 'only';
 
-/** By label set; an entry goes when its label set does. */
+/** By derived label set (every one has an entry, its content key, from when it is shared); goes with it. */
 const DERIVED = new WeakMap<Labels, Derived>();
 /** Every derived label set, by content. */
 const SHARED = new SharedLabelSets();
@@ -53,20 +53,25 @@ function keyOf(table: Table, names: readonly string[]): string {
   return keys[table];
 }
 
-/** What `labels` derived under `key`, derived now when not yet. */
+/** Whether `labels` is a derived (shared) label set, which remembers what is derived from it. */
+function isDerived(labels: Labels): boolean {
+  return DERIVED.has(labels);
+}
+
+/** What `labels` derived under `key`, derived now when not yet; remembered on derived label sets only. */
 function rememberedUnder<T>(labels: Labels, key: string, derive: () => T): T {
   const derived = DERIVED.get(labels);
-  if (derived !== undefined)
-    for (let i = 0; i < derived.length; i += 2) if (derived[i] === key) return derived[i + 1] as T;
+  if (derived === undefined) return derive();
+  for (let i = 0; i < derived.length; i += 2) if (derived[i] === key) return derived[i + 1] as T;
   const value = derive();
-  DERIVED.set(labels, derived === undefined ? [key, value] : derived.concat([key, value]));
+  DERIVED.set(labels, derived.concat([key, value]));
   return value;
 }
 
 /** The shared label set with the content of `derivedSet` (see the module comment). */
 function share(derivedSet: Labels): Labels {
   const { labels, key } = SHARED.shared(derivedSet);
-  if (labels === derivedSet) rememberedUnder(labels, CONTENT_KEY, () => key);
+  if (labels === derivedSet) DERIVED.set(labels, [CONTENT_KEY, key]);
   return labels;
 }
 
@@ -104,7 +109,7 @@ function repeatsAName(names: readonly string[]): boolean {
 
 /** `signature(labels, names)`: the content key of `labels` with only `names`. */
 export function signatureOf(labels: Labels, names: readonly string[]): string {
-  if (repeatsAName(names)) return signature(labels, names);
+  if (repeatsAName(names) || !isDerived(labels)) return signature(labels, names);
   return contentKeyOf(labelsOnly(labels, names));
 }
 
@@ -113,6 +118,7 @@ const withMetricName = new WeakMap<readonly string[], readonly string[]>();
 
 /** `signatureWithout(labels, names)`: the content key of `labels` without `names` and the metric name. */
 export function signatureWithoutOf(labels: Labels, names: readonly string[]): string {
+  if (!isDerived(labels)) return signatureWithout(labels, names);
   let excluded = withMetricName.get(names);
   if (excluded === undefined) {
     excluded = [...names, METRIC_NAME_LABEL];

@@ -15,11 +15,14 @@
 import { floatError, readFloat } from '../exposition/float-text.js';
 import { type Labels, labelValue } from '../exposition/labels.js';
 import { LABEL } from '../metrics/names.js';
-import { groupKeyOf, labelsWithout } from './derived-labels.js';
+import { labelsWithout, signatureWithoutOf } from './derived-labels.js';
+import { type Grouping, GroupNumbering } from './grouping.js';
 import type { VectorSample } from './vector.js';
 
 /** What `histogram_quantile` groups buckets without. */
 const BUCKET_LABELS: readonly string[] = [LABEL.le, LABEL.metricName];
+/** The same, for `signatureWithout` (which leaves the metric name out itself). */
+const BUCKET_LE: readonly string[] = [LABEL.le];
 
 export type { VectorSample };
 
@@ -335,8 +338,8 @@ export interface RangeResult {
 /**
  * `fn(metric[windowMs])` at `atMs` over the series a store selected for `[atMs - windowMs, atMs]`
  * (in storage order): one sample per series, labels as given (no `__name__`); series with too few
- * points are listed in `insufficient` (Prometheus drops them from the result). Each series' points are read
- * before the next series is taken and never kept, so a store may hand them out in reused arrays.
+ * points are listed in `insufficient` (Prometheus drops them from the result). Each series (its item and points)
+ * is read before the next series is taken and never kept, so a store may hand them out in a reused item and arrays.
  */
 export function rangeOverSeries(
   fn: RangeFunctionName,
@@ -453,28 +456,54 @@ export interface QuantileSample extends QuantileResult {
   readonly labels: Labels;
 }
 
+/** The buckets of a `histogram_quantile` input: its samples' groups and each sample's upper bound (its `le`). */
+export type BucketGrouping = Grouping & { readonly upperBounds: Float64Array };
+
+/**
+ * The groups of `histogram_quantile`'s input: by the other labels than `le` and `__name__`, in order of first
+ * appearance. Samples without a parseable `le` are in none (skipped, as Prometheus does). Depends on the labels
+ * only (see grouping.ts).
+ */
+export function bucketGrouping(vector: readonly VectorSample[]): BucketGrouping {
+  const groups = new GroupNumbering();
+  const groupOf = new Int32Array(vector.length).fill(-1);
+  const upperBounds = new Float64Array(vector.length);
+  vector.forEach((s, i) => {
+    const le = labelValue(s.labels, LABEL.le);
+    if (le === undefined) return;
+    const upperBound = readFloat(le, 0, le.length);
+    if (floatError !== undefined) return;
+    // The key from the sample's own labels; the group's labels are made once, for its first sample.
+    const key = signatureWithoutOf(s.labels, BUCKET_LE);
+    groupOf[i] = groups.numberOf(key) ?? groups.open(key, labelsWithout(s.labels, BUCKET_LABELS));
+    upperBounds[i] = upperBound;
+  });
+  return { groupOf, upperBounds, labels: groups.labels };
+}
+
+/** `histogram_quantile(q, v)` over `vector` grouped as `bucketGrouping(vector)` groups it. */
+export function bucketQuantiles(
+  q: number,
+  vector: readonly VectorSample[],
+  grouping: BucketGrouping,
+): QuantileSample[] {
+  const { groupOf, upperBounds, labels } = grouping;
+  const buckets: Bucket[][] = labels.map(() => []);
+  vector.forEach((s, i) => {
+    const group = groupOf[i] as number;
+    if (group >= 0) (buckets[group] as Bucket[]).push({ upperBound: upperBounds[i] as number, count: s.value });
+  });
+  return labels.map((groupLabels, group) => ({
+    labels: groupLabels,
+    ...bucketQuantile(q, buckets[group] as Bucket[]),
+  }));
+}
+
 /**
  * `histogram_quantile(q, v)` over a vector of bucket samples (each with an `le` label): groups by
  * the other labels and applies `bucketQuantile`. Samples without a parseable `le` are skipped,
  * as Prometheus does. Groups come out in order of first appearance.
  */
 export function histogramQuantile(q: number, vector: readonly VectorSample[]): QuantileSample[] {
-  const groups = new Map<string, { labels: Labels; buckets: Bucket[] }>();
-  for (const s of vector) {
-    const le = labelValue(s.labels, LABEL.le);
-    if (le === undefined) continue;
-    const upperBound = readFloat(le, 0, le.length);
-    if (floatError !== undefined) continue;
-    const labels = labelsWithout(s.labels, BUCKET_LABELS);
-    const key = groupKeyOf(labels);
-    let g = groups.get(key);
-    if (g === undefined) {
-      g = { labels, buckets: [] };
-      groups.set(key, g);
-    }
-    g.buckets.push({ upperBound, count: s.value });
-  }
-  const out: QuantileSample[] = [];
-  for (const g of groups.values()) out.push({ labels: g.labels, ...bucketQuantile(q, g.buckets) });
-  return out;
+  return bucketQuantiles(q, vector, bucketGrouping(vector));
 }

@@ -481,7 +481,7 @@ export class History {
     }
   }
 
-  #selectRecs(selector: SeriesSelector): SeriesRecord[] {
+  #selectRecs(selector: SeriesSelector): readonly SeriesRecord[] {
     return selectSeries(
       this.#targetsOf(selector.target),
       selector,

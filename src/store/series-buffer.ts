@@ -163,6 +163,11 @@ export class SeriesBuffer {
     return { t, v };
   }
 
+  /** Time of the newest sample (stale markers aside), or -Infinity when there is none. */
+  newestSampleTime(): number {
+    return this.#newestTime;
+  }
+
   /** Time of the newest sample or stale marker, or -Infinity. */
   newest(): number {
     const s = this.staleAt;
@@ -350,7 +355,7 @@ export class SeriesBuffer {
     let lo = this.start;
     let hi = this.end;
     if (lo === hi || this.time(lo) >= time) return lo;
-    if (this.time(hi - 1) < time) return hi;
+    if (this.#newestTime < time) return hi;
     // time(lo) < time <= time(hi - 1)
     lo++;
     hi--;
@@ -367,7 +372,7 @@ export class SeriesBuffer {
     let lo = this.start;
     let hi = this.end;
     // The common case first: a window that ends at or after the newest sample.
-    if (lo === hi || this.time(hi - 1) <= time) return hi;
+    if (lo === hi || this.#newestTime <= time) return hi;
     if (this.time(lo) > time) return lo;
     // time(lo) <= time < time(hi - 1)
     lo++;

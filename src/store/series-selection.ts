@@ -68,13 +68,10 @@ export function selectSeries(
   targets: Iterable<TargetState>,
   selector: SeriesSelector,
   merged: MergedNameLists | undefined,
-): SeriesRecord[] {
-  const match = compileMatchers(selector.matchers ?? []);
+): readonly SeriesRecord[] {
+  if (merged !== undefined) return merged.selected(targets, selector.metric, selector.matchers ?? NO_MATCHERS);
+  const match = compileMatchers(selector.matchers ?? NO_MATCHERS);
   const out: SeriesRecord[] = [];
-  if (merged !== undefined) {
-    for (const rec of merged.of(targets, selector.metric)) if (match(rec.labels)) out.push(rec);
-    return out;
-  }
   for (const st of targets) {
     const list = st.byName.get(selector.metric);
     if (list === undefined) continue;
@@ -83,18 +80,43 @@ export function selectSeries(
   return out;
 }
 
+const NO_MATCHERS: readonly LabelMatcher[] = [];
+
 /**
  * Every target's series of a metric in storage order, sorted together once and kept until a series of any
- * target comes or goes (`changed()`), so selections across many targets do not sort on every query.
+ * target comes or goes (`changed()`), so selections across many targets do not sort on every query; and what
+ * matcher lists select of them, kept as long, by matcher list object (an expression's selector holds its own, and
+ * evaluates it again and again), so that they are not matched again on every query either.
  */
 export class MergedNameLists {
   #generation = 0;
   readonly #lists = new Map<string, { readonly generation: number; readonly recs: readonly SeriesRecord[] }>();
+  /** By metric, then by matcher list. */
+  readonly #selections = new Map<string, WeakMap<readonly LabelMatcher[], readonly SeriesRecord[]>>();
 
   /** A series was added or removed. */
   changed(): void {
     this.#generation++;
     this.#lists.clear();
+    this.#selections.clear();
+  }
+
+  /** The series of `metric` that `matchers` select, in storage order. */
+  selected(targets: Iterable<TargetState>, metric: string, matchers: readonly LabelMatcher[]): readonly SeriesRecord[] {
+    const recs = this.of(targets, metric);
+    if (matchers.length === 0) return recs;
+    let byMatchers = this.#selections.get(metric);
+    if (byMatchers === undefined) {
+      byMatchers = new WeakMap();
+      this.#selections.set(metric, byMatchers);
+    }
+    let selected = byMatchers.get(matchers);
+    if (selected === undefined) {
+      const match = compileMatchers(matchers);
+      selected = recs.filter((rec) => match(rec.labels));
+      byMatchers.set(matchers, selected);
+    }
+    return selected;
   }
 
   of(targets: Iterable<TargetState>, metric: string): readonly SeriesRecord[] {
@@ -141,22 +163,39 @@ export class WindowPoints implements Iterable<WindowSeries> {
     this.#endMs = endMs;
   }
 
-  *[Symbol.iterator](): Iterator<WindowSeries> {
+  [Symbol.iterator](): Iterator<WindowSeries> {
+    const recs = this.#recs;
+    const startMs = this.#startMs;
+    const endMs = this.#endMs;
     const arrays = new Map<number, { t: Float64Array; v: Float64Array }>();
-    for (const rec of this.#recs) {
-      const b = rec.buf;
-      const i = b.lowerBound(this.#startMs);
-      const j = Math.max(i, b.upperBound(this.#endMs));
-      let pair = arrays.get(j - i);
-      if (pair === undefined) {
-        pair = { t: new Float64Array(j - i), v: new Float64Array(j - i) };
-        arrays.set(j - i, pair);
-      }
-      b.read(i, j, pair.t, pair.v);
-      yield { labels: rec.labels, t: pair.t, v: pair.v };
-    }
+    let next = 0;
+    // One item and one result, filled anew for each series (see the class comment).
+    const item: { labels: Labels; t: Float64Array; v: Float64Array } = { labels: {}, t: NO_TIMES, v: NO_TIMES };
+    const result: IteratorResult<WindowSeries> = { done: false, value: item };
+    const done: IteratorResult<WindowSeries> = { done: true, value: undefined };
+    return {
+      next: () => {
+        const rec = recs[next++];
+        if (rec === undefined) return done;
+        const b = rec.buf;
+        const i = b.lowerBound(startMs);
+        const j = Math.max(i, b.upperBound(endMs));
+        let pair = arrays.get(j - i);
+        if (pair === undefined) {
+          pair = { t: new Float64Array(j - i), v: new Float64Array(j - i) };
+          arrays.set(j - i, pair);
+        }
+        b.read(i, j, pair.t, pair.v);
+        item.labels = rec.labels;
+        item.t = pair.t;
+        item.v = pair.v;
+        return result;
+      },
+    };
   }
 }
+
+const NO_TIMES = new Float64Array(0);
 
 /** The instant selector's sample of `rec` at `atMs`, `undefined` when there is none. */
 export function instantSample(rec: SeriesRecord, atMs: number, lookbackDeltaMs: number): InstantSample | undefined {
@@ -179,7 +218,7 @@ export function labelsWithName(rec: SeriesRecord): Labels {
 export function hasSampleIn(rec: SeriesRecord, startMs: number, endMs: number): boolean {
   const b = rec.buf;
   if (b.end === b.start) return false;
-  const newest = b.time(b.end - 1);
+  const newest = b.newestSampleTime();
   // The common case (the range ends now): no search.
   if (newest <= endMs) return newest >= startMs;
   const first = b.lowerBound(startMs);
