@@ -38,6 +38,8 @@ describe('failing keys requeued at once', () => {
       expect(value(q, 'requeuedErrorRate')).toBeLessThan(0.6 * value(q, 'addRate'));
       expect(value(q, 'retryRate')).toBeLessThan(0.1 * value(q, 'requeuedErrorRate'));
       expect(findings(q)).toContain('WorkqueueHotLoop');
+      // Nothing is retried, let alone with backoff: not persistent failures.
+      expect(findings(q)).not.toContain('WorkqueuePersistentFailures');
     },
   );
 

@@ -252,7 +252,8 @@ describe('computed truth at the edges', () => {
     const atOnce = { failingKeys: 2, workers: 4, backoffBaseMs: 0 };
     const priority = truthOf('persistent-failure', { ...atOnce, queue: 'priority' }).queues[0]!;
     expect(priority.expected).toEqual(['WorkqueueHotLoop']);
-    expect(priority.allowed).toEqual(['WorkqueuePersistentFailures']);
+    // Nothing backs off: the persistent-failure finding (failures retried with backoff) would be wrong.
+    expect(priority.allowed).toEqual([]);
     const classic = truthOf('persistent-failure', { ...atOnce, queue: 'classic' }).queues[0]!;
     expect(classic.expected).toEqual(['WorkqueuePersistentFailures']);
     expect(classic.allowed).toEqual(['WorkqueueHotLoop']);
@@ -260,7 +261,7 @@ describe('computed truth at the edges', () => {
     expect(hidden.expected).toEqual([]);
     // Loopers beyond the workers hold every worker and stand waiting.
     const crowded = truthOf('persistent-failure', { ...atOnce, failingKeys: 6, queue: 'priority' }).queues[0]!;
-    expect(crowded.allowed).toEqual(['WorkqueuePersistentFailures', 'WorkqueueSaturated', 'WorkqueueBacklog']);
+    expect(crowded.allowed).toEqual(['WorkqueueSaturated', 'WorkqueueBacklog']);
     // A first delay above zero is backoff: the ordinary truth.
     expect(truthOf('persistent-failure', { backoffBaseMs: 50 }).queues[0]!.expected).toEqual([
       'WorkqueuePersistentFailures',
