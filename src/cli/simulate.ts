@@ -129,7 +129,7 @@ export function registerSimulateCommand(program: Command): void {
     )
     .option(
       '--sync-ms <ms>',
-      "backlog, gradual-backlog, saturation: median sync time of the main controller; the load keeps its ratio to capacity; hot-loop-status-write: of the looping keys; slow-but-steady: of every sync (default: the scenario's)",
+      "backlog, gradual-backlog, saturation: median sync time of the main controller; the load keeps its ratio to capacity; hot-loop-status-write: of the looping keys; slow-but-steady: of every sync; persistent-failure: of the failing keys' syncs (default: the scenario's)",
     )
     .option('--start <time>', 'time of the first sample (RFC 3339 or unix seconds)', '2026-01-01T00:00:00Z')
     .option('--record <file>', 'recording to write (virtual time); FILE.truth.json gets the ground truth')

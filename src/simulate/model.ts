@@ -258,7 +258,8 @@ export interface SimulationParams {
    * Median sync time of the main controller, in milliseconds, where the scenario sets its load relative to its
    * capacity (backlog, gradual-backlog, saturation): the syncs keep their spread, the capacity follows; of the
    * looping keys in hot-loop-status-write (a slower loop adds less often); of every sync in slow-but-steady (a
-   * slower provider). Else ignored.
+   * slower provider); of the failing keys' syncs in persistent-failure (a failure that waits on a timeout: behind a
+   * zero-delay limiter, a slower loop). Else ignored.
    */
   readonly syncMs?: number | undefined;
 }

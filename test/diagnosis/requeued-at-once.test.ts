@@ -43,6 +43,28 @@ describe('failing keys requeued at once', () => {
     },
   );
 
+  it.each([5, 6])(
+    'priority queue, seed %i: a slow loop (two objects failing after 0.8 s) beside the polls of 20 objects is a hot loop',
+    { timeout: 120_000 },
+    async (seed) => {
+      const q = await scenarioQueue('persistent-failure', {
+        ...AT_ONCE,
+        seed,
+        workers: 4,
+        failingKeys: 2,
+        syncMs: 800,
+        queue: 'priority',
+      });
+      // About 2.4 errors a second; the polls' RequeueAfter counts retries beside them (a positive delay), which
+      // reach a tenth of the errors and more, but backoff would count at least one retry per error.
+      expect(value(q, 'requeuedErrorRate')).toBeGreaterThan(2);
+      expect(value(q, 'retryRate')).toBeGreaterThan(0.1 * value(q, 'requeuedErrorRate'));
+      expect(value(q, 'retryRate')).toBeLessThan(0.4 * value(q, 'requeuedErrorRate'));
+      expect(findings(q)).toContain('WorkqueueHotLoop');
+      expect(findings(q)).not.toContain('WorkqueuePersistentFailures');
+    },
+  );
+
   it('priority queue: thirty loopers on four workers, 26 of them always waiting, are a hot loop', {
     timeout: 120_000,
   }, async () => {

@@ -262,6 +262,14 @@ describe('computed truth at the edges', () => {
     // Loopers beyond the workers hold every worker and stand waiting.
     const crowded = truthOf('persistent-failure', { ...atOnce, failingKeys: 6, queue: 'priority' }).queues[0]!;
     expect(crowded.allowed).toEqual(['WorkqueueSaturated', 'WorkqueueBacklog']);
+    // A slow loop: owed where its errors come at two a second or more, far above the polls' retries beside them;
+    // slower, allowed; as slow as the polls, the counts cannot tell it from a backoff.
+    const slow = (syncMs: number) =>
+      truthOf('persistent-failure', { ...atOnce, syncMs, queue: 'priority' }).queues[0]!;
+    expect(slow(800).expected).toEqual(['WorkqueueHotLoop']);
+    expect(slow(1400).expected).toEqual([]);
+    expect(slow(1400).allowed).toEqual(['WorkqueueHotLoop']);
+    expect(slow(5000).allowed).toEqual(['WorkqueueHotLoop', 'WorkqueuePersistentFailures']);
     // A first delay above zero is backoff: the ordinary truth.
     expect(truthOf('persistent-failure', { backoffBaseMs: 50 }).queues[0]!.expected).toEqual([
       'WorkqueuePersistentFailures',

@@ -2,7 +2,7 @@ import { allOf, anyOf, binary } from '../../promql/expr.js';
 import { DRAIN_SHARE, lowPriorityNotDraining } from '../capacity.js';
 import { compare, relate, scale, sig, unlessAny, where } from '../conditions.js';
 import { formatValue, numberOf } from '../format.js';
-import { defineRule, type RuleCase, type SignalSnapshot, type ThresholdValues } from '../rule.js';
+import { defineRule, type RuleCase, SHARE, type SignalSnapshot, type ThresholdValues } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
 
 /**
@@ -70,10 +70,11 @@ export const hotLoop = defineRule({
     },
     drainShare: DRAIN_SHARE,
     maxRetryPerError: {
-      default: 0.1,
+      default: 0.5,
       unit: 'ratio',
+      range: SHARE,
       description:
-        'Retries per reconcile error (or per add, when failed writes track the adds) at or below which failures bypass the rate limiter (plain Add). Both queues count one retry for every requeue through the rate limiter, so errors retried with backoff read about 1; a loop re-adding with a plain Add reads 0, and the tenth left above it is the occasional key legitimately in backoff beside the loop.',
+        "Retries per requeued reconcile error (or per add, when failed writes track the adds) at or below which failures bypass the rate limiter: at least half of them requeued with a plain Add, or through a limiter whose delay is zero. The counts set the line, not a scenario: every requeue through the rate limiter counts one retry on both queues, so errors retried with backoff read 1 or more, never less; a loop re-adding at once counts none, and reads only the retries that come beside it, chiefly the `RequeueAfter` polls (the priority queue counts a retry for every positive delay, the classic queue for every AddAfter). Half sits between the two and is where PersistentFailures starts to read the failures as backed off (its `minRetryPerError`), so one line divides the two readings. A tenth would miss a slow loop beside an everyday controller's polls: two objects failing after 0.6 s each (3.2 errors a second) beside 27 objects polling every 30 to 60 s (0.7 retries a second) read 0.22.",
     },
   },
   forMs: 5 * MINUTE_MS,
