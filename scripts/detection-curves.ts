@@ -161,6 +161,30 @@ const SWEEPS: readonly Sweep[] = [
     }),
   ),
   {
+    rule: 'WorkqueueHotLoop',
+    title: 'HotLoop: one key writing status after a sync of N s (its adds a second: 1/N)',
+    axis: 'looping sync, seconds',
+    scenario: 'hot-loop-status-write',
+    points: [0.25, 0.5, 0.7, 1, 1.5, 2.5].map((seconds) => ({
+      x: seconds,
+      label: `${seconds}`,
+      params: { loopKeys: 1, syncMs: seconds * 1000 },
+    })),
+    variants: [PRIORITY, CLASSIC],
+  },
+  {
+    rule: 'WorkqueueHotLoop',
+    title: 'HotLoop: two keys failing after N s behind a zero-delay limiter, beside the polls (errors a second: 2/N)',
+    axis: 'failing sync, seconds',
+    scenario: 'persistent-failure',
+    points: [0.2, 0.5, 0.8, 1.2, 2, 4].map((seconds) => ({
+      x: seconds,
+      label: `${seconds}`,
+      params: { workers: 4, failingKeys: 2, backoffBaseMs: 0, syncMs: seconds * 1000, durationMs: 45 * MINUTE },
+    })),
+    variants: [PRIORITY, CLASSIC],
+  },
+  {
     rule: 'WorkqueueSlowWork',
     title: 'SlowWork: share of syncs blocking 24–36 s (2 syncs/s)',
     axis: 'blocking share',
