@@ -170,6 +170,15 @@ describe('computed truth follows the parameters', () => {
   it('a hot loop on a single worker allows saturation', () => {
     expect(truthOf('hot-loop-status-write', { workers: 1 }).queues[0]!.allowed).toEqual(['WorkqueueSaturated']);
   });
+
+  it('a status-write loop is owed where it makes nearly all the adds, allowed beside as many real changes', () => {
+    // One object through a 0.7 s sync: 1.4 adds a second, beside 0.1 real changes (owed) or 1 (allowed).
+    const slow = { loopKeys: 1, syncMs: 700, background: 'off' } as const;
+    expect(truthOf('hot-loop-status-write', { ...slow, rate: 0.1 }).queues[0]!.expected).toEqual(['WorkqueueHotLoop']);
+    const diluted = truthOf('hot-loop-status-write', { ...slow, rate: 1 }).queues[0]!;
+    expect(diluted.expected).toEqual([]);
+    expect(diluted.allowed).toEqual(['WorkqueueHotLoop']);
+  });
 });
 
 describe('computed truth at the edges', () => {

@@ -12,7 +12,7 @@ import {
   type SimulationParams,
   SUCCESS,
 } from '../model.js';
-import { leaseName, round, type Sizes, sizes, steadySync, withMedian } from './common.js';
+import { backgroundPollsPerSecond, leaseName, round, type Sizes, sizes, steadySync, withMedian } from './common.js';
 
 /** Mean delay from a write to its watch event (uniform 2–20 ms in the process model). */
 const MEAN_WATCH_LATENCY_MS = 11;
@@ -23,6 +23,15 @@ const MEAN_WATCH_LATENCY_MS = 11;
 const STATUS_WRITE: Sizes = { workers: 2, keys: 300, rate: 1 };
 const STATUS_HOT_KEYS = 3;
 const STATUS_SYNC = lognormal(6, 0.4);
+/**
+ * The share of the adds a status-write loop must make for the metrics to show it. They show a loop only as writes
+ * that track the adds: a loop making a share s of the adds, beside real changes whose syncs do not write, reads s
+ * writes per add, as a controller that writes on that share of its syncs does (a status update on most real
+ * changes is everyday behaviour). Nine adds in ten read as every sync writing; below that the loop is allowed, not
+ * owed: one object looping through a 0.7 s sync (1.3 adds a second) beside one real change a second reads 0.57
+ * writes per add, as a quiet controller writing on half its syncs does.
+ */
+const STATUS_LOOP_SHARE_SHOWN = 0.9;
 
 export function statusWriteLoopController(params: SimulationParams, name = 'ingress-status'): ControllerSpec {
   const { workers, keys, rate } = sizes(params, STATUS_WRITE);
@@ -31,8 +40,13 @@ export function statusWriteLoopController(params: SimulationParams, name = 'ingr
   const loopSync = params.syncMs === undefined ? STATUS_SYNC : withMedian(STATUS_SYNC, params.syncMs);
   const sync = meanMs(loopSync);
   const loopBusy = (hotKeys * sync) / (sync + MEAN_WATCH_LATENCY_MS);
-  const busy = (loopBusy + (rate * 1.2 * sync) / 1000) / workers;
+  // Real changes are synced at the scenario's own pace (`syncMs` moves only the looping keys').
+  const busy = (loopBusy + (rate * 1.2 * meanMs(STATUS_SYNC)) / 1000) / workers;
   const allowed: DiagnosisId[] = busy >= 0.8 ? ['WorkqueueSaturated'] : [];
+  const loopAddsPerSecond = (hotKeys * 1000) / (sync + MEAN_WATCH_LATENCY_MS);
+  // Real changes and the background's polls add without a write.
+  const loopShare = loopAddsPerSecond / (loopAddsPerSecond + rate + backgroundPollsPerSecond(keys, rate, params));
+  const note = `${hotKeys} keys update their own status on every sync and are woken by the echo of that write`;
   return {
     name,
     workers,
@@ -43,14 +57,18 @@ export function statusWriteLoopController(params: SimulationParams, name = 'ingr
       const draw = sampler(loopSync, env.rng);
       return (ctx) => (ctx.key < hotKeys ? { durationMs: draw(), result: SUCCESS, write: 'PUT' } : normal(ctx));
     },
-    truth: {
-      expected: ['WorkqueueHotLoop'],
-      allowed,
-      note: `${hotKeys} keys update their own status on every sync and are woken by the echo of that write`,
-    },
+    truth:
+      loopShare >= STATUS_LOOP_SHARE_SHOWN
+        ? { expected: ['WorkqueueHotLoop'], allowed, note }
+        : {
+            expected: [],
+            allowed: ['WorkqueueHotLoop', ...allowed],
+            note: `${note}; the loop makes ${Math.round(loopShare * 100)}% of the adds, beside real changes that do not write: its writes read as a controller writing on part of its syncs`,
+          },
     facts: {
       keysInLoop: hotKeys,
-      expectedLoopAddsPerSecond: round((hotKeys * 1000) / (sync + MEAN_WATCH_LATENCY_MS), 1),
+      expectedLoopAddsPerSecond: round(loopAddsPerSecond, 1),
+      loopShareOfAdds: round(loopShare, 3),
       busyWorkers: round(busy * workers, 2),
     },
   };
