@@ -6,8 +6,9 @@
  * them, 20 minutes at one scrape a minute, written as one OpenMetrics recording (families in order, each
  * series' samples together) and imported with promtool. The service's Prometheus source reads it through a
  * counting proxy on loopback (requests and response bytes); four evaluations 15 s apart ending at the recording's
- * end, as the service makes them: with its memory and its default `maxSampleDelay`, so the first is cold (every
- * step of every `for`) and the later ones ask for the new steps only; the later ones' median.
+ * end, as the service makes them: with its memory, its default `maxSampleDelay` and its default `seriesRefresh`
+ * (5 minutes), so the first is cold (every step of every `for`, every series listed) and the later ones ask for
+ * the new steps only and keep the series lists (one evaluation in twenty lists them again); the later ones' median.
  * The claim under test: the number of queries per evaluation does not grow with the number of queues.
  *
  * With the recording rules: the Prometheus also holds the series of every recording rule `generate` ships (the
@@ -21,7 +22,8 @@
  *
  * Run: `npm run bench:prometheus-mode` (about ten minutes and 4 GB of temporary disk at 10,000 queues).
  * BENCH_PROMETHEUS_QUEUES picks the sizes (default `1000,10000`); BENCH_PROMETHEUS_SLOWEST=N prints each way's N
- * slowest requests of its last evaluation to stderr.
+ * slowest requests of its last evaluation to stderr, BENCH_PROMETHEUS_PROFILE=N the N costliest of them replayed
+ * alone, with the totals by kind (for tuning).
  */
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
@@ -31,7 +33,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parse, stringify } from 'yaml';
-import { DEFAULT_EVALUATION_INTERVAL, DEFAULT_PROMETHEUS_MAX_SAMPLE_DELAY } from '../src/config/service-defaults.js';
+import {
+  DEFAULT_EVALUATION_INTERVAL,
+  DEFAULT_PROMETHEUS_MAX_SAMPLE_DELAY,
+  DEFAULT_PROMETHEUS_SERIES_REFRESH,
+} from '../src/config/service-defaults.js';
 import { EvaluationMemory } from '../src/diagnosis/holding.js';
 import { ruleAnalyses } from '../src/generate/artifacts.js';
 import { recordedSignals, recordingPlan } from '../src/generate/recording-rules.js';
@@ -56,6 +62,7 @@ const START_S = 1_767_225_600; // 2026-01-01T00:00:00Z
 const EVALUATIONS = 4;
 const SERVICE_EVALUATION_INTERVAL_MS = parseDuration(DEFAULT_EVALUATION_INTERVAL);
 const SERVICE_MAX_SAMPLE_DELAY_MS = parseDuration(DEFAULT_PROMETHEUS_MAX_SAMPLE_DELAY);
+const SERVICE_SERIES_REFRESH_MS = parseDuration(DEFAULT_PROMETHEUS_SERIES_REFRESH);
 const RUNBOOK = 'https://example.invalid/runbooks';
 
 /**
@@ -125,7 +132,15 @@ async function writeRecording(dir: string, managers: number): Promise<string> {
 }
 
 /** A request through the proxy: how long its answer took, and its query. */
-type TimedRequest = { readonly ms: number; readonly query: string };
+/** A request through the proxy: its time, its query (or path), and what was sent (to replay it). */
+type TimedRequest = {
+  readonly ms: number;
+  readonly query: string;
+  readonly path: string;
+  readonly method: string;
+  readonly body: string;
+  readonly contentType: string | undefined;
+};
 
 /** An HTTP proxy to `upstream` counting requests and response bytes, and timing each request. */
 async function countingProxy(upstream: string): Promise<{
@@ -150,8 +165,16 @@ async function countingProxy(upstream: string): Promise<{
           bytes += chunk.length;
         });
         answer.on('end', () => {
-          const query = new URLSearchParams(`${req.url?.split('?')[1] ?? ''}&${Buffer.concat(body).toString()}`);
-          timed.push({ ms: performance.now() - started, query: query.get('query') ?? req.url ?? '' });
+          const sent = Buffer.concat(body).toString();
+          const query = new URLSearchParams(`${req.url?.split('?')[1] ?? ''}&${sent}`);
+          timed.push({
+            ms: performance.now() - started,
+            query: query.get('query') ?? req.url ?? '',
+            path: req.url ?? '/',
+            method: req.method ?? 'GET',
+            body: sent,
+            contentType: req.headers['content-type'],
+          });
         });
         answer.pipe(res);
       },
@@ -248,15 +271,64 @@ function printSlowest(mode: RecordedSeriesMode, timed: readonly TimedRequest[]):
   }
 }
 
+/**
+ * BENCH_PROMETHEUS_PROFILE=N replays the requests of an evaluation one at a time, each alone on the server, and
+ * prints the N costliest: a query's engine time (`stats=all`), a series lookup's time; then the totals by kind
+ * (recorded series read, raw series read, condition, series lookup). Requests sent together share the cores, so
+ * their own times do not tell which one costs the server most; alone they do.
+ */
+async function printProfile(upstream: string, mode: RecordedSeriesMode, timed: readonly TimedRequest[]): Promise<void> {
+  const count = Number(process.env.BENCH_PROMETHEUS_PROFILE ?? 0);
+  if (!(count > 0)) return;
+  const costs: Array<{ ms: number; kind: string; query: string }> = [];
+  for (const r of timed) {
+    const isQuery = r.path.startsWith('/api/v1/query');
+    const withStats = isQuery ? `${r.body}${r.body === '' ? '' : '&'}stats=all` : r.body;
+    const started = performance.now();
+    const answer = await fetch(`${upstream}${r.path}`, {
+      method: r.method,
+      ...(r.method === 'POST' ? { body: withStats } : {}),
+      headers: r.contentType === undefined ? {} : { 'content-type': r.contentType },
+    });
+    const json = (await answer.json()) as { data?: { stats?: { timings?: { evalTotalTime?: number } } } };
+    const wallMs = performance.now() - started;
+    const engineS = json.data?.stats?.timings?.evalTotalTime;
+    const recordedRead = /^\(?[a-z]+:[a-z0-9_]+:[a-z0-9_]+ \* 1\)?$/.test(r.query.trim());
+    const kind = !isQuery
+      ? 'series lookup'
+      : recordedRead
+        ? 'recorded series read'
+        : /(>=|<=| > | < |\band\b|\bunless\b| or )/.test(r.query) && /[a-z]+:[a-z0-9_]+:[a-z0-9_]+/.test(r.query)
+          ? 'condition'
+          : 'raw series read';
+    costs.push({ ms: engineS === undefined ? wallMs : engineS * 1000, kind, query: r.query });
+  }
+  console.error(`costliest requests alone, recorded series ${mode}:`);
+  for (const c of [...costs].sort((a, b) => b.ms - a.ms).slice(0, count)) {
+    console.error(`  ${c.ms.toFixed(0)} ms  ${c.kind}  ${c.query.slice(0, 200)}`);
+  }
+  const byKind = new Map<string, { n: number; ms: number }>();
+  for (const c of costs) {
+    const k = byKind.get(c.kind) ?? { n: 0, ms: 0 };
+    byKind.set(c.kind, { n: k.n + 1, ms: k.ms + c.ms });
+  }
+  for (const [kind, k] of byKind) console.error(`  total ${kind}: ${k.n} requests, ${k.ms.toFixed(0)} ms`);
+}
+
 /** `EVALUATIONS` evaluations through `proxy`, reading recorded series as `mode` says. */
 async function evaluations(
   proxy: Awaited<ReturnType<typeof countingProxy>>,
+  upstream: string,
   mode: RecordedSeriesMode,
   atMs: number,
 ): Promise<Evaluations> {
   const source = createPrometheusSource(
     { url: proxy.url, timeoutMs: 120_000 },
-    { recorded: { mode, signals: SHIPPED_RECORDINGS }, maxSampleDelayMs: SERVICE_MAX_SAMPLE_DELAY_MS },
+    {
+      recorded: { mode, signals: SHIPPED_RECORDINGS },
+      maxSampleDelayMs: SERVICE_MAX_SAMPLE_DELAY_MS,
+      seriesRefreshMs: SERVICE_SERIES_REFRESH_MS,
+    },
   );
   try {
     const memory = new EvaluationMemory();
@@ -270,7 +342,10 @@ async function evaluations(
       const ms = performance.now() - start;
       const { requests, bytes, timed } = proxy.take();
       runs.push({ requests, bytes, ms, found: report.queues.length });
-      if (i === EVALUATIONS - 1) printSlowest(mode, timed);
+      if (i === EVALUATIONS - 1) {
+        printSlowest(mode, timed);
+        await printProfile(upstream, mode, timed);
+      }
     }
     const [first, ...later] = runs as [(typeof runs)[0], ...typeof runs];
     const median = later.sort((a, b) => a.ms - b.ms)[Math.floor(later.length / 2)] ?? first;
@@ -303,8 +378,8 @@ async function measure(queues: number): Promise<Row> {
     try {
       const series = Number((await prom.query('count({job="bench-prometheus-mode"})', endSec))[0]?.value);
       const atMs = endSec * 1000;
-      const raw = await evaluations(proxy, 'off', atMs);
-      const recorded = await evaluations(proxy, 'auto', atMs);
+      const raw = await evaluations(proxy, prom.url, 'off', atMs);
+      const recorded = await evaluations(proxy, prom.url, 'auto', atMs);
       const groupRuns: number[] = [];
       for (let i = 0; i < 3; i++) groupRuns.push(await ruleGroupEvaluationMs(prom.url, group, endSec));
       const ruleGroupMs = groupRuns.sort((a, b) => a - b)[1] as number;

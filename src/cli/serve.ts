@@ -104,6 +104,10 @@ export function registerServeCommand(program: Command): void {
       'Prometheus mode: read signals from the series of the generated recording rules, auto (where the API holds them; the default), on or off [WQD_PROMETHEUS_RECORDED_SERIES]',
     )
     .option(
+      '--prometheus-series-refresh <duration>',
+      'Prometheus mode: how long a series lookup stands for the next evaluations; new queues show up to that late; shorter than --evaluation-interval lists them every evaluation (default 5m) [WQD_PROMETHEUS_SERIES_REFRESH]',
+    )
+    .option(
       '--prometheus-max-sample-delay <duration>',
       'Prometheus mode: how late samples may reach the API (remote write, federation); steps older than that are kept between evaluations (default 2m) [WQD_PROMETHEUS_MAX_SAMPLE_DELAY]',
     )

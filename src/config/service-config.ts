@@ -40,6 +40,7 @@ import {
   DEFAULT_EVALUATION_INTERVAL,
   DEFAULT_LISTEN,
   DEFAULT_PROMETHEUS_MAX_SAMPLE_DELAY,
+  DEFAULT_PROMETHEUS_SERIES_REFRESH,
   DEFAULT_PROMETHEUS_TIMEOUT,
   DEFAULT_SCRAPE_INTERVAL,
   DEFAULT_TARGET,
@@ -73,6 +74,8 @@ export type SourceConfig =
       readonly engine: PrometheusEngine;
       /** How late samples may reach the server: steps older than that are kept between evaluations. */
       readonly maxSampleDelayMs: number;
+      /** How long a series lookup stands for the next evaluations (shorter than their interval: none is kept). */
+      readonly seriesRefreshMs: number;
       /** Whether signals are read from the recording rules' series; `auto` where the server holds them. */
       readonly recordedSeries: RecordedSeriesMode;
       readonly basicAuth?: { readonly username: string; readonly passwordFile: string };
@@ -325,6 +328,7 @@ function resolveSource(
         engine: get<PrometheusEngine>('prometheus.engine') ?? 'auto',
         maxSampleDelayMs:
           get<number>('prometheus.maxSampleDelay') ?? parseDuration(DEFAULT_PROMETHEUS_MAX_SAMPLE_DELAY),
+        seriesRefreshMs: get<number>('prometheus.seriesRefresh') ?? parseDuration(DEFAULT_PROMETHEUS_SERIES_REFRESH),
         recordedSeries: get<RecordedSeriesMode>('prometheus.recordedSeries') ?? 'auto',
         ...(username !== undefined && passwordFile !== undefined ? { basicAuth: { username, passwordFile } } : {}),
       };

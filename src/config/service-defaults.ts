@@ -17,4 +17,9 @@ export const DEFAULT_PROMETHEUS_TIMEOUT = '30s';
  * within seconds; remote write from a backlogged sender, minutes.
  */
 export const DEFAULT_PROMETHEUS_MAX_SAMPLE_DELAY = '2m';
+/**
+ * How long a series lookup stands for a service's next evaluations (`prometheus.seriesRefresh`): controllers come
+ * and go over minutes, and a new queue's findings wait for a `for` of five minutes or more anyway.
+ */
+export const DEFAULT_PROMETHEUS_SERIES_REFRESH = '5m';
 export const DEMO_SCENARIO = 'mixed';

@@ -91,6 +91,16 @@ export const SETTINGS: readonly Setting[] = [
     range: { min: '1s', max: '1h' },
     sources: PROMETHEUS,
   },
+  // How long a series lookup stands for the next evaluations (prometheus-backend.ts); under the evaluation interval,
+  // every evaluation lists the series.
+  {
+    key: 'prometheus.seriesRefresh',
+    kind: 'duration',
+    flag: 'prometheusSeriesRefresh',
+    env: 'WQD_PROMETHEUS_SERIES_REFRESH',
+    range: { min: '1s', max: '1h' },
+    sources: PROMETHEUS,
+  },
   // Signals read from the recording rules' series where the server holds them (recorded-series.ts).
   {
     key: 'prometheus.recordedSeries',

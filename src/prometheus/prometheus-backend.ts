@@ -31,6 +31,14 @@
  *
  * Contract (recorded series): given the signals the shipped recording rules record (`recorded`), signals are read
  * from their recorded series where the server holds them (recorded-series.ts); by default none are.
+ *
+ * Contract (series refresh): given `seriesRefreshMs`, a metric's series lookup stands for the later lookups of that
+ * metric whose window ends at most that long after its own (a service's evaluations, each at a later time): a
+ * fleet's series change when controllers come and go, not every evaluation, and listing them is a fifth of what an
+ * evaluation costs the server. A series that appears in between is listed at the next refresh (a new queue shows
+ * up to that late), one that ends stays listed until then (its signals read absent). A lookup that found nothing,
+ * or failed, is never kept, and a window that ends earlier than the kept one's, or starts before it, is listed
+ * again. Without it (one-off diagnoses, replays), every lookup asks the server.
  */
 import { labelValue, makeLabels } from '../exposition/labels.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../metrics/names.js';
@@ -52,6 +60,8 @@ export type PrometheusBackendOptions = {
   readonly maxSampleDelayMs?: number;
   /** The signals the recording rules record, and whether to read them (see the module contract). */
   readonly recorded?: RecordedSeries;
+  /** How long a series lookup stands for later ones (see the module contract); unset: every lookup asks. */
+  readonly seriesRefreshMs?: number;
 };
 
 export const PROMETHEUS_ENGINES = ['auto', 'prometheus', 'victoriametrics'] as const;
@@ -159,7 +169,7 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
     ...(options.maxSampleDelayMs === undefined
       ? {}
       : { changes: () => lateSampleChanges(options.maxSampleDelayMs ?? 0) }),
-    async seriesLabels(metric, fromMs, toMs, signal) {
+    seriesLabels: keptLookups(options.seriesRefreshMs, async (metric, fromMs, toMs, signal) => {
       const lookup = async (matchers: readonly LabelMatcher[]) =>
         client.series([renderPromQL(selectorExpr(metric, matchers), { extraMatchers })], fromMs / 1000, toMs / 1000, {
           signal,
@@ -170,7 +180,38 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
       const bounds = await client.labelValues(LABEL.le, [match], fromMs / 1000, toMs / 1000, { signal });
       const perBound = await Promise.all(bounds.map((le) => lookup([{ label: LABEL.le, op: '=', value: le }])));
       return perBound.flat().map(named);
-    },
+    }),
+  };
+}
+
+type SeriesLookup = DiagnosisBackend['seriesLabels'];
+
+/**
+ * `lookup` with each metric's answer kept for later windows ending within `refreshMs` of its own (the module
+ * contract's series refresh); `lookup` itself where `refreshMs` is unset. Lookups of one metric in flight together
+ * share one request.
+ */
+function keptLookups(refreshMs: number | undefined, lookup: SeriesLookup): SeriesLookup {
+  if (refreshMs === undefined) return lookup;
+  const kept = new Map<string, { fromMs: number; toMs: number; labels: Promise<Labels[]> }>();
+  return (metric, fromMs, toMs, signal) => {
+    const last = kept.get(metric);
+    if (last !== undefined && fromMs >= last.fromMs && toMs >= last.toMs && toMs - last.toMs < refreshMs) {
+      return last.labels;
+    }
+    const labels = lookup(metric, fromMs, toMs, signal);
+    const entry = { fromMs, toMs, labels };
+    kept.set(metric, entry);
+    // Nothing found, or a failure: asked again next time.
+    labels.then(
+      (found) => {
+        if (found.length === 0 && kept.get(metric) === entry) kept.delete(metric);
+      },
+      () => {
+        if (kept.get(metric) === entry) kept.delete(metric);
+      },
+    );
+    return labels;
   };
 }
 

@@ -66,13 +66,14 @@ export async function prometheusClientOptions(
 export function prometheusSourceFor(
   config: Pick<ServiceConfig, 'scope' | 'overrides'>,
   clientOptions: PrometheusClientOptions,
-  source: Pick<PrometheusSourceConfig, 'engine' | 'recordedSeries' | 'maxSampleDelayMs'>,
+  source: Pick<PrometheusSourceConfig, 'engine' | 'recordedSeries' | 'maxSampleDelayMs' | 'seriesRefreshMs'>,
 ): MetricsSource {
   const plan = recordingPlan(ruleAnalyses(config.overrides), config.scope, config.overrides);
   return createPrometheusSource(clientOptions, {
     selector: config.scope.selector ?? [],
     engine: source.engine,
     maxSampleDelayMs: source.maxSampleDelayMs,
+    seriesRefreshMs: source.seriesRefreshMs,
     recorded: { mode: source.recordedSeries, signals: recordedSignals(plan) },
   });
 }

@@ -151,6 +151,7 @@ describe('precedence: flags > environment > file', () => {
       headers: { 'X-Scope-OrgID': 'team-a' },
       engine: 'auto',
       maxSampleDelayMs: 120_000,
+      seriesRefreshMs: 300_000,
       recordedSeries: 'auto',
       basicAuth: { username: 'u', passwordFile: '/pw' },
     });
