@@ -1,8 +1,10 @@
 /**
  * The recording rules behind the generated alerts, named in Prometheus' `level:metric:operations` convention:
  *
- * - one per signal an alert reads (in its condition or as evidence), e.g. `queue:workqueue_adds:rate5m`,
- *   `controller:controller_runtime_reconcile_errors:rate15m`, `process:rest_client_requests_writes:rate5m`. The
+ * - one per signal the service reports (every signal an alert reads, in its condition or as evidence, and the
+ *   rest of each queue's report), e.g. `queue:workqueue_adds:rate5m`,
+ *   `controller:controller_runtime_reconcile_errors:rate15m`, `process:rest_client_requests_writes:rate5m`: a
+ *   service in Prometheus mode then reads every signal from one recorded series per queue. The
  *   level is the signal's identity scope, the metric its metric (with `_total` dropped under `rate`, and a
  *   word for each of its label matchers), the operations what the signal computes of it, newest first. A
  *   signal that is a metric as exposed (no operation) is read directly and not recorded;
@@ -24,7 +26,7 @@
  */
 import type { RuleOverrides } from '../diagnosis/catalog.js';
 import { type IdentityScope, labelsBeyond, withPlacementLabels } from '../diagnosis/identity.js';
-import { SIGNALS, type SignalDefinition, type SignalId } from '../diagnosis/signals.js';
+import { REPORTED_SIGNALS, SIGNALS, type SignalDefinition, type SignalId } from '../diagnosis/signals.js';
 import {
   CONFLICT_CODE,
   LABEL,
@@ -212,7 +214,8 @@ export function recordingPlan(
   const selector = scope.selector ?? [];
   const identity = identityOptions(scope);
 
-  const used = new Set<string>();
+  // Every signal an alert reads, and every reported one (Prometheus mode reads them all each evaluation).
+  const used = new Set<string>(REPORTED_SIGNALS.map((s) => s.id));
   for (const a of analyses) {
     for (const id of signalsIn(a.condition)) used.add(id);
     for (const id of a.settings.rule.evidence) used.add(id);
