@@ -74,6 +74,7 @@ export function memoizedBackend(inner: DiagnosisBackend): DiagnosisBackend {
   return {
     evaluate: async (expr, timesMs, signal) => (await batch([expr], timesMs, signal))[0] ?? [],
     evaluateBatch: batch,
+    ...(inner.stepCost === undefined ? {} : { stepCost: inner.stepCost }),
     seriesLabels: (metric, fromMs, toMs, signal) => inner.seriesLabels(metric, fromMs, toMs, signal),
     ...(changes === undefined ? {} : { changes }),
   };

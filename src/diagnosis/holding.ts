@@ -261,13 +261,14 @@ export async function checkConditions(
   const atVectors = atExprs.map((_, i) => atBatch[i]?.[0] ?? []);
 
   // The grid steps of every `for`: in one batch over one evenly spaced run from the earliest where the backend
-  // shares work between expressions, each condition over its own steps otherwise (a remote backend's range
-  // queries then cover no more than each `for`).
+  // shares work between expressions and times, each condition over its own steps otherwise (a remote backend's
+  // range queries then cover no more than each `for`), those lacking the same steps in one batch (a service's
+  // later evaluations lack only the newest steps of every `for`: one batch, whose signals are computed once).
   const grid = gridStepAtOrBefore(at, options);
   const gridSteps = plans
     .map((plan, i) => ({ plan, times: withData(timesOf[i] ?? [], options.historyStartMs).filter((t) => t !== at) }))
     .filter((x) => x.times.length > 0);
-  if (backend.evaluateBatch !== undefined) {
+  if (backend.evaluateBatch !== undefined && backend.stepCost !== 'per-time') {
     const earliest = Math.min(...gridSteps.map((x) => x.times[0] ?? grid));
     const run = earliest <= grid ? stepTimes(grid, step, Math.round((grid - earliest) / step)) : [];
     await fill(
@@ -277,7 +278,16 @@ export async function checkConditions(
       signal,
     );
   } else {
-    await Promise.all(gridSteps.map((x) => fill(backend, [x.plan], x.times, signal)));
+    const byMissing = new Map<string, { plans: Plan[]; times: readonly number[] }>();
+    for (const x of gridSteps) {
+      const missing = runCovering(x.times, (t) => !x.plan.steps.has(t));
+      if (missing.length === 0) continue;
+      const key = missing.join(',');
+      const group = byMissing.get(key);
+      if (group === undefined) byMissing.set(key, { plans: [x.plan], times: missing });
+      else group.plans.push(x.plan);
+    }
+    await Promise.all([...byMissing.values()].map((g) => fill(backend, g.plans, g.times, signal)));
   }
 
   const results: CheckResult[] = [];

@@ -32,6 +32,12 @@
  * Contract (recorded series): given the signals the shipped recording rules record (`recorded`), signals are read
  * from their recorded series where the server holds them (recorded-series.ts); by default none are.
  *
+ * Contract (local conditions): `evaluateBatch` over a few times (a service's later evaluations) computes the
+ * expressions that read nothing but signals (the rules' conditions) in-process from their signals, each distinct
+ * signal asked once (local-conditions.ts); over more times, and for everything else, every expression is asked as it
+ * is. Every time is computed anew by the server (`stepCost: 'per-time'`), so the engine asks each condition over its
+ * own steps.
+ *
  * Contract (series refresh): given `seriesRefreshMs`, a metric's series lookup stands for the later lookups of that
  * metric whose window ends at most that long after its own (a service's evaluations, each at a later time): a
  * fleet's series change when controllers come and go, not every evaluation, and listing them is a fifth of what an
@@ -46,6 +52,7 @@ import type { ChangeReader, DiagnosisBackend } from '../promql/backend.js';
 import { type Expr, type LabelMatcher, selector as selectorExpr } from '../promql/expr.js';
 import { type QueryDialect, renderPromQL } from '../promql/render.js';
 import type { InstantVector, Labels, VectorSample } from '../promql/vector.js';
+import { computeLocally, planLocalConditions } from './local-conditions.js';
 import { PrometheusApiError, type PrometheusClient } from './prometheus-api.js';
 import { type RecordedSeries, RecordedSeriesReader } from './recorded-series.js';
 
@@ -128,39 +135,42 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
     labelValue(labels, LABEL.job) === undefined && labelValue(labels, LABEL.instance) === undefined
       ? makeLabels([...Object.entries(labels), [LABEL.instance, fallback]])
       : labels;
+  const evaluate = async (expr: Expr, timesMs: readonly number[], signal?: AbortSignal): Promise<InstantVector[]> => {
+    const first = timesMs[0];
+    const last = timesMs[timesMs.length - 1];
+    if (first === undefined || last === undefined) return [];
+    const [queryDialect, replace] = await Promise.all([
+      dialect(signal),
+      recorded?.replacementFor(expr, timesMs, signal),
+    ]);
+    const query = renderPromQL(expr, {
+      extraMatchers,
+      dialect: queryDialect,
+      ...(replace === undefined ? {} : { replace }),
+    });
+    if (timesMs.length === 1) {
+      const result = await client.query(query, first / 1000, { signal });
+      if (result.resultType === 'vector')
+        return [result.result.map((s) => ({ labels: named(s.metric), value: s.value }))];
+      if (result.resultType === 'scalar') return [[{ labels: {}, value: result.result.value }]];
+      throw new TypeError(`expected a vector from ${query}, got a ${result.resultType}`);
+    }
+    const stepMs = (timesMs[1] ?? first) - first;
+    const matrix = await client.queryRange(query, first / 1000, last / 1000, stepMs / 1000, { signal });
+    const vectors: VectorSample[][] = timesMs.map(() => []);
+    for (const series of matrix.result) {
+      const labels = named(series.metric);
+      for (const point of series.samples) {
+        const index = Math.round((point.timeSec * 1000 - first) / stepMs);
+        vectors[index]?.push({ labels, value: point.value });
+      }
+    }
+    return vectors;
+  };
   return {
-    async evaluate(expr: Expr, timesMs: readonly number[], signal?: AbortSignal): Promise<InstantVector[]> {
-      const first = timesMs[0];
-      const last = timesMs[timesMs.length - 1];
-      if (first === undefined || last === undefined) return [];
-      const [queryDialect, replace] = await Promise.all([
-        dialect(signal),
-        recorded?.replacementFor(expr, timesMs, signal),
-      ]);
-      const query = renderPromQL(expr, {
-        extraMatchers,
-        dialect: queryDialect,
-        ...(replace === undefined ? {} : { replace }),
-      });
-      if (timesMs.length === 1) {
-        const result = await client.query(query, first / 1000, { signal });
-        if (result.resultType === 'vector')
-          return [result.result.map((s) => ({ labels: named(s.metric), value: s.value }))];
-        if (result.resultType === 'scalar') return [[{ labels: {}, value: result.result.value }]];
-        throw new TypeError(`expected a vector from ${query}, got a ${result.resultType}`);
-      }
-      const stepMs = (timesMs[1] ?? first) - first;
-      const matrix = await client.queryRange(query, first / 1000, last / 1000, stepMs / 1000, { signal });
-      const vectors: VectorSample[][] = timesMs.map(() => []);
-      for (const series of matrix.result) {
-        const labels = named(series.metric);
-        for (const point of series.samples) {
-          const index = Math.round((point.timeSec * 1000 - first) / stepMs);
-          vectors[index]?.push({ labels, value: point.value });
-        }
-      }
-      return vectors;
-    },
+    evaluate,
+    evaluateBatch: (exprs, timesMs, signal) => evaluateWithLocalConditions(evaluate, exprs, timesMs, signal),
+    stepCost: 'per-time',
     ...(recorded === undefined
       ? {}
       : {
@@ -182,6 +192,50 @@ export function createPrometheusBackend(client: PrometheusClient, options: Prome
       return perBound.flat().map(named);
     }),
   };
+}
+
+/**
+ * Batches of at most this many times compute their conditions here (local-conditions.ts): a service's later
+ * evaluations, which ask for the newest steps only. Longer runs (a first evaluation's `for` ranges, a finding
+ * traced back) ask the server for each condition, whose answer holds only the queues where it holds, instead of
+ * every queue's signals at every step.
+ */
+const LOCAL_CONDITION_MAX_TIMES = 4;
+
+/**
+ * `exprs` at `timesMs` (see the module contract, local conditions): the conditions that read nothing but signals
+ * computed here from their signals, each signal asked once; the rest asked as they are.
+ */
+async function evaluateWithLocalConditions(
+  evaluate: DiagnosisBackend['evaluate'],
+  exprs: readonly Expr[],
+  timesMs: readonly number[],
+  signal?: AbortSignal,
+): Promise<InstantVector[][]> {
+  const plan = timesMs.length <= LOCAL_CONDITION_MAX_TIMES ? planLocalConditions(exprs) : undefined;
+  if (plan === undefined || !plan.local.includes(true)) {
+    return Promise.all(exprs.map((expr) => evaluate(expr, timesMs, signal)));
+  }
+  // A leaf that is also asked for as it is (a reported signal) is asked once.
+  const asked = new Map<Expr, Promise<InstantVector[]>>();
+  const ask = (expr: Expr): Promise<InstantVector[]> => {
+    let answer = asked.get(expr);
+    if (answer === undefined) {
+      answer = evaluate(expr, timesMs, signal);
+      asked.set(expr, answer);
+    }
+    return answer;
+  };
+  // Every request sent before any answer is awaited.
+  const asking = exprs.map((expr, i) => (plan.local[i] ? undefined : ask(expr)));
+  const leafAsking = plan.leaves.map(ask);
+  const [remote, leaves] = await Promise.all([Promise.all(asking), Promise.all(leafAsking)]);
+  return exprs.map((expr, i) => {
+    if (!plan.local[i]) return remote[i] ?? [];
+    return timesMs.map((t, j) =>
+      computeLocally(expr, new Map(plan.leaves.map((leaf, k) => [leaf, leaves[k]?.[j] ?? []])), t),
+    );
+  });
 }
 
 type SeriesLookup = DiagnosisBackend['seriesLabels'];

@@ -25,6 +25,13 @@ export interface DiagnosisBackend {
    */
   evaluateBatch?(exprs: readonly Expr[], timesMs: readonly number[], signal?: AbortSignal): Promise<InstantVector[][]>;
   /**
+   * What more times cost in one call. `shared` (the default; an in-process backend): neighbouring times read their
+   * windows from one history, so a batch over one run of steps from the earliest `for` start costs little more
+   * than each condition over its own steps. `per-time` (a remote server): every time is computed anew, so each
+   * condition is best asked over its own steps only, and conditions lacking the same steps in one batch.
+   */
+  readonly stepCost?: 'shared' | 'per-time';
+  /**
    * A reader of the earliest sample time written to the backend's data since the reader last asked: what was
    * evaluated at earlier times still holds. Backends whose data changes without telling (a remote Prometheus)
    * offer none, and nothing evaluated over them is kept.

@@ -1,6 +1,7 @@
 /**
  * Parity: the same recording diagnosed in-process (`diagnose --recording`) and by a real Prometheus holding
- * it (`diagnose --prometheus-url`, every signal and condition evaluated by the server from its PromQL) gives
+ * it (`diagnose --prometheus-url`, every signal evaluated by the server from its PromQL, and every condition too,
+ * or, over a few steps, computed from those signals) gives
  * the same queues, the same findings with the same `since`, the same observations, and the same signal values
  * (those the observations read included).
  *
@@ -19,8 +20,11 @@ import { diagnose } from '../../src/diagnosis/engine.js';
 import { EvaluationMemory } from '../../src/diagnosis/holding.js';
 import type { Report } from '../../src/diagnosis/report.js';
 import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/rule.js';
+import { ruleAnalyses } from '../../src/generate/artifacts.js';
+import { planLocalConditions } from '../../src/prometheus/local-conditions.js';
 import { createPrometheusClient, type PrometheusClient } from '../../src/prometheus/prometheus-api.js';
 import { createPrometheusBackend } from '../../src/prometheus/prometheus-backend.js';
+import type { InstantVector } from '../../src/promql/vector.js';
 import { createPrometheusSource } from '../../src/sources/prometheus-source.js';
 import { openRecordingSource } from '../../src/sources/recording-source.js';
 import {
@@ -258,5 +262,55 @@ describe('the recorded series read in place of the raw ones give the same verdic
     );
     expect(present.length).toBeGreaterThanOrEqual(30);
     expect([...read].sort()).toEqual(present.map((s) => s.labels.__name__).sort());
+  });
+});
+
+// The service's later evaluations compute the conditions here from the signals the server answers
+// (local-conditions.ts); the server computing each condition whole must give the same vectors.
+describe('conditions computed from the signals give what the server computes', () => {
+  const conditions = ruleAnalyses().map((a) => ({ id: a.settings.rule.id, expr: a.condition }));
+
+  it('reads nothing but signals in every queue rule', () => {
+    const plan = planLocalConditions(conditions.map((c) => c.expr));
+    const local = conditions.filter((_, i) => plan.local[i]).map((c) => c.id);
+    expect(local).toEqual(
+      expect.arrayContaining([
+        'WorkqueueBacklog',
+        'WorkqueueHotLoop',
+        'WorkqueueSaturated',
+        'WorkqueueSlowWork',
+        'WorkqueueStuckWorker',
+        'WorkqueuePersistentFailures',
+      ]),
+    );
+  });
+
+  it.each([
+    ['the raw series', 'off'],
+    ['the recorded series', 'auto'],
+  ] as const)('over %s, at three steps', { timeout: 120_000 }, async (_, mode) => {
+    const backend = createPrometheusBackend(createPrometheusClient({ url: prom.url, timeoutMs: 60_000 }), {
+      targetName: 'prometheus',
+      recorded: { mode, signals: SHIPPED_RECORDINGS },
+    });
+    let holding = 0;
+    for (const atMs of [endMs - 20 * 60_000, endMs - 5 * 60_000, endMs]) {
+      const times = [atMs - 60_000, atMs - 30_000, atMs];
+      const local = await backend.evaluateBatch!(
+        conditions.map((c) => c.expr),
+        times,
+      );
+      for (const [i, condition] of conditions.entries()) {
+        const whole = await backend.evaluate(condition.expr, times);
+        times.forEach((t, j) => {
+          const key = (v: InstantVector) =>
+            v.map((s) => `${JSON.stringify(Object.entries(s.labels).sort())} ${s.value}`).sort();
+          expect(key(local[i]?.[j] ?? []), `${condition.id} at ${t}`).toEqual(key(whole[j] ?? []));
+          holding += whole[j]?.length ?? 0;
+        });
+      }
+    }
+    // Some conditions hold somewhere, so the comparison is not of empty vectors only.
+    expect(holding).toBeGreaterThan(0);
   });
 });
