@@ -25,6 +25,7 @@ const NUMBER_FIELDS = [
   'invalidKeys',
   'backoffBaseMs',
   'loopKeys',
+  'writesPerSync',
   'transientShare',
   'outageSeconds',
   'blockingShare',

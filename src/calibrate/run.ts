@@ -97,6 +97,7 @@ export function describeCase(c: CalibrationCase): string {
   if (c.invalidKeys !== undefined) parts.push(`invalidKeys=${c.invalidKeys}`);
   if (c.backoffBaseMs !== undefined) parts.push(`backoffBaseMs=${c.backoffBaseMs}`);
   if (c.loopKeys !== undefined) parts.push(`loopKeys=${c.loopKeys}`);
+  if (c.writesPerSync !== undefined) parts.push(`writesPerSync=${c.writesPerSync}`);
   if (c.transientShare !== undefined) parts.push(`transientShare=${c.transientShare}`);
   if (c.outageSeconds !== undefined) parts.push(`outageSeconds=${c.outageSeconds}`);
   if (c.blockingShare !== undefined) parts.push(`blockingShare=${c.blockingShare}`);

@@ -57,6 +57,7 @@ interface SimulateFlags {
   invalidKeys?: string;
   backoffBaseMs?: string;
   loopKeys?: string;
+  writesPerSync?: string;
   transientShare?: string;
   outageSeconds?: string;
   blockingShare?: string;
@@ -116,6 +117,10 @@ export function registerSimulateCommand(program: Command): void {
     .option(
       '--loop-keys <n>',
       "hot-loop-status-write, hot-loop-no-backoff, self-requeue-loop: keys in the loop (default: the scenario's)",
+    )
+    .option(
+      '--writes-per-sync <n>',
+      'event-per-sync: API writes each sync makes, the Event then updates of objects the controller does not watch (default 1)',
     )
     .option(
       '--transient-share <share>',
@@ -273,6 +278,9 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
       ...(flags.invalidKeys === undefined ? {} : { invalidKeys: integer('--invalid-keys', flags.invalidKeys) }),
       ...(flags.backoffBaseMs === undefined ? {} : { backoffBaseMs: number('--backoff-base-ms', flags.backoffBaseMs) }),
       ...(flags.loopKeys === undefined ? {} : { loopKeys: integer('--loop-keys', flags.loopKeys) }),
+      ...(flags.writesPerSync === undefined
+        ? {}
+        : { writesPerSync: integer('--writes-per-sync', flags.writesPerSync) }),
       ...(flags.transientShare === undefined
         ? {}
         : { transientShare: number('--transient-share', flags.transientShare) }),

@@ -241,6 +241,11 @@ export interface SimulationParams {
   /** Keys in the loop, where the scenario has a loop (the hot-loop and self-requeue scenarios); else ignored. */
   readonly loopKeys?: number | undefined;
   /**
+   * API writes each sync makes, where the scenario writes on every sync without waking itself (event-per-sync: the
+   * Event, then updates of objects the controller does not watch); else ignored.
+   */
+  readonly writesPerSync?: number | undefined;
+  /**
    * Share of first attempts that fail once and succeed on the retry (a throttled cloud API), where the scenario has
    * them (transient-errors; dependency-outage outside its outage); else ignored.
    */

@@ -95,6 +95,8 @@ const MAX_KEYS = 10_000_000;
 const MAX_RATE = 100_000;
 /** A sync (blocking or not) of a day is already a stuck one. */
 const MAX_BLOCKING_SECONDS = 86_400;
+/** More writes than this in one sync is not a controller's sync any more. */
+const MAX_WRITES_PER_SYNC = 20;
 const MAX_DURATION_MS = 7 * 24 * 3_600_000;
 
 /**
@@ -128,6 +130,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
   check('invalidKeys', input.invalidKeys, 0, MAX_KEYS, true);
   check('backoffBaseMs', input.backoffBaseMs, 0, DEFAULT_MAX_BACKOFF_MS, false);
   check('loopKeys', input.loopKeys, 1, MAX_KEYS, true);
+  check('writesPerSync', input.writesPerSync, 1, MAX_WRITES_PER_SYNC, true);
   check('transientShare', input.transientShare, 0, 1, false);
   check('outageSeconds', input.outageSeconds, 1, MAX_DURATION_MS / 1000, false);
   check('blockingShare', input.blockingShare, 0, 1, false);
@@ -159,6 +162,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
     ...(input.invalidKeys === undefined ? {} : { invalidKeys: input.invalidKeys }),
     ...(input.backoffBaseMs === undefined ? {} : { backoffBaseMs: input.backoffBaseMs }),
     ...(input.loopKeys === undefined ? {} : { loopKeys: input.loopKeys }),
+    ...(input.writesPerSync === undefined ? {} : { writesPerSync: input.writesPerSync }),
     ...(input.transientShare === undefined ? {} : { transientShare: input.transientShare }),
     ...(input.outageSeconds === undefined ? {} : { outageSeconds: input.outageSeconds }),
     ...(input.blockingShare === undefined ? {} : { blockingShare: input.blockingShare }),

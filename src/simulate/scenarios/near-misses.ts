@@ -340,7 +340,9 @@ export const slowButSteady: Scenario = {
 const EVENT_PER_SYNC: Sizes = { workers: 2, keys: 40, rate: 0.8 };
 const EVENT_SYNC = lognormal(15, 0.5);
 /** The Event a sync records: created, then patched with a higher count when the same one repeats. */
-const RECORDED_EVENT = [{ method: 'POST', code: '201' }] as const;
+const RECORDED_EVENT = { method: 'POST', code: '201' } as const;
+/** A further write of a sync: an update of an object the controller does not watch (no event comes back). */
+const UNWATCHED_UPDATE = { method: 'PATCH', code: '200' } as const;
 
 export const eventPerSync: Scenario = {
   name: 'event-per-sync',
@@ -355,6 +357,8 @@ export const eventPerSync: Scenario = {
   defaults: EVENT_PER_SYNC,
   build: (params) => {
     const { workers, keys, rate } = sizes(params, EVENT_PER_SYNC);
+    const writes = params.writesPerSync ?? 1;
+    const requests = [RECORDED_EVENT, ...Array.from({ length: writes - 1 }, () => UNWATCHED_UPDATE)];
     const cap = capacity(workers, EVENT_SYNC);
     const utilization = rate / cap;
     return {
@@ -368,14 +372,17 @@ export const eventPerSync: Scenario = {
           events: { rate, keys: { kind: 'uniform' } },
           sync: ({ rng }) => {
             const draw = sampler(EVENT_SYNC, rng);
-            return () => ({ durationMs: draw(), result: SUCCESS, requests: RECORDED_EVENT });
+            return () => ({ durationMs: draw(), result: SUCCESS, requests });
           },
           // Overloaded over few objects, deduplication holds the depth (`overloadTruth`).
           truth: {
             ...overloadTruth({ keys, rate, capacity: cap }, params),
-            note: 'every sync records an Event: one write per real change, nothing loops',
+            note:
+              writes === 1
+                ? 'every sync records an Event: one write per real change, nothing loops'
+                : `every sync records an Event and updates ${writes - 1} unwatched object(s): ${writes} writes per real change, nothing loops`,
           },
-          facts: { writesPerAdd: 1, utilization: round(utilization, 4) },
+          facts: { writesPerAdd: writes, utilization: round(utilization, 4) },
         },
       ],
     };
