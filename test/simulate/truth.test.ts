@@ -273,8 +273,7 @@ describe('computed truth at the edges', () => {
     expect(crowded.allowed).toEqual(['WorkqueueSaturated', 'WorkqueueBacklog']);
     // A slow loop: owed where its errors come at two a second or more, far above the polls' retries beside them;
     // slower, allowed; as slow as the polls, the counts cannot tell it from a backoff.
-    const slow = (syncMs: number) =>
-      truthOf('persistent-failure', { ...atOnce, syncMs, queue: 'priority' }).queues[0]!;
+    const slow = (syncMs: number) => truthOf('persistent-failure', { ...atOnce, syncMs, queue: 'priority' }).queues[0]!;
     expect(slow(800).expected).toEqual(['WorkqueueHotLoop']);
     expect(slow(1400).expected).toEqual([]);
     expect(slow(1400).allowed).toEqual(['WorkqueueHotLoop']);
