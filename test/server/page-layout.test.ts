@@ -226,23 +226,35 @@ describe('the filters at 1,400 px', () => {
     const page = await openPage(1400);
     try {
       expect(await shownRows(page)).toHaveLength(5);
+      // The page replaces its URL as the filters change; the browser tells the driver a moment later, so the
+      // page's own location is read, once it shows the change.
+      const searchBecomes = (search: string) =>
+        page.waitForFunction((expected) => location.search === expected, { timeout: 10_000 }, search);
       await page.click('input[name=status][value=firing]');
-      expect(new URL(page.url()).search).toBe('?status=firing');
+      await searchBecomes('?status=firing');
       expect(await shownRows(page)).toEqual(['dbuser', 'pod', 'volumesnapshot']);
       await page.select('select[name=cluster]', 'west');
-      expect(new URL(page.url()).search).toBe('?status=firing&cluster=west');
+      await searchBecomes('?status=firing&cluster=west');
       expect(await shownRows(page)).toEqual(['volumesnapshot']);
       await page.select('select[name=cluster]', '');
       // The search reads what the row says: here a word of the hot loop's summary, beside the firing queues.
       await page.click('input[name=status][value=pending]');
       await page.type('input[name=q]', 'API writes');
-      expect(new URL(page.url()).searchParams.get('q')).toBe('API writes');
+      await page.waitForFunction(() => new URL(location.href).searchParams.get('q') === 'API writes', {
+        timeout: 10_000,
+      });
       expect(await shownRows(page)).toEqual(['ingress-status']);
       await page.type('input[name=q]', ' nothing-like-this');
       expect(await shownRows(page)).toEqual([]);
       expect(await page.$eval('.fleet-list .none', (p) => (p as HTMLElement).hidden)).toBe(false);
       // The link shares the view: opened anew, it shows the same.
-      const shared = await openPage(1400, new URL(page.url()).search);
+      await page.waitForFunction(
+        () => new URL(location.href).searchParams.get('q') === 'API writes nothing-like-this',
+        {
+          timeout: 10_000,
+        },
+      );
+      const shared = await openPage(1400, await page.evaluate(() => location.search));
       expect(await shownRows(shared)).toEqual([]);
       await shared.close();
       await page.click('form.filters button[type=reset]');
