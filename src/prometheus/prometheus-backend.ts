@@ -242,29 +242,20 @@ type SeriesLookup = DiagnosisBackend['seriesLabels'];
 
 /**
  * `lookup` with each metric's answer kept for later windows ending within `refreshMs` of its own (the module
- * contract's series refresh); `lookup` itself where `refreshMs` is unset. Lookups of one metric in flight together
- * share one request.
+ * contract's series refresh); `lookup` itself where `refreshMs` is unset. Only an answer that came back with series
+ * is kept: a lookup in flight is not shared (its failure is its caller's alone), and an empty one is asked again.
  */
 function keptLookups(refreshMs: number | undefined, lookup: SeriesLookup): SeriesLookup {
   if (refreshMs === undefined) return lookup;
-  const kept = new Map<string, { fromMs: number; toMs: number; labels: Promise<Labels[]> }>();
-  return (metric, fromMs, toMs, signal) => {
+  const kept = new Map<string, { fromMs: number; toMs: number; labels: Labels[] }>();
+  return async (metric, fromMs, toMs, signal) => {
     const last = kept.get(metric);
     if (last !== undefined && fromMs >= last.fromMs && toMs >= last.toMs && toMs - last.toMs < refreshMs) {
       return last.labels;
     }
-    const labels = lookup(metric, fromMs, toMs, signal);
-    const entry = { fromMs, toMs, labels };
-    kept.set(metric, entry);
-    // Nothing found, or a failure: asked again next time.
-    labels.then(
-      (found) => {
-        if (found.length === 0 && kept.get(metric) === entry) kept.delete(metric);
-      },
-      () => {
-        if (kept.get(metric) === entry) kept.delete(metric);
-      },
-    );
+    const labels = await lookup(metric, fromMs, toMs, signal);
+    if (labels.length > 0) kept.set(metric, { fromMs, toMs, labels });
+    else kept.delete(metric);
     return labels;
   };
 }
