@@ -25,62 +25,34 @@ describe('input plans', () => {
     const node = selector('m');
     let made = 0;
     const make = () => ++made;
+    /** The plan `node` gets for inputs of these label sets and values, one vector each. */
+    const planOf = (...inputs: (readonly (readonly [typeof a, number])[])[]) => planFor(node, inputs.map(vector), make);
     expect(
-      planFor(
-        node,
-        [
-          vector([
-            [a, 1],
-            [b, 2],
-          ]),
-        ],
-        make,
-      ),
+      planOf([
+        [a, 1],
+        [b, 2],
+      ]),
     ).toBe(1);
     expect(
-      planFor(
-        node,
-        [
-          vector([
-            [a, 5],
-            [b, 6],
-          ]),
-        ],
-        make,
-      ),
+      planOf([
+        [a, 5],
+        [b, 6],
+      ]),
     ).toBe(1);
     expect(
-      planFor(
-        node,
-        [
-          vector([
-            [b, 5],
-            [a, 6],
-          ]),
-        ],
-        make,
-      ),
+      planOf([
+        [b, 5],
+        [a, 6],
+      ]),
     ).toBe(2);
-    expect(planFor(node, [vector([[b, 5]])], make)).toBe(3);
+    expect(planOf([[b, 5]])).toBe(3);
     // Equal contents in other objects are other label sets.
-    expect(
-      planFor(
-        node,
-        [
-          vector([
-            [
-              makeLabels([
-                ['job', 'x'],
-                ['name', 'b'],
-              ]),
-              5,
-            ],
-          ]),
-        ],
-        make,
-      ),
-    ).toBe(4);
-    expect(planFor(node, [vector([[b, 5]]), vector([])], make)).toBe(5);
+    const otherB = makeLabels([
+      ['job', 'x'],
+      ['name', 'b'],
+    ]);
+    expect(planOf([[otherB, 5]])).toBe(4);
+    expect(planOf([[b, 5]], [])).toBe(5);
     expect(planFor(selector('m'), [vector([[b, 5]]), vector([])], make)).toBe(6);
   });
 
