@@ -390,6 +390,23 @@ const signalList = [
     expr: perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.sum), SUSTAINED_WINDOW_MS)),
   },
   {
+    id: 'sustainedOfferedWorkers',
+    title: 'Offered load (sustained)',
+    unit: 'workers',
+    scope: 'queue',
+    description:
+      'Workers the arrivals of the long window keep busy: adds per second times the mean sync (the offered load of queueing theory, λ·E[S]). Each add is one later sync, so while the depth holds it equals the busy workers; while the queue works off keys added before the window (a start-up list, a burst) the workers are busier than the arrivals make them, and it is lower.',
+    expr: binary(
+      '*',
+      perQueue(rate(WORKQUEUE.adds, SUSTAINED_WINDOW_MS)),
+      binary(
+        '/',
+        perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.sum), SUSTAINED_WINDOW_MS)),
+        perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.count), SUSTAINED_WINDOW_MS)),
+      ),
+    ),
+  },
+  {
     id: 'maxWorkers',
     title: 'Max workers',
     unit: 'workers',

@@ -70,6 +70,7 @@ const MATCHER_WORDS: ReadonlyArray<{ readonly matcher: LabelMatcher; readonly wo
 const COMPOSITE_SIGNAL_NAMES: Readonly<Partial<Record<SignalId, { metric: string; operations: string }>>> = {
   slowSyncShare: { metric: 'workqueue_work_duration_seconds_over_10s', operations: 'ratio_rate15m' },
   slowSyncRate: { metric: 'workqueue_work_duration_seconds_over_10s', operations: 'rate15m' },
+  sustainedOfferedWorkers: { metric: 'workqueue_offered_workers', operations: 'rate15m' },
   errorRatio: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'ratio_rate5m' },
   sustainedErrorRatio: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'ratio_rate15m' },
   requeuedErrorRate: { metric: 'controller_runtime_reconcile_errors_requeued', operations: 'rate5m' },

@@ -19,6 +19,12 @@ import type { SignalValue } from '../units.js';
  * by construction, and the report says the count was inferred. A queue that drains now and then is not judged
  * without the maximum: at 90% busy the depth touches zero, and nothing tells 90% from 50%.
  *
+ * Utilization is read over the long window, of the workers' busy time and of the load the arrivals offer (adds
+ * times the mean sync, λ·E[S]): each add is one later sync, so the two agree while the depth holds. They part
+ * when the window holds work added before it: a start-up list or a burst worked off keeps every worker busy,
+ * and minutes after the list is gone the long window still reads them busy while the arrivals alone keep them
+ * 80% busy. A queue that drains is not saturated by what it drains.
+ *
  * Utilization is read over the long window: at one or two workers (controller-runtime's default is one) the
  * busy time of five minutes swings by several percent with Poisson arrivals and skewed sync times, so a
  * queue 93% busy dips under any short-window threshold inside the `for`. The short window only has to stay
@@ -45,7 +51,7 @@ export const saturated = defineRule({
       unit: 'ratio',
       range: SHARE,
       description:
-        'Busy workers per configured worker over the long window at or above which the controller is saturated: in an M/G/1 queue at 88% busy the mean wait is already several syncs long. The detection curve turns on between 80% (never) and 88% (every seed) at 1, 2 and 8 workers, in about 20 minutes.',
+        'Busy workers per configured worker over the long window, and the load the arrivals offer (adds times the mean sync), at or above which the controller is saturated: in an M/G/1 queue at 88% busy the mean wait is already several syncs long. The detection curve turns on between 80% (never) and 88% (every seed) at 1, 2 and 8 workers, in about 20 minutes.',
     },
     minRecentUtilization: {
       default: 0.75,
@@ -77,6 +83,8 @@ export const saturated = defineRule({
       anyOf(
         allOf(
           relate(sig('sustainedBusyWorkers'), '>=', 'maxWorkers', t.minUtilization),
+          // The arrivals keep them that busy, not keys added before the window (a list just worked off).
+          relate(sig('sustainedOfferedWorkers'), '>=', 'maxWorkers', t.minUtilization),
           relate(sig('busyWorkers'), '>=', 'maxWorkers', t.minRecentUtilization),
         ),
         // No configured maximum: a full pool, inferred from a depth that never reached zero.
@@ -96,6 +104,7 @@ export const saturated = defineRule({
   evidence: [
     'busyWorkers',
     'sustainedBusyWorkers',
+    'sustainedOfferedWorkers',
     'maxWorkers',
     'queueLatencyMean',
     'queueLatencyP99',
