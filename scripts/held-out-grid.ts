@@ -1,5 +1,5 @@
 /**
- * `npm run calibrate:held-out-grid -- --draw N --first-seed S > calibration/held-out.json`: draws a held-out
+ * `npm run calibrate:held-out-grid -- --draw N --first-seed S --grid-version V > calibration/held-out.json`: draws a held-out
  * calibration grid. Every scenario gets two cases with fresh seeds (S on, used by nothing else) and parameters
  * drawn by a generator seeded with N: the first case of each scenario runs controller-runtime's metrics (its
  * priority queue or, one time in three, the classic queue), the second component-base's; workers, objects
@@ -32,6 +32,7 @@ const { values } = parseArgs({
   options: {
     draw: { type: 'string', default: '1' },
     'first-seed': { type: 'string', default: '10001' },
+    'grid-version': { type: 'string', default: '5' },
     scenario: { type: 'string' },
   },
 });
@@ -78,8 +79,8 @@ if (only !== undefined) {
   process.exit(0);
 }
 const note =
-  `Held-out calibration grid, fourth version: seeds ${firstSeed}–${seed - 1}, drawn once by ` +
-  `\`npm run calibrate:held-out-grid -- --draw ${draw} --first-seed ${firstSeed}\` after the threshold work on ` +
+  `Held-out calibration grid, version ${values['grid-version']}: seeds ${firstSeed}–${seed - 1}, drawn once by ` +
+  `\`npm run calibrate:held-out-grid -- --draw ${draw} --first-seed ${firstSeed} --grid-version ${values['grid-version']}\` after the threshold work on ` +
   'boundary cases and mutations, and never used while choosing thresholds. Two cases per scenario, one per ' +
   'metrics flavor, with drawn workers, objects, queue, background and duration. Its one run, ' +
   '`workqueue-doctor calibrate --grid calibration/held-out.json --every-step -o json`, is ' +
