@@ -1,0 +1,66 @@
+/**
+ * The offered load (adds × mean sync over the long window, `sustainedOfferedWorkers`): each add is one later sync,
+ * so it equals the busy workers while the depth holds; while the queue works off keys added before the window (an
+ * initial list just gone) the workers are busier than the arrivals make them, and it reads what the arrivals
+ * demand. Saturated asks both, so a controller restarted below saturation is not called saturated once its list
+ * is gone.
+ */
+import { describe, expect, it } from 'vitest';
+import type { QueueReport } from '../../src/diagnosis/report.js';
+import { scenarioQueue } from '../support/scenario-queue.js';
+
+const MINUTE = 60_000;
+/** Mean of the saturation scenario's sync time (log-normal, median 400 ms, sigma 0.5): 400 × e^(0.5²/2) ms. */
+const MEAN_SYNC_SECONDS = 0.4 * Math.exp(0.125);
+
+const valueOf = (q: QueueReport, id: string): number => {
+  const value = q.signals[id]?.value;
+  expect(typeof value, id).toBe('number');
+  return value as number;
+};
+const saturatedOf = (q: QueueReport) => q.findings.find((f) => f.rule === 'WorkqueueSaturated');
+
+describe('offered load', () => {
+  it.each([1, 2, 3])(
+    'equals the busy workers of a queue whose depth holds, and a saturated one is found (seed %i)',
+    { timeout: 120_000 },
+    async (seed) => {
+      const workers = 2;
+      const rate = Math.round((workers / MEAN_SYNC_SECONDS) * 0.96 * 1000) / 1000;
+      const queue = await scenarioQueue('saturation', {
+        seed,
+        workers,
+        rate,
+        keys: 20_000,
+        durationMs: 40 * MINUTE,
+        flavor: 'controller-runtime',
+        queue: 'classic',
+      });
+      const busy = valueOf(queue, 'sustainedBusyWorkers');
+      expect(Math.abs(valueOf(queue, 'sustainedOfferedWorkers') - busy) / busy).toBeLessThan(0.05);
+      expect(saturatedOf(queue)?.state).toBe('firing');
+    },
+  );
+
+  it.each([1, 2, 3])(
+    'reads the arrivals, not the list just worked off, after a restart at four fifths of capacity (seed %i)',
+    { timeout: 120_000 },
+    async (seed) => {
+      // 4 workers (~97 syncs/s), 70 changes a second and the echoes of their status writes (~80% busy), the
+      // initial list of 60,000 objects gone after about 25 minutes: five minutes later the long window still
+      // holds ten minutes of the list.
+      const queue = await scenarioQueue('startup-list', {
+        seed,
+        rate: 70,
+        durationMs: 30 * MINUTE,
+        flavor: 'controller-runtime',
+        queue: 'classic',
+      });
+      const max = valueOf(queue, 'maxWorkers');
+      expect(valueOf(queue, 'depth')).toBeLessThan(100);
+      expect(valueOf(queue, 'sustainedBusyWorkers') / max).toBeGreaterThanOrEqual(0.88);
+      expect(valueOf(queue, 'sustainedOfferedWorkers') / max).toBeLessThan(0.86);
+      expect(saturatedOf(queue)).toBeUndefined();
+    },
+  );
+});
