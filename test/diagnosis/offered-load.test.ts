@@ -13,7 +13,7 @@ const MINUTE = 60_000;
 /** Mean of the saturation scenario's sync time (log-normal, median 400 ms, sigma 0.5): 400 × e^(0.5²/2) ms. */
 const MEAN_SYNC_SECONDS = 0.4 * Math.exp(0.125);
 
-const valueOf = (q: QueueReport, id: string): number => {
+const signalNumber = (q: QueueReport, id: string): number => {
   const value = q.signals[id]?.value;
   expect(typeof value, id).toBe('number');
   return value as number;
@@ -36,8 +36,8 @@ describe('offered load', () => {
         flavor: 'controller-runtime',
         queue: 'classic',
       });
-      const busy = valueOf(queue, 'sustainedBusyWorkers');
-      expect(Math.abs(valueOf(queue, 'sustainedOfferedWorkers') - busy) / busy).toBeLessThan(0.05);
+      const busy = signalNumber(queue, 'sustainedBusyWorkers');
+      expect(Math.abs(signalNumber(queue, 'sustainedOfferedWorkers') - busy) / busy).toBeLessThan(0.05);
       expect(saturatedOf(queue)?.state).toBe('firing');
     },
   );
@@ -56,10 +56,10 @@ describe('offered load', () => {
         flavor: 'controller-runtime',
         queue: 'classic',
       });
-      const max = valueOf(queue, 'maxWorkers');
-      expect(valueOf(queue, 'depth')).toBeLessThan(100);
-      expect(valueOf(queue, 'sustainedBusyWorkers') / max).toBeGreaterThanOrEqual(0.88);
-      expect(valueOf(queue, 'sustainedOfferedWorkers') / max).toBeLessThan(0.86);
+      const max = signalNumber(queue, 'maxWorkers');
+      expect(signalNumber(queue, 'depth')).toBeLessThan(100);
+      expect(signalNumber(queue, 'sustainedBusyWorkers') / max).toBeGreaterThanOrEqual(0.88);
+      expect(signalNumber(queue, 'sustainedOfferedWorkers') / max).toBeLessThan(0.86);
       expect(saturatedOf(queue)).toBeUndefined();
     },
   );
