@@ -102,6 +102,14 @@ export function backgroundPollsPerSecond(
   return (polling * SECOND) / ((pollIntervalMs[0] + pollIntervalMs[1]) / 2);
 }
 
+/** Share of the syncs of a real change that write the object's status (`steadySync`'s `writeOnChange`) in the list and batch scenarios. */
+export const LIST_STATUS_WRITE_SHARE = 0.1;
+
+/** Syncs per second that real changes at `rate` ask for when a share `writeShare` of them writes status: each write's echo is one more sync. */
+export function changeLoad(rate: number, writeShare: number): number {
+  return rate * (1 + writeShare);
+}
+
 /** Syncs per second `workers` workers complete when every sync takes `dist`. */
 export function capacity(workers: number, dist: DurationDist): number {
   return (workers * 1000) / meanMs(dist);

@@ -9,6 +9,8 @@ import type { Scenario } from '../model.js';
 import {
   capacity,
   capacityTruth,
+  changeLoad,
+  LIST_STATUS_WRITE_SHARE,
   leaseName,
   listDrainTruth,
   MINUTE,
@@ -37,7 +39,8 @@ export const initialList: Scenario = {
   build: (params) => {
     const { workers, keys, rate } = sizes(params, INITIAL);
     const cap = capacity(workers, INITIAL_SYNC);
-    const drainSeconds = rate >= cap ? Number.POSITIVE_INFINITY : keys / (cap - rate);
+    const load = changeLoad(rate, LIST_STATUS_WRITE_SHARE);
+    const drainSeconds = load >= cap ? Number.POSITIVE_INFINITY : keys / (cap - load);
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'policy-operator'),
@@ -52,9 +55,9 @@ export const initialList: Scenario = {
             initialKeys: Array.from({ length: keys }, (_, k) => k),
             resyncPeriodMs: 10 * 60 * MINUTE,
           },
-          sync: steadySync(INITIAL_SYNC, 0.1),
+          sync: steadySync(INITIAL_SYNC, LIST_STATUS_WRITE_SHARE),
           truth: listDrainTruth(
-            rate / cap,
+            load / cap,
             drainSeconds,
             params,
             `the initial list of ${keys} objects drains in about ${Math.round(drainSeconds / 60)} minutes`,
@@ -91,8 +94,11 @@ export const sawtoothBatches: Scenario = {
     const { workers, keys, rate } = sizes(params, SAWTOOTH);
     const cap = capacity(workers, SAWTOOTH_SYNC);
     const batch = Math.min(BATCH_SIZE, keys);
-    const drainSeconds = rate >= cap ? Number.POSITIVE_INFINITY : batch / (cap - rate);
-    const load = (rate + batch / (BATCH_EVERY_MS / SECOND)) / cap;
+    // The batch's changes and the steady ones each write status now and then: the echoes are syncs too.
+    const steady = changeLoad(rate, LIST_STATUS_WRITE_SHARE);
+    const batchWork = changeLoad(batch, LIST_STATUS_WRITE_SHARE);
+    const drainSeconds = steady >= cap ? Number.POSITIVE_INFINITY : batchWork / (cap - steady);
+    const load = (steady + batchWork / (BATCH_EVERY_MS / SECOND)) / cap;
     let truth = capacityTruth(load, params);
     if (drainSeconds * SECOND > BATCH_EVERY_MS) {
       truth = {
@@ -124,7 +130,7 @@ export const sawtoothBatches: Scenario = {
               },
             ],
           },
-          sync: steadySync(SAWTOOTH_SYNC, 0.1),
+          sync: steadySync(SAWTOOTH_SYNC, LIST_STATUS_WRITE_SHARE),
           truth,
           facts: {
             capacityPerSecond: round(cap, 2),

@@ -11,11 +11,19 @@
  */
 import { lognormal, meanMs } from '../distributions.js';
 import type { ControllerSpec, Scenario, SimulationParams } from '../model.js';
-import { capacity, leaseName, listDrainTruth, round, type Sizes, sizes, steadySync } from './common.js';
+import {
+  capacity,
+  changeLoad,
+  LIST_STATUS_WRITE_SHARE,
+  leaseName,
+  listDrainTruth,
+  round,
+  type Sizes,
+  sizes,
+  steadySync,
+} from './common.js';
 
 const STARTUP_SYNC = lognormal(38, 0.4);
-/** Share of the syncs of a real change that write the object's status; each write's echo is one more sync. */
-const STATUS_WRITE_SHARE = 0.1;
 
 /** A controller over `keys` objects, all in the initial list, with real changes at `rate` per second. */
 function startupController(
@@ -25,8 +33,7 @@ function startupController(
 ): ControllerSpec {
   const { workers, keys, rate } = sizes(params, defaults);
   const cap = capacity(workers, STARTUP_SYNC);
-  // Every real change is a sync, and the echo of its status write another.
-  const load = rate * (1 + STATUS_WRITE_SHARE);
+  const load = changeLoad(rate, LIST_STATUS_WRITE_SHARE);
   const drainSeconds = load >= cap ? Number.POSITIVE_INFINITY : keys / (cap - load);
   const truth = listDrainTruth(load / cap, drainSeconds, params, note(drainSeconds));
   return {
@@ -38,7 +45,7 @@ function startupController(
       keys: { kind: 'uniform' },
       initialKeys: Array.from({ length: keys }, (_, k) => k),
     },
-    sync: steadySync(STARTUP_SYNC, STATUS_WRITE_SHARE),
+    sync: steadySync(STARTUP_SYNC, LIST_STATUS_WRITE_SHARE),
     // Overloaded on the classic queue, changes to listed keys join them: the depth falls from the list towards the
     // ~keys × (1 − capacity / arrivals) where arrivals and completions balance, over a time constant of keys /
     // arrivals, and its metrics show no more than a slowly draining list within the run (a backlog is allowed,
