@@ -7,18 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueReport } from '../../src/diagnosis/report.js';
 import type { SimulationParams } from '../../src/simulate/index.js';
-import { scenarioQueue } from '../support/scenario-queue.js';
+import { saturationRate, scenarioQueue } from '../support/scenario-queue.js';
 
 const MINUTE = 60_000;
-/** Mean of the saturation scenario's sync time (log-normal, median 400 ms, sigma 0.5): 400 × e^(0.5²/2) ms. */
-const MEAN_SYNC_SECONDS = 0.4 * Math.exp(0.125);
 
 /** The saturation scenario's one queue at the end of a 40-minute run, offered `load` × what `workers` complete. */
 async function saturationQueue(
   params: Partial<SimulationParams> & { workers: number; load: number },
 ): Promise<QueueReport> {
   const { load, ...rest } = params;
-  const rate = Math.round((params.workers / MEAN_SYNC_SECONDS) * load * 1000) / 1000;
+  const rate = saturationRate(params.workers, load);
   return scenarioQueue('saturation', { durationMs: 40 * MINUTE, keys: 20_000, ...rest, rate });
 }
 

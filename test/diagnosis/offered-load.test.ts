@@ -7,11 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { QueueReport } from '../../src/diagnosis/report.js';
-import { scenarioQueue } from '../support/scenario-queue.js';
+import { saturationRate, scenarioQueue } from '../support/scenario-queue.js';
 
 const MINUTE = 60_000;
-/** Mean of the saturation scenario's sync time (log-normal, median 400 ms, sigma 0.5): 400 × e^(0.5²/2) ms. */
-const MEAN_SYNC_SECONDS = 0.4 * Math.exp(0.125);
 
 const signalNumber = (q: QueueReport, id: string): number => {
   const value = q.signals[id]?.value;
@@ -26,7 +24,7 @@ describe('offered load', () => {
     { timeout: 120_000 },
     async (seed) => {
       const workers = 2;
-      const rate = Math.round((workers / MEAN_SYNC_SECONDS) * 0.96 * 1000) / 1000;
+      const rate = saturationRate(workers, 0.96);
       const queue = await scenarioQueue('saturation', {
         seed,
         workers,

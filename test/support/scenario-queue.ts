@@ -33,3 +33,11 @@ export async function scenarioQueue(
   const run = await runVirtual(scenario, params);
   return onlyQueue(await diagnoseRecordingText(rewrite(run.recording.text()), `${scenario}.om`));
 }
+
+/** Mean of the saturation scenario's sync time (log-normal, median 400 ms, sigma 0.5): 400 × e^(0.5²/2) ms. */
+const SATURATION_MEAN_SYNC_SECONDS = 0.4 * Math.exp(0.125);
+
+/** Events per second (three decimals) that offer the saturation scenario's `workers` `load` × what they complete. */
+export function saturationRate(workers: number, load: number): number {
+  return Math.round((workers / SATURATION_MEAN_SYNC_SECONDS) * load * 1000) / 1000;
+}
