@@ -115,6 +115,28 @@ export function capacity(workers: number, dist: DurationDist): number {
   return (workers * 1000) / meanMs(dist);
 }
 
+/**
+ * Seconds a list of every one of `keys` objects takes to drain while changes spread evenly over those objects arrive
+ * at `arrivals` per second and the workers complete `capacity` per second. A change to a key still waiting is
+ * absorbed by it (the classic queue's dirty set; the priority queue lifts the key to priority 0), so only changes to
+ * keys already worked off add to the depth: it falls at capacity − arrivals × (1 − depth / keys), the whole
+ * throughput at first and (1 − utilization) of it at the end, and reaches zero after
+ * (keys / arrivals) × ln(1 / (1 − utilization)): for a trickle of changes, keys / capacity. Infinite at or over
+ * capacity.
+ */
+export function listDrainSeconds(keys: number, arrivals: number, capacity: number): number {
+  if (arrivals >= capacity) return Number.POSITIVE_INFINITY;
+  if (arrivals <= 0) return keys / capacity;
+  return (keys / arrivals) * Math.log(1 / (1 - arrivals / capacity));
+}
+
+/**
+ * How long a load must have held before anyone calls it sustained: a quarter of an hour, the span over which a
+ * capacity reading averages (minutes of everyday bursts and lulls level out). After a list drains, the load that
+ * follows is judged once it has held that long.
+ */
+const SUSTAINED_LOAD_MS = 15 * 60_000;
+
 /** Offered load from which `capacityTruth` finds saturation acceptable. */
 const BUSY_ENOUGH_FOR_SATURATION = 0.85;
 /** The longest window a rule reads (the backlog's half-hour depth growth): a drained list is out of it after this. */
@@ -122,13 +144,14 @@ const LONGEST_RULE_WINDOW_MS = 30 * 60_000;
 
 /**
  * Ground truth of a queue working off a list of `keys` (an informer's initial list) while arrivals take
- * `utilization` × its capacity: `capacityTruth` of the arrivals, and while the list lasts every worker is busy
- * and the depth never drains. The list drains at (1 − utilization) × capacity; where arrivals alone are busy
- * enough for saturation to be acceptable (from 0.85, `capacityTruth`), that is 15% of the throughput or less:
- * the list stands for hours behind real changes (in FIFO order they wait the whole list), so saturation and
- * a backlog are too close to call until it is gone, whatever the flavor. Allowed up to the end of the drain plus
- * the longest window a rule reads (30 minutes), unless the arrivals allow them anyway. `listNote` says how
- * long the list takes.
+ * `utilization` × its capacity: `capacityTruth` of the arrivals once the list is gone, and while it lasts every
+ * worker is busy and the depth never drains. Where arrivals alone are busy enough for saturation to be acceptable
+ * (from 0.85, `capacityTruth`), the list falls at the end at 15% of the throughput or less (`listDrainSeconds`):
+ * saturation and a backlog are too close to call until it is gone, whatever the flavor. Both are allowed up to the
+ * end of the drain plus the longest window a rule reads (30 minutes), unless the arrivals allow them anyway; what
+ * the arrivals owe is owed once their load has held a quarter of an hour past the drain (`SUSTAINED_LOAD_MS`),
+ * since until then every worker was busy with the list, not with them. `drainSeconds` is when the list is gone;
+ * `listNote` says so.
  */
 export function listDrainTruth(
   utilization: number,
@@ -144,11 +167,16 @@ export function listDrainTruth(
     truth.allowed.length === 0 && Number.isFinite(drainSeconds)
       ? { allowedUntilMs: drainSeconds * SECOND + LONGEST_RULE_WINDOW_MS }
       : {};
+  const owedFrom =
+    truth.expected.length > 0 && Number.isFinite(drainSeconds)
+      ? { onsetMs: drainSeconds * SECOND + SUSTAINED_LOAD_MS }
+      : {};
   return {
     ...truth,
     allowed,
     ...until,
-    note: `${truth.note}; the list drains at ${Math.round((1 - utilization) * 100)}% of the throughput, every worker busy until it is gone`,
+    ...owedFrom,
+    note: `${truth.note}; the list falls to ${Math.round((1 - utilization) * 100)}% of the throughput at its end, every worker busy until it is gone`,
   };
 }
 

@@ -12,6 +12,7 @@ import {
   changeLoad,
   LIST_STATUS_WRITE_SHARE,
   leaseName,
+  listDrainSeconds,
   listDrainTruth,
   MINUTE,
   round,
@@ -40,7 +41,7 @@ export const initialList: Scenario = {
     const { workers, keys, rate } = sizes(params, INITIAL);
     const cap = capacity(workers, INITIAL_SYNC);
     const load = changeLoad(rate, LIST_STATUS_WRITE_SHARE);
-    const drainSeconds = load >= cap ? Number.POSITIVE_INFINITY : keys / (cap - load);
+    const drainSeconds = listDrainSeconds(keys, load, cap);
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'policy-operator'),

@@ -16,6 +16,7 @@ import {
   changeLoad,
   LIST_STATUS_WRITE_SHARE,
   leaseName,
+  listDrainSeconds,
   listDrainTruth,
   round,
   type Sizes,
@@ -34,7 +35,7 @@ function startupController(
   const { workers, keys, rate } = sizes(params, defaults);
   const cap = capacity(workers, STARTUP_SYNC);
   const load = changeLoad(rate, LIST_STATUS_WRITE_SHARE);
-  const drainSeconds = load >= cap ? Number.POSITIVE_INFINITY : keys / (cap - load);
+  const drainSeconds = listDrainSeconds(keys, load, cap);
   const truth = listDrainTruth(load / cap, drainSeconds, params, note(drainSeconds));
   return {
     name: 'clusterpolicy',
