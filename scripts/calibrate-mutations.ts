@@ -1,5 +1,5 @@
 /**
- * `npm run calibrate:mutations [-- --grid FILE[,FILE…]] [--rules A,B] [--out FILE] [--report FILE] [--keep]`: every threshold of every rule halved
+ * `npm run calibrate:mutations [-- --grid FILE[,FILE…]] [--rules A,B] [--out FILE] [--report FILE] [--reasons FILE] [--keep]`: every threshold of every rule halved
  * and doubled, and every clause of every condition dropped, each run through the calibration (the cases of the
  * grids, default the held-out grid and the boundary cases, judged at every step), and whether the calibration catches it (some verdict
  * turns wrong). Writes the results as JSON (default calibration/mutations.json) and as a Markdown report (default
@@ -8,6 +8,8 @@
  * from the existing output file (run over the same grid), so the rules can be run apart and reported together.
  * With `--join FILE,FILE…`, nothing is run: the results of runs made apart over the same grid (each `--rules … --out
  * FILE`, e.g. one process per core) are joined into `--out` and the report, in the order of a run of every rule.
+ * The report gives each green mutation its reason from `--reasons` (default calibration/uncaught-mutations.json);
+ * a reason for a mutation that was caught or not run is an error (exit code 2), so none outlives its mutation.
  *
  * Exit code: 0 when every mutation is caught, 1 when some stay green (each is a missing boundary case), 2 for bad
  * arguments or a calibration that fails without any mutation.
@@ -18,9 +20,12 @@ import { parseArgs } from 'node:util';
 import { parseCalibrationGrid } from '../src/calibrate/grid.js';
 import {
   describeMutation,
+  type GreenReason,
+  greenSummary,
   type MutationResult,
   mutations,
   mutationsMarkdown,
+  parseGreenReasons,
   runMutations,
   thresholdsByUse,
 } from '../src/calibrate/mutations.js';
@@ -30,12 +35,16 @@ import { RULE_IDS, type RuleId } from '../src/diagnosis/rule.js';
 const DEFAULT_GRID = 'calibration/held-out.json,calibration/boundaries.json';
 const DEFAULT_OUT = 'calibration/mutations.json';
 const DEFAULT_REPORT = 'docs/mutations.md';
+/** Why each green mutation stays green (see `parseGreenReasons`). */
+const DEFAULT_REASONS = 'calibration/uncaught-mutations.json';
 const REPORT_INTRO =
   'Mutations of every rule over the held-out grid and the boundary grid, written by `npm run calibrate:mutations` ' +
   '(every result in `calibration/mutations.json`). Each mutation halves or doubles one threshold, or drops one clause ' +
   'of a condition; it is caught when some verdict of the calibration turns wrong. A mutation that is not caught is a ' +
-  'boundary case the calibration lacks, or a clause the others imply. Results of rules run apart (`--rules … --keep`) ' +
-  'are joined in one report.';
+  'boundary case the calibration lacks, or a clause the others imply. Why each green one stays green is in ' +
+  '`calibration/uncaught-mutations.json`: `implied` (another clause holds wherever it decides, by how the queues count), ' +
+  '`allowed` (wherever it changes the answer, the truth allows either) or `missing` (a controller that would catch it is ' +
+  'not simulated yet). Results of rules run apart (`--rules … --keep`) are joined in one report.';
 
 function usage(message: string): never {
   process.stderr.write(`calibrate:mutations: ${message}\n`);
@@ -53,7 +62,7 @@ async function main(): Promise<void> {
   const out = args.values.out ?? DEFAULT_OUT;
   if (args.values.join !== undefined) {
     const joined = joinRuns(args.values.join.split(','), grid);
-    writeResults(out, args.values.report, grid, joined.cases, joined.results);
+    writeResults(out, args.values, grid, joined.cases, joined.results);
     return;
   }
   const rules = args.values.rules?.split(',').map((r) => r.trim()) as RuleId[] | undefined;
@@ -79,18 +88,19 @@ async function main(): Promise<void> {
     usage((error as Error).message);
   }
   if (args.values.keep === true && rules !== undefined) results = [...kept(out, grid, rules), ...results];
-  const summary = writeResults(out, args.values.report, grid, cases.length, results);
+  const summary = writeResults(out, args.values, grid, cases.length, results);
   process.stdout.write(`in ${Math.round((performance.now() - started) / 1000)} s; ${summary}\n`);
 }
 
 /** Writes `results` as JSON to `out` and as the Markdown report, prints the table; returns the summary line. */
 function writeResults(
   out: string,
-  report: string | undefined,
+  files: { readonly report?: string | undefined; readonly reasons?: string | undefined },
   grid: string,
   cases: number,
   results: readonly MutationResult[],
 ): string {
+  const reasons = greenReasons(files.reasons ?? DEFAULT_REASONS, results);
   const reported = new Set(results.map((r) => r.mutation.rule));
   const textOnly = thresholdsByUse()
     .filter((u) => reported.has(u.rule))
@@ -100,12 +110,23 @@ function writeResults(
     out,
     `${JSON.stringify({ grid, cases, mutations: results.length, caught, textOnly, results }, null, 2)}\n`,
   );
-  const table = mutationsMarkdown(results, textOnly);
-  const summary = `${caught} of ${results.length} mutations caught over ${cases} cases of ${grid}`;
-  writeFileSync(report ?? DEFAULT_REPORT, `${REPORT_INTRO}\n\n${table}\n${summary}\n`);
+  const table = mutationsMarkdown(results, textOnly, reasons);
+  const green = caught === results.length ? '' : ` (green: ${greenSummary(results, reasons)})`;
+  const summary = `${caught} of ${results.length} mutations caught over ${cases} cases of ${grid}${green}`;
+  writeFileSync(files.report ?? DEFAULT_REPORT, `${REPORT_INTRO}\n\n${table}\n${summary}\n`);
   process.stdout.write(`${table}\n${summary}\n`);
   process.exitCode = caught === results.length ? 0 : 1;
   return `results in ${out}`;
+}
+
+/** The reasons in `file` for the green `results` (none when the file does not exist); bad or stale ones stop the run. */
+function greenReasons(file: string, results: readonly MutationResult[]): Map<string, GreenReason> {
+  if (!existsSync(file)) return new Map();
+  try {
+    return parseGreenReasons(readFileSync(file, 'utf8'), file, results);
+  } catch (error) {
+    usage((error as Error).message);
+  }
 }
 
 /** The results of runs made apart over `grid`, in the order of a run of every rule; each mutation once. */
@@ -137,6 +158,7 @@ function parse() {
       rules: { type: 'string' },
       out: { type: 'string' },
       report: { type: 'string' },
+      reasons: { type: 'string' },
       keep: { type: 'boolean' },
       join: { type: 'string' },
     },

@@ -62,6 +62,50 @@ export function describeMutation(m: Mutation): string {
     : `${m.rule} without ${m.clause} [${m.path}]`;
 }
 
+/** The key naming a mutation in the reasons file: `Rule threshold ×factor` or `Rule [clause path]`. */
+export function mutationKey(m: Mutation): string {
+  return m.kind === 'threshold' ? `${m.rule} ${m.threshold} ×${m.factor}` : `${m.rule} [${m.path}]`;
+}
+
+/**
+ * Why a mutation stays green: `implied` (another clause holds wherever this one decides, by how the queues count),
+ * `allowed` (wherever it changes the answer the truth allows either), `missing` (a controller that would catch it
+ * is not simulated yet).
+ */
+export const GREEN_KINDS = ['implied', 'allowed', 'missing'] as const;
+export type GreenReason = { readonly kind: (typeof GREEN_KINDS)[number]; readonly reason: string };
+
+/**
+ * The reasons of a reasons file (`{ reasons: { key: { kind, reason } } }`) checked against `results`: every key of a
+ * rule that was run names a mutation that was run and stayed green. Throws, naming each key that does not, so a reason never
+ * outlives its mutation (caught, renamed or gone).
+ */
+export function parseGreenReasons(
+  text: string,
+  file: string,
+  results: readonly MutationResult[],
+): Map<string, GreenReason> {
+  const parsed = JSON.parse(text) as { reasons?: Record<string, { kind?: unknown; reason?: unknown }> };
+  if (parsed.reasons === undefined || typeof parsed.reasons !== 'object')
+    throw new Error(`${file}: expected an object with "reasons"`);
+  const byKey = new Map(results.map((r) => [mutationKey(r.mutation), r]));
+  const rulesRun = new Set<string>(results.map((r) => r.mutation.rule));
+  const problems: string[] = [];
+  const reasons = new Map<string, GreenReason>();
+  for (const [key, value] of Object.entries(parsed.reasons)) {
+    // Reasons of rules not run this time (`--rules`) are left for their own run.
+    if (!rulesRun.has(key.split(' ')[0] ?? '')) continue;
+    const result = byKey.get(key);
+    if (result === undefined) problems.push(`${key}: no such mutation was run`);
+    else if (result.caught) problems.push(`${key}: caught now, its reason is stale`);
+    else if (!GREEN_KINDS.includes(value.kind as GreenReason['kind']) || typeof value.reason !== 'string')
+      problems.push(`${key}: needs a kind (${GREEN_KINDS.join(', ')}) and a reason`);
+    else reasons.set(key, { kind: value.kind as GreenReason['kind'], reason: value.reason });
+  }
+  if (problems.length > 0) throw new Error(`${file}:\n  ${problems.join('\n  ')}`);
+  return reasons;
+}
+
 /**
  * The thresholds of each rule that its condition reads, and those it does not (text only): a threshold is read
  * when doubling it changes the condition (whether it appears as a named node or folded into a number).
@@ -251,21 +295,42 @@ export function withoutClause(condition: Expr, path: string): Expr {
   return rebuild(condition, 0);
 }
 
-/** A Markdown table: one row per mutation, then the thresholds not run. */
+/** A Markdown table: one row per mutation (with why it stays green, where `reasons` says), then the thresholds not run. */
 export function mutationsMarkdown(
   results: readonly MutationResult[],
   textOnly: ReadonlyArray<{ rule: string; threshold: string }>,
+  reasons: ReadonlyMap<string, GreenReason> = new Map(),
 ): string {
   const rows = results.map((r) => {
     const by =
       r.by === undefined
         ? ''
         : `${r.by.case} at ${r.by.minute}m (${[...r.by.missed.map((m) => `missed ${m}`), ...r.by.unexpected.map((u) => `raised ${u}`)].join(', ')})`;
-    return `| ${describeMutation(r.mutation).replaceAll('|', '\\|')} | ${r.caught ? 'caught' : '**not caught**'} | ${by} |`;
+    const green = reasons.get(mutationKey(r.mutation));
+    const why = r.caught || green === undefined ? '' : `${green.kind}: ${green.reason}`;
+    return `| ${describeMutation(r.mutation).replaceAll('|', '\\|')} | ${r.caught ? 'caught' : '**not caught**'} | ${(by || why).replaceAll('|', '\\|')} |`;
   });
   const notRun =
     textOnly.length === 0
       ? ''
       : `\nNot run (read by the texts only, never by a condition): ${textOnly.map((t) => `${t.rule} ${t.threshold}`).join(', ')}.\n`;
-  return ['| mutation | calibration | first wrong verdict |', '|---|---|---|', ...rows].join('\n') + '\n' + notRun;
+  return (
+    ['| mutation | calibration | first wrong verdict, or why it stays green |', '|---|---|---|', ...rows].join('\n') +
+    '\n' +
+    notRun
+  );
+}
+
+/** `N implied, N allowed, N missing, N without a reason` of the green `results`: the kinds present, in that order. */
+export function greenSummary(results: readonly MutationResult[], reasons: ReadonlyMap<string, GreenReason>): string {
+  const green = results.filter((r) => !r.caught);
+  const counts = new Map<string, number>();
+  for (const r of green) {
+    const kind = reasons.get(mutationKey(r.mutation))?.kind ?? 'without a reason';
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...GREEN_KINDS, 'without a reason' as const]
+    .filter((kind) => counts.has(kind))
+    .map((kind) => `${counts.get(kind)} ${kind}`)
+    .join(', ');
 }

@@ -3,12 +3,19 @@
  * clause of every condition dropped, leaving a condition that differs from the rule's own; thresholds only the
  * texts read are named, never run. And a mutation the calibration must catch is caught on a small grid.
  */
+
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   clausePaths,
   describeMutation,
+  greenSummary,
+  type MutationResult,
+  mutationKey,
   mutations,
+  mutationsMarkdown,
   overridesFor,
+  parseGreenReasons,
   runMutations,
   THRESHOLD_FACTORS,
   thresholdsByUse,
@@ -92,5 +99,62 @@ describe('mutations', () => {
     expect(results).toHaveLength(1);
     expect(results[0]?.caught).toBe(true);
     expect(results[0]?.by?.missed).toContain('WorkqueueBacklog');
+  });
+
+  describe('reasons a mutation stays green', () => {
+    const [first, second] = mutations(['WorkqueueBacklog']);
+    const results: MutationResult[] = [
+      { mutation: first!, caught: false, casesRun: 3 },
+      {
+        mutation: second!,
+        caught: true,
+        casesRun: 1,
+        by: { case: 'backlog seed=1', minute: 12, missed: ['WorkqueueBacklog'], unexpected: [] },
+      },
+    ];
+    const file = (reasons: Record<string, unknown>) => JSON.stringify({ reasons });
+
+    it('are read for green mutations and shown in the report beside them', () => {
+      const reasons = parseGreenReasons(
+        file({ [mutationKey(first!)]: { kind: 'allowed', reason: 'the truth allows either | both' } }),
+        'r.json',
+        results,
+      );
+      const table = mutationsMarkdown(results, [], reasons);
+      expect(table).toContain('allowed: the truth allows either \\| both');
+      expect(greenSummary(results, reasons)).toBe('1 allowed');
+      expect(greenSummary(results, new Map())).toBe('1 without a reason');
+    });
+
+    it('never outlive their mutation: a reason for a caught, unknown or unexplained mutation is an error', () => {
+      expect(() =>
+        parseGreenReasons(file({ [mutationKey(second!)]: { kind: 'implied', reason: 'x' } }), 'r.json', results),
+      ).toThrow(/caught now/);
+      expect(() =>
+        parseGreenReasons(file({ 'WorkqueueBacklog nothing ×3': { kind: 'implied', reason: 'x' } }), 'r.json', results),
+      ).toThrow(/no such mutation/);
+      expect(() =>
+        parseGreenReasons(file({ [mutationKey(first!)]: { kind: 'fine', reason: 'x' } }), 'r.json', results),
+      ).toThrow(/needs a kind/);
+      // A rule not run this time keeps its reasons for its own run.
+      expect(
+        parseGreenReasons(
+          file({ 'WorkqueueHotLoop drainShare ×2': { kind: 'allowed', reason: 'x' } }),
+          'r.json',
+          results,
+        ).size,
+      ).toBe(0);
+    });
+
+    it('in the committed file, name every green mutation of the committed run and only those', () => {
+      const run = JSON.parse(readFileSync('calibration/mutations.json', 'utf8')) as { results: MutationResult[] };
+      const reasons = parseGreenReasons(
+        readFileSync('calibration/uncaught-mutations.json', 'utf8'),
+        'calibration/uncaught-mutations.json',
+        run.results,
+      );
+      const green = run.results.filter((r) => !r.caught).map((r) => mutationKey(r.mutation));
+      expect([...reasons.keys()].sort()).toEqual(green.sort());
+    });
   });
 });
