@@ -17,7 +17,10 @@ import type { SignalValue } from '../units.js';
  * reached zero over the long window means every worker was busy all along, and the busy workers (flat from the
  * short window to the long one, as a fixed pool kept full reads) are the worker count. The utilization is then 1
  * by construction, and the report says the count was inferred. A queue that drains now and then is not judged
- * without the maximum: at 90% busy the depth touches zero, and nothing tells 90% from 50%.
+ * without the maximum: at 90% busy the depth touches zero, and nothing tells 90% from 50%. The depth also counts
+ * a key re-added while its own sync runs, which no worker may take until that sync returns: a worker stuck in a
+ * sync of an object that keeps changing holds the depth at one for good while the others idle. So a depth floor
+ * proves nothing while a sync has run for the whole long window.
  *
  * Utilization is read over the long window, of the workers' busy time and of the load the arrivals offer (adds
  * times the mean sync, λ·E[S]): each add is one later sync, so the two agree while the depth holds. They part
@@ -90,7 +93,12 @@ export const saturated = defineRule({
         // No configured maximum: a full pool, inferred from a depth that never reached zero.
         unlessAny(
           allOf(
-            compare('sustainedDepthMin', '>=', NEVER_DRAINED_DEPTH),
+            binary(
+              'unless',
+              compare('sustainedDepthMin', '>=', NEVER_DRAINED_DEPTH),
+              // Unless a sync has run the whole window: its key, re-added meanwhile, may be what holds the depth.
+              compare('longestRunning', '>=', SUSTAINED_WINDOW_MS / 1000),
+            ),
             compare('sustainedBusyWorkers', '>=', t.minInferredWorkers),
             binary('>=', sig('busyWorkers'), scale('sustainedBusyWorkers', binary('-', num(1), t.maxBusyDrift))),
             binary('<=', sig('busyWorkers'), scale('sustainedBusyWorkers', binary('+', num(1), t.maxBusyDrift))),
@@ -111,6 +119,7 @@ export const saturated = defineRule({
     'workDurationMean',
     'depthAvg',
     'sustainedDepthMin',
+    'longestRunning',
     'addRate',
   ],
   derivedTitles: {
