@@ -272,6 +272,15 @@ const signalList = [
     expr: perQueue(rate(WORKQUEUE.adds)),
   },
   {
+    id: 'processAddRate',
+    title: 'Add rate (process)',
+    unit: '1/s',
+    scope: 'process',
+    description:
+      "New adds per second over every queue of the process: the syncs its controllers are asked for, each of which may write. Beside the process's write rate it says how much of the writing this queue's adds alone can explain.",
+    expr: sumWithout([LABEL.priority, LABEL.controller, LABEL.name], rate(WORKQUEUE.adds)),
+  },
+  {
     id: 'completionRate',
     title: 'Completion rate',
     unit: '1/s',

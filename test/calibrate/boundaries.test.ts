@@ -2,8 +2,8 @@
  * The boundary grid (`calibration/boundaries.json`): causes planted at a strength where a threshold halved or doubled,
  * or a clause dropped, turns a verdict wrong (the mutations `npm run calibrate:mutations` runs). Every case matches
  * its ground truth at every step, and can fail: a planted problem owes its finding at some step (a mutation fails it
- * by a miss); a near miss names in `forbids` the rules its truth forbids (neither expects nor allows) at some step,
- * on every queue (a mutation fails it by a false alarm).
+ * by a miss); a near miss names in `forbids` the rules its truth forbids (neither expects nor allows) on some queue
+ * at some step (a mutation fails it by a false alarm there, whatever the other queues of the process owe).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -29,18 +29,11 @@ describe('calibration on the boundary grid', () => {
           verdicts.some((v) => v.canMiss),
           `${name}: owes its finding at some step`,
         ).toBe(true);
-      for (const id of forbids) {
-        const stepsForbidding = new Set(
-          verdicts.filter((v) => !v.expected.includes(id) && !v.allowed.includes(id)).map((v) => v.elapsedMs),
-        );
-        const stepsAllowing = new Set(
-          verdicts.filter((v) => v.expected.includes(id) || v.allowed.includes(id)).map((v) => v.elapsedMs),
-        );
+      for (const id of forbids)
         expect(
-          [...stepsForbidding].some((at) => !stepsAllowing.has(at)),
-          `${name}: ${id} forbidden on every queue at some step`,
+          verdicts.some((v) => !v.expected.includes(id) && !v.allowed.includes(id)),
+          `${name}: ${id} forbidden on some queue at some step`,
         ).toBe(true);
-      }
       expectAllPass(verdicts, name);
     },
   );

@@ -50,7 +50,21 @@ const TABLE: Record<string, { expected: DiagnosisId[]; allowed: DiagnosisId[] }>
 
 describe('ground truth at default parameters', () => {
   it('covers every scenario', () => {
-    expect(Object.keys(TABLE).sort()).toEqual(SCENARIO_NAMES.filter((name) => name !== 'mixed').sort());
+    const processes = ['mixed', 'loop-beside-writers'];
+    expect(Object.keys(TABLE).sort()).toEqual(SCENARIO_NAMES.filter((name) => !processes.includes(name)).sort());
+  });
+
+  it('loop-beside-writers: the loop is owed while the other queue adds under half of what it adds', () => {
+    const queues = (rate?: number) => truthOf('loop-beside-writers', rate === undefined ? {} : { rate }).queues;
+    expect(queues().map((q) => [q.name, q.expected])).toEqual([
+      ['secret-mirror', ['WorkqueueHotLoop']],
+      ['usage-report', []],
+    ]);
+    expect(queues()[1]?.allowed).toEqual([]);
+    const shared = queues(32);
+    expect(shared[0]?.expected).toEqual([]);
+    expect(shared[0]?.allowed).toContain('WorkqueueHotLoop');
+    expect(shared[1]?.allowed).toEqual([]);
   });
 
   it.each(Object.entries(TABLE))('%s', (name, want) => {

@@ -1,4 +1,4 @@
-import { allOf, anyOf, binary } from '../../promql/expr.js';
+import { allOf, anyOf, binary, num } from '../../promql/expr.js';
 import { DRAIN_SHARE, lowPriorityNotDraining } from '../capacity.js';
 import { compare, relate, scale, sig, unlessAny, where } from '../conditions.js';
 import { formatValue, numberOf } from '../format.js';
@@ -12,7 +12,9 @@ import { MINUTE_MS } from '../signals.js';
  * - errors requeued with a plain Add instead of AddRateLimited, or through a limiter whose delay is zero (requeued
  *   errors at the loop's rate, no retries counted): proven by the errors alone, at any depth.
  * The write rate is per process: with several busy queues in one process it is a hint, so the ratio
- * must fall in a band that this queue's adds alone explain. Failed writes that track the adds (a conflict
+ * must fall in a band that this queue's adds alone explain, and the process's other queues must add less than
+ * a loop would write (`minWriteRatio` of this queue's adds): otherwise they could make the writes as well, at
+ * one write per sync, and a queue whose adds merely match them would be blamed. Failed writes that track the adds (a conflict
  * or a rejected update, retried at once) are the missing-backoff loop seen without reconcile metrics;
  * failed reads are not (an optional object answered 404 on every sync is normal). A loop with neither
  * writes nor error metrics cannot be told from a busy controller with fast syncs: that is the
@@ -60,7 +62,7 @@ export const hotLoop = defineRule({
       default: 0.8,
       unit: 'ratio',
       description:
-        'API writes per add at or above which every sync writes and wakes itself again. A status-write loop makes exactly one write per add (each write is the event that adds the key again); writes rejected by a conflict still count, so the ratio sits at 1 and a loop with a share of its syncs skipping the write stays above 0.8.',
+        "API writes per add at or above which every sync writes and wakes itself again. A status-write loop makes exactly one write per add (each write is the event that adds the key again); writes rejected by a conflict still count, so the ratio sits at 1 and a loop with a share of its syncs skipping the write stays above 0.8. The same share bounds the process's other queues: adding that many per add of this queue, they could make the writes themselves at one write per sync, and the writes (and failed writes) no longer point at this queue (the boundary grid: a report controller adding as much as a hand-written loop beside it, whose denied writes its adds match, is not called a loop).",
     },
     maxWriteRatio: {
       default: 1.6,
@@ -86,6 +88,9 @@ export const hotLoop = defineRule({
         // worked off (an initial list whose every status write re-adds its key once) is work, not a loop.
         anyOf(compare('depthMedian', '<=', t.maxDepth), lowPriorityNotDraining(t.drainShare)),
         compare('addRate', '>=', t.minAddRate),
+        // The writes are the process's: this queue's adds alone explain them only where the other queues of the
+        // process add fewer than `minWriteRatio` of them, or those could write as much at one write per sync.
+        relate(scale('addRate', binary('+', num(1), t.minWriteRatio)), '>', 'processAddRate'),
         anyOf(
           // Writes track adds: the sync writes an object it watches on every pass.
           allOf(
@@ -127,6 +132,7 @@ export const hotLoop = defineRule({
     'depthAvg',
     'lowPriorityDepthSlope',
     'writeRate',
+    'processAddRate',
     'failedWriteRate',
     'requeuedErrorRate',
     'retryRate',

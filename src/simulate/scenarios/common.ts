@@ -110,6 +110,11 @@ export function changeLoad(rate: number, writeShare: number): number {
   return rate * (1 + writeShare);
 }
 
+/** The Event a sync records: created, then patched with a higher count when the same one repeats. */
+export const RECORDED_EVENT = { method: 'POST', code: '201' } as const;
+/** A further write of a sync: an update of an object the controller does not watch (no event comes back). */
+export const UNWATCHED_UPDATE = { method: 'PATCH', code: '200' } as const;
+
 /** Syncs per second `workers` workers complete when every sync takes `dist`. */
 export function capacity(workers: number, dist: DurationDist): number {
   return (workers * 1000) / meanMs(dist);

@@ -12,7 +12,18 @@ import {
   type SimulationParams,
   SUCCESS,
 } from '../model.js';
-import { backgroundPollsPerSecond, leaseName, round, type Sizes, sizes, steadySync, withMedian } from './common.js';
+import {
+  backgroundPollsPerSecond,
+  capacityTruth,
+  leaseName,
+  RECORDED_EVENT,
+  round,
+  type Sizes,
+  sizes,
+  steadySync,
+  UNWATCHED_UPDATE,
+  withMedian,
+} from './common.js';
 
 /** Mean delay from a write to its watch event (uniform 2–20 ms in the process model). */
 const MEAN_WATCH_LATENCY_MS = 11;
@@ -98,9 +109,15 @@ const FAILING_KEYS = 2;
 const FAILING_SYNC = lognormal(10, 0.4);
 const NORMAL_SYNC = lognormal(8, 0.5);
 
-export function noBackoffLoopController(params: SimulationParams, name = 'secret-mirror'): ControllerSpec {
-  const { workers, keys, rate } = sizes(params, NO_BACKOFF);
+export function noBackoffLoopController(
+  params: SimulationParams,
+  name = 'secret-mirror',
+  defaults: Sizes = NO_BACKOFF,
+): ControllerSpec {
+  const { workers, keys, rate } = sizes(params, defaults);
   const failing = Math.min(params.loopKeys ?? FAILING_KEYS, keys);
+  // `syncMs` moves the failing keys' syncs (a write denied after a slower call).
+  const failingSync = params.syncMs === undefined ? FAILING_SYNC : withMedian(FAILING_SYNC, params.syncMs);
   const busy = (Math.min(failing, workers) + (rate * meanMs(NORMAL_SYNC)) / 1000) / workers;
   const allowed: DiagnosisId[] = ['WorkqueuePersistentFailures'];
   if (busy >= 0.8) allowed.push('WorkqueueSaturated');
@@ -114,7 +131,7 @@ export function noBackoffLoopController(params: SimulationParams, name = 'secret
     reconcileMetrics: false,
     sync: (env) => {
       const normal = steadySync(NORMAL_SYNC, 0.2)(env);
-      const draw = sampler(FAILING_SYNC, env.rng);
+      const draw = sampler(failingSync, env.rng);
       return (ctx) => (ctx.key < failing ? { durationMs: draw(), result: ERROR, requests: forbidden } : normal(ctx));
     },
     truth: {
@@ -124,7 +141,7 @@ export function noBackoffLoopController(params: SimulationParams, name = 'secret
     },
     facts: {
       keysInLoop: failing,
-      expectedLoopAddsPerSecond: round((failing * 1000) / meanMs(FAILING_SYNC), 1),
+      expectedLoopAddsPerSecond: round((failing * 1000) / meanMs(failingSync), 1),
       busyWorkers: round(busy * workers, 2),
     },
   };
@@ -149,6 +166,85 @@ export const hotLoopNoBackoff: Scenario = {
     leaseName: leaseName(params.flavor, 'secret-operator'),
     controllers: [noBackoffLoopController(params)],
   }),
+};
+
+// ---------------------------------------------------------------------------------------------
+// loop-beside-writers
+
+const BESIDE_WRITERS: Sizes = { workers: 4, keys: 500, rate: 15 };
+/** The denied write of the looping keys, after a slower call than the plain mirror's (a GET of the source first). */
+const BESIDE_WRITERS_FAILING_SYNC_MS = 50;
+const REPORT_SYNC = lognormal(20, 0.5);
+/** What a report sync writes, none of it watched: the report's status, a ConfigMap of totals, an Event. */
+const REPORT_WRITES = [UNWATCHED_UPDATE, UNWATCHED_UPDATE, RECORDED_EVENT] as const;
+/**
+ * The process's writes are the loop's only where the other queues cannot have made them: they add fewer than half
+ * the loop's adds, so at one write per sync (everyday behaviour) they explain at most half of what the loop writes.
+ * Closer, nothing in the counters says which queue writes what.
+ */
+const OTHERS_ADDS_TOLD = 0.5;
+
+/**
+ * A busy controller of the same process that writes objects it does not watch on every sync: `rate` events a
+ * second, three writes each, no echo. Its own queue is healthy.
+ */
+export function reportWriterController(params: SimulationParams, name = 'usage-report'): ControllerSpec {
+  const { workers, keys, rate } = sizes(params, BESIDE_WRITERS);
+  const utilization = (rate * meanMs(REPORT_SYNC)) / 1000 / workers;
+  return {
+    name,
+    workers,
+    keys,
+    events: { rate, keys: { kind: 'uniform' } },
+    sync: ({ rng }) => {
+      const draw = sampler(REPORT_SYNC, rng);
+      return () => ({ durationMs: draw(), result: SUCCESS, requests: REPORT_WRITES });
+    },
+    truth: capacityTruth(utilization, params),
+    facts: { writesPerSync: REPORT_WRITES.length, utilization: round(utilization, 3) },
+  };
+}
+
+export const loopBesideWriters: Scenario = {
+  name: 'loop-beside-writers',
+  summary: 'a hand-written loop without backoff in a process whose other controller writes more than it',
+  description:
+    'A secret-mirror worker (its own client-go queue, no controller_runtime_* series of its own, 4 workers) whose ' +
+    'two failing keys are re-added with a plain add after a denied PUT of ~50 ms (about 40 adds a second), in one ' +
+    'process with a usage-report controller that takes 15 events a second and writes a report status, a ConfigMap ' +
+    'and an Event on each (45 writes a second, unwatched). The REST client counts the whole process: about 2.2 ' +
+    "writes per add of the loop's queue, more than a loop explains, while its denied writes track its adds. " +
+    "--rate is the report controller's events; --loop-keys and --sync-ms the loop's.",
+  defaults: BESIDE_WRITERS,
+  defaultQueue: 'classic',
+  build: (params) => {
+    const loop = noBackoffLoopController(
+      { ...params, syncMs: params.syncMs ?? BESIDE_WRITERS_FAILING_SYNC_MS, rate: NO_BACKOFF.rate },
+      'secret-mirror',
+      BESIDE_WRITERS,
+    );
+    const writer = reportWriterController(params);
+    const loopAdds = Number(loop.facts?.expectedLoopAddsPerSecond ?? 0) + loop.events.rate;
+    const othersAdds = writer.events.rate;
+    const told = othersAdds < OTHERS_ADDS_TOLD * loopAdds;
+    return {
+      leader: true,
+      leaseName: leaseName(params.flavor, 'platform-operator'),
+      controllers: [
+        told
+          ? loop
+          : {
+              ...loop,
+              truth: {
+                expected: [],
+                allowed: [...new Set([...loop.truth.expected, ...loop.truth.allowed])],
+                note: `${loop.truth.note}; the other queue adds ${round(othersAdds, 1)} a second beside the loop's ${round(loopAdds, 1)}, enough to make the process's writes as well: the counters cannot say whose they are`,
+              },
+            },
+        writer,
+      ],
+    };
+  },
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import type { Scenario } from '../model.js';
 import { backlog, gradualBacklog, saturation } from './capacity.js';
 import { initialList, sawtoothBatches } from './draining.js';
 import { persistentFailure, requeueAsError } from './failures.js';
-import { hotLoopNoBackoff, hotLoopStatusWrite, selfRequeueLoop } from './hot-loops.js';
+import { hotLoopNoBackoff, hotLoopStatusWrite, loopBesideWriters, selfRequeueLoop } from './hot-loops.js';
 import { mixed } from './mixed.js';
 import {
   busyButFine,
@@ -44,6 +44,7 @@ export const SCENARIOS: readonly Scenario[] = [
   saturation,
   hotLoopStatusWrite,
   hotLoopNoBackoff,
+  loopBesideWriters,
   selfRequeueLoop,
   blockingCall,
   stuckWorker,

@@ -15,12 +15,14 @@ import {
   loadSizes,
   MINUTE,
   overloadTruth,
+  RECORDED_EVENT,
   risingCapacityTruth,
   round,
   SECOND,
   type Sizes,
   sizes,
   steadySync,
+  UNWATCHED_UPDATE,
   withMedian,
 } from './common.js';
 
@@ -339,10 +341,6 @@ export const slowButSteady: Scenario = {
 
 const EVENT_PER_SYNC: Sizes = { workers: 2, keys: 40, rate: 0.8 };
 const EVENT_SYNC = lognormal(15, 0.5);
-/** The Event a sync records: created, then patched with a higher count when the same one repeats. */
-const RECORDED_EVENT = { method: 'POST', code: '201' } as const;
-/** A further write of a sync: an update of an object the controller does not watch (no event comes back). */
-const UNWATCHED_UPDATE = { method: 'PATCH', code: '200' } as const;
 
 export const eventPerSync: Scenario = {
   name: 'event-per-sync',
