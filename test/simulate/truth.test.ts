@@ -24,6 +24,7 @@ const TABLE: Record<string, { expected: DiagnosisId[]; allowed: DiagnosisId[] }>
   'busy-but-fine': { expected: [], allowed: [] },
   'slow-but-steady': { expected: [], allowed: [] },
   'event-per-sync': { expected: [], allowed: [] },
+  'rejected-writes': { expected: [], allowed: [] },
   'requeue-after': { expected: [], allowed: [] },
   'transient-errors': { expected: [], allowed: [] },
   'dependency-outage': { expected: [], allowed: ['WorkqueuePersistentFailures'] },

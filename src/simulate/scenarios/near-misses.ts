@@ -3,7 +3,7 @@
  * may be diagnosed (their ground truth expects nothing unless overridden parameters push them over).
  */
 import { lognormal, meanMs, sampler } from '../distributions.js';
-import type { ControllerSpec, Scenario, SimulationParams } from '../model.js';
+import type { ControllerSpec, QueueTruthSpec, Scenario, SimulationParams } from '../model.js';
 import { requeueAfter, SUCCESS } from '../model.js';
 import {
   backgroundPollsPerSecond,
@@ -381,6 +381,67 @@ export const eventPerSync: Scenario = {
                 : `every sync records an Event and updates ${writes - 1} unwatched object(s): ${writes} writes per real change, nothing loops`,
           },
           facts: { writesPerAdd: writes, utilization: round(utilization, 4) },
+        },
+      ],
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// rejected-writes
+
+const REJECTED_WRITES: Sizes = { workers: 2, keys: 300, rate: 3 };
+const REJECTED_SYNC = lognormal(15, 0.5);
+/** A write an admission webhook denies: the controller logs it and returns (no error, no requeue). */
+const DENIED_WRITE = { method: 'PATCH', code: '403' } as const;
+
+/**
+ * Nothing loops, but one denied write per add with no retries is also what a slow loop of denied writes re-added at
+ * once shows (each pass one write, one add): the counters cannot tell them, and a hot loop is allowed. Two or more per
+ * add are more than a loop of one write per pass makes.
+ */
+function rejectedWritesTruth(capacity: QueueTruthSpec, writes: number): QueueTruthSpec {
+  const note = `every sync makes ${writes} write(s) a webhook denies, logged and dropped: the adds are real changes, nothing loops`;
+  return writes === 1
+    ? {
+        ...capacity,
+        allowed: [...capacity.allowed, 'WorkqueueHotLoop'],
+        note: `${note}; one failed write per add and no retries read as a slow loop of denied writes would`,
+      }
+    : { ...capacity, note };
+}
+
+export const rejectedWrites: Scenario = {
+  name: 'rejected-writes',
+  summary: 'every sync makes writes a webhook denies, logged and dropped: failed writes track the adds, no loop',
+  description:
+    "A label-sync controller (hand-written worker over client-go's queue, no controller_runtime_* series) over 300 " +
+    "objects, 3 events a second, 2 workers. An admission webhook denies its patches of the objects' children: every " +
+    'sync tries two of them, both answered 403; the worker logs the error and forgets the key (no requeue, no ' +
+    'retry). The process counts two failed writes per add and no retries while the depth stays at zero, but every ' +
+    'add is a real change: not a loop. --writes-per-sync sets the denied writes per sync (default 2).',
+  defaults: REJECTED_WRITES,
+  defaultQueue: 'classic',
+  build: (params) => {
+    const { workers, keys, rate } = sizes(params, REJECTED_WRITES);
+    const writes = params.writesPerSync ?? 2;
+    const requests = Array.from({ length: writes }, () => DENIED_WRITE);
+    return {
+      leader: true,
+      leaseName: leaseName(params.flavor, 'label-operator'),
+      controllers: [
+        {
+          name: 'labelsync',
+          workers,
+          keys,
+          events: { rate, keys: { kind: 'uniform' } },
+          reconcileMetrics: false,
+          sync: ({ rng }) => {
+            const draw = sampler(REJECTED_SYNC, rng);
+            return () => ({ durationMs: draw(), result: SUCCESS, requests });
+          },
+          truth: rejectedWritesTruth(capacityTruth((rate * meanMs(REJECTED_SYNC)) / 1000 / workers, params), writes),
+          facts: { deniedWritesPerSync: writes },
         },
       ],
     };
