@@ -109,15 +109,24 @@ const FAILING_KEYS = 2;
 const FAILING_SYNC = lognormal(10, 0.4);
 const NORMAL_SYNC = lognormal(8, 0.5);
 
+/**
+ * The sizes of a no-backoff loop for `params`: its failing keys (`loopKeys`, default two), their sync (`syncMs` moves
+ * it: a write denied after a slower call) and the adds a second they make, each re-added the moment its sync ends.
+ */
+function noBackoffLoop(params: SimulationParams, defaults: Sizes) {
+  const { workers, keys, rate } = sizes(params, defaults);
+  const failing = Math.min(params.loopKeys ?? FAILING_KEYS, keys);
+  const failingSync = params.syncMs === undefined ? FAILING_SYNC : withMedian(FAILING_SYNC, params.syncMs);
+  const loopAddsPerSecond = (Math.min(failing, workers) * 1000) / meanMs(failingSync);
+  return { workers, keys, rate, failing, failingSync, loopAddsPerSecond };
+}
+
 export function noBackoffLoopController(
   params: SimulationParams,
   name = 'secret-mirror',
   defaults: Sizes = NO_BACKOFF,
 ): ControllerSpec {
-  const { workers, keys, rate } = sizes(params, defaults);
-  const failing = Math.min(params.loopKeys ?? FAILING_KEYS, keys);
-  // `syncMs` moves the failing keys' syncs (a write denied after a slower call).
-  const failingSync = params.syncMs === undefined ? FAILING_SYNC : withMedian(FAILING_SYNC, params.syncMs);
+  const { workers, keys, rate, failing, failingSync, loopAddsPerSecond } = noBackoffLoop(params, defaults);
   const busy = (Math.min(failing, workers) + (rate * meanMs(NORMAL_SYNC)) / 1000) / workers;
   const allowed: DiagnosisId[] = ['WorkqueuePersistentFailures'];
   if (busy >= 0.8) allowed.push('WorkqueueSaturated');
@@ -141,7 +150,7 @@ export function noBackoffLoopController(
     },
     facts: {
       keysInLoop: failing,
-      expectedLoopAddsPerSecond: round((failing * 1000) / meanMs(failingSync), 1),
+      expectedLoopAddsPerSecond: round(loopAddsPerSecond, 1),
       busyWorkers: round(busy * workers, 2),
     },
   };
@@ -218,13 +227,10 @@ export const loopBesideWriters: Scenario = {
   defaults: BESIDE_WRITERS,
   defaultQueue: 'classic',
   build: (params) => {
-    const loop = noBackoffLoopController(
-      { ...params, syncMs: params.syncMs ?? BESIDE_WRITERS_FAILING_SYNC_MS, rate: NO_BACKOFF.rate },
-      'secret-mirror',
-      BESIDE_WRITERS,
-    );
+    const loopParams = { ...params, syncMs: params.syncMs ?? BESIDE_WRITERS_FAILING_SYNC_MS, rate: NO_BACKOFF.rate };
+    const loop = noBackoffLoopController(loopParams, 'secret-mirror', BESIDE_WRITERS);
     const writer = reportWriterController(params);
-    const loopAdds = Number(loop.facts?.expectedLoopAddsPerSecond ?? 0) + loop.events.rate;
+    const loopAdds = noBackoffLoop(loopParams, BESIDE_WRITERS).loopAddsPerSecond + loop.events.rate;
     const othersAdds = writer.events.rate;
     const told = othersAdds < OTHERS_ADDS_TOLD * loopAdds;
     return {

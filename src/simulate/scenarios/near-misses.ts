@@ -4,11 +4,13 @@
  */
 import { lognormal, meanMs, sampler } from '../distributions.js';
 import type { ControllerSpec, QueueTruthSpec, Scenario, SimulationParams } from '../model.js';
-import { requeueAfter, SUCCESS } from '../model.js';
+import { ERROR, requeueAfter, SUCCESS } from '../model.js';
 import {
   backgroundPollsPerSecond,
   capacity,
   capacityTruth,
+  exposesReconcileErrors,
+  failureTruth,
   type LoadSizes,
   leaseName,
   loadDefaults,
@@ -396,17 +398,23 @@ const REJECTED_SYNC = lognormal(15, 0.5);
 const DENIED_WRITE = { method: 'PATCH', code: '403' } as const;
 
 /**
- * Nothing loops, but one denied write per add with no retries is also what a slow loop of denied writes re-added at
- * once shows (each pass one write, one add): the counters cannot tell them, and a hot loop is allowed. Two or more per
- * add are more than a loop of one write per pass makes.
+ * Nothing loops: every add is a real change. Where the reconciler's own metrics are there (controller-runtime),
+ * they show it: no errors and no requeues, so nothing puts the keys back, and a hot loop is wrong. Without them
+ * (a hand-written worker), one denied write per add with no retries is also what a slow loop of denied writes
+ * re-added at once shows (each pass one denied write and its Warning Event, one add): the counters cannot tell
+ * them, and a hot loop is allowed. Two or more denied writes per add are more than such a loop makes.
  */
-function rejectedWritesTruth(capacity: QueueTruthSpec, writes: number): QueueTruthSpec {
-  const note = `every sync makes ${writes} write(s) a webhook denies, logged and dropped: the adds are real changes, nothing loops`;
-  return writes === 1
+function rejectedWritesTruth(
+  capacity: QueueTruthSpec,
+  denied: number,
+  params: Pick<SimulationParams, 'flavor'>,
+): QueueTruthSpec {
+  const note = `every sync makes ${denied} write(s) a webhook denies, logged with a Warning Event and dropped: the adds are real changes, nothing loops`;
+  return denied === 1 && !exposesReconcileErrors(params.flavor)
     ? {
         ...capacity,
         allowed: [...capacity.allowed, 'WorkqueueHotLoop'],
-        note: `${note}; one failed write per add and no retries read as a slow loop of denied writes would`,
+        note: `${note}; without reconcile metrics one failed write per add and no retries read as a slow loop of denied writes would`,
       }
     : { ...capacity, note };
 }
@@ -415,17 +423,24 @@ export const rejectedWrites: Scenario = {
   name: 'rejected-writes',
   summary: 'every sync makes writes a webhook denies, logged and dropped: failed writes track the adds, no loop',
   description:
-    "A label-sync controller (hand-written worker over client-go's queue, no controller_runtime_* series) over 300 " +
-    "objects, 3 events a second, 2 workers. An admission webhook denies its patches of the objects' children: every " +
-    'sync tries two of them, both answered 403; the worker logs the error and forgets the key (no requeue, no ' +
-    'retry). The process counts two failed writes per add and no retries while the depth stays at zero, but every ' +
-    'add is a real change: not a loop. --writes-per-sync sets the denied writes per sync (default 2).',
+    'A label-sync controller over 300 objects, 3 events a second, 2 workers. An admission webhook denies its patches ' +
+    "of the objects' children: every sync tries two of them, both answered 403, records a Warning Event and returns " +
+    'without an error (no requeue, no retry). The process counts two failed writes and three writes per add and no ' +
+    'retries while the depth stays at zero, but every add is a real change: not a loop. In the component-base ' +
+    "flavor it is a hand-written worker over client-go's queue (no controller_runtime_* series); in the " +
+    'controller-runtime flavor a reconciler, whose metrics count every reconcile a success. --writes-per-sync sets ' +
+    'the denied writes per sync (default 2); --backoff-base-ms makes the worker return the error instead, each key ' +
+    'requeued through a per-item exponential rate limiter from that first delay to 1000 s: retried with backoff, ' +
+    'every object failing.',
   defaults: REJECTED_WRITES,
   defaultQueue: 'classic',
   build: (params) => {
     const { workers, keys, rate } = sizes(params, REJECTED_WRITES);
-    const writes = params.writesPerSync ?? 2;
-    const requests = Array.from({ length: writes }, () => DENIED_WRITE);
+    const denied = params.writesPerSync ?? 2;
+    const requests = [...Array.from({ length: denied }, () => DENIED_WRITE), RECORDED_EVENT];
+    // Returned as an error, the failure goes back through the rate limiter: retried with backoff, not dropped.
+    const returned = params.backoffBaseMs !== undefined;
+    const capacity = capacityTruth((rate * meanMs(REJECTED_SYNC)) / 1000 / workers, params);
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'label-operator'),
@@ -435,13 +450,31 @@ export const rejectedWrites: Scenario = {
           workers,
           keys,
           events: { rate, keys: { kind: 'uniform' } },
-          reconcileMetrics: false,
+          backoffBaseMs: params.backoffBaseMs,
           sync: ({ rng }) => {
             const draw = sampler(REJECTED_SYNC, rng);
-            return () => ({ durationMs: draw(), result: SUCCESS, requests });
+            const result = returned ? ERROR : SUCCESS;
+            return () => ({ durationMs: draw(), result, requests });
           },
-          truth: rejectedWritesTruth(capacityTruth((rate * meanMs(REJECTED_SYNC)) / 1000 / workers, params), writes),
-          facts: { deniedWritesPerSync: writes },
+          truth: !returned
+            ? rejectedWritesTruth(capacity, denied, params)
+            : params.backoffBaseMs === 0
+              ? {
+                  expected: [],
+                  // Every object loops: each key holds a worker, those beyond the workers stand waiting.
+                  allowed: [
+                    'WorkqueueHotLoop',
+                    'WorkqueuePersistentFailures',
+                    ...(keys >= 0.8 * workers ? (['WorkqueueSaturated'] as const) : []),
+                    ...(keys > workers ? (['WorkqueueBacklog'] as const) : []),
+                  ],
+                  note: `every sync makes ${denied} write(s) a webhook denies and returns the error, requeued at once by a limiter whose every delay is zero: every object loops`,
+                }
+              : failureTruth(
+                  params,
+                  `every sync makes ${denied} write(s) a webhook denies and returns the error: every object fails and is retried with backoff`,
+                ),
+          facts: { deniedWritesPerSync: denied },
         },
       ],
     };
