@@ -70,6 +70,8 @@ const RETIRED_THRESHOLDS: Partial<Record<RuleId, Record<string, string>>> = {
       'retries alone no longer raise WorkqueuePersistentFailures (RequeueAfter polling counts as many); a queue without reconcile error metrics gets the RetriesWithoutErrorMetrics observation instead',
     minRetryShare:
       'retries alone no longer raise WorkqueuePersistentFailures (RequeueAfter polling counts as many); a queue without reconcile error metrics gets the RetriesWithoutErrorMetrics observation instead',
+    minErrorRate:
+      'the short-window error ratio (minRecentErrorRatio) held at every step of the 15-minute `for` already puts an error in every five minutes, three or more in the long window, above any floor this set; it never decided',
   },
   WorkqueueHotLoop: {
     minErrorRatio:

@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   clausePaths,
-  describeMutation,
   greenSummary,
   type MutationResult,
   mutationKey,
@@ -72,13 +71,15 @@ describe('mutations', () => {
   });
 
   it('a chain of one operation is a list of clauses: a and b and c gives three drops, not nested pairs', () => {
-    // Persistent failures: retries where (recent ratio and sustained ratio and error rate), and retries per error.
-    const r = RULES.find((x) => x.id === 'WorkqueuePersistentFailures')!;
-    const paths = clausePaths(r.condition(thresholdNodes(defaultsOf(r))));
-    expect(paths).toEqual(['lhs', 'rhs', 'lhs.rhs', 'lhs.rhs.rhs', 'lhs.rhs.lhs.lhs', 'lhs.rhs.lhs.rhs']);
-    const clauses = all.filter((m) => m.rule === r.id && m.kind === 'clause').map(describeMutation);
-    const alone = `${r.id} without Unexplained error ratio ≥ 2.5% (minRecentErrorRatio) [`;
-    expect(clauses.filter((d) => d.startsWith(alone))).toHaveLength(1);
+    // Saturated's measured branch: sustained busy workers and offered load and recent busy workers.
+    const clauses = all.flatMap((m) => (m.rule === 'WorkqueueSaturated' && m.kind === 'clause' ? [m.clause] : []));
+    const sustained = 'Busy workers (sustained) ≥ Max workers × 88% (minUtilization)';
+    const offered = 'Offered load (sustained) ≥ Max workers × 88% (minUtilization)';
+    const recent = 'Busy workers ≥ Max workers × 75% (minRecentUtilization)';
+    for (const one of [sustained, offered, recent]) expect(clauses.filter((c) => c === one)).toHaveLength(1);
+    expect(clauses.filter((c) => c === `${sustained} and ${offered} and ${recent}`)).toHaveLength(1);
+    // No two of the three dropped together.
+    expect(clauses.filter((c) => c.startsWith(`${sustained} and ${offered}`) && !c.includes(recent))).toEqual([]);
   });
 
   it('put the mutation in force through the rule overrides', () => {

@@ -382,9 +382,10 @@ describe('states, charts and access', () => {
       expect(loop.data[0]?.at(-1)).toBe(Date.parse(report.evaluatedAt) / 1000 + 180);
       expect(loop.colours).toContain(STATUS_COLORS.pending);
       expect(loop.colours).toContain(STATUS_COLORS.warning);
-      // A firing finding: its thresholds and both markers.
+      // A firing finding: its evidence and both markers (its thresholds are ratios, not drawn on a chart of rates).
       const failures = await chart('dbuser');
-      expect(failures.labels.some((l) => l.startsWith('threshold minErrorRate ≥ '))).toBe(true);
+      expect(failures.labels).toContain('Reconcile error rate');
+      expect(failures.labels.some((l) => l.startsWith('threshold '))).toBe(false);
       expect(failures.markers).toEqual(['onset', 'fired']);
 
       const href = await page.$eval(`${rowOf('pod')} a.grafana`, (a) => a.getAttribute('href') ?? '');

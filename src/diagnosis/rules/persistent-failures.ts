@@ -20,6 +20,9 @@ import { MINUTE_MS } from '../signals.js';
  * long window: 30 consecutive windows. A dependency that fails for a few minutes and recovers clears the
  * short window within five minutes and never completes the `for`. Errors that bypass the rate limiter (no
  * retries) are a hot loop, not this.
+ *
+ * No floor on the number of errors is needed for the ratios to mean something: the short-window ratio held at every
+ * step of the 15-minute `for` puts an error in every five minutes of it, three or more in the long window.
  */
 const FAILURE_CASES = {
   dependency: {
@@ -56,12 +59,6 @@ export const persistentFailures = defineRule({
       description:
         'The same share over the short window, below which the failures have stopped (a dependency that recovered): the finding ends within minutes of the recovery instead of lingering for the long window. Far below the long-window threshold because keys that entered backoff together (after a restart) fail in waves, and five minutes between two waves can hold few of their errors.',
     },
-    minErrorRate: {
-      default: 0.002,
-      unit: '1/s',
-      description:
-        'Reconcile errors per second over the long window below which a ratio rests on too few errors to mean anything (fewer than two in 15 minutes).',
-    },
     minRetryPerError: RETRIES_PER_ERROR,
   },
   forMs: 15 * MINUTE_MS,
@@ -72,7 +69,6 @@ export const persistentFailures = defineRule({
         allOf(
           compare('errorRatio', '>=', t.minRecentErrorRatio),
           compare('sustainedErrorRatio', '>=', t.minErrorRatio),
-          compare('sustainedErrorRate', '>=', t.minErrorRate),
         ),
         'controller',
       ),
