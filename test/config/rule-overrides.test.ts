@@ -131,6 +131,14 @@ describe('retired thresholds', () => {
     );
   });
 
+  it("name the persistent failures' error-rate floor with the short-window ratio that always exceeded it", () => {
+    expect(() =>
+      parseRuleOverrides({ WorkqueuePersistentFailures: { thresholds: { minErrorRate: 0.01 } } }, 'rules'),
+    ).toThrow(
+      /rules\.WorkqueuePersistentFailures\.thresholds\.minErrorRate: no longer a threshold: .*minRecentErrorRatio/,
+    );
+  });
+
   it("name saturation's waiting thresholds, now evidence, with the utilization that decides", () => {
     for (const name of ['minDepth', 'minWaitRatio'])
       expect(() => parseRuleOverrides({ WorkqueueSaturated: { thresholds: { [name]: 1 } } }, 'rules')).toThrow(
