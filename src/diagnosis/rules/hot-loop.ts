@@ -14,9 +14,9 @@ import { MINUTE_MS } from '../signals.js';
  * The write rate is per process: with several busy queues in one process it is a hint, so the ratio
  * must fall in a band that this queue's adds alone explain, and the process's other queues must add less than
  * a loop would write (`minWriteRatio` of this queue's adds): otherwise they could make the writes as well, at
- * one write per sync, and a queue whose adds merely match them would be blamed. Failed writes that track the adds (a conflict
- * or a rejected update, retried at once) are the missing-backoff loop seen without reconcile metrics;
- * failed reads are not (an optional object answered 404 on every sync is normal). A loop with neither
+ * one write per sync, and a queue whose adds merely match them would be blamed. Failed writes that track the
+ * adds (a conflict or a rejected update, retried at once) are the missing-backoff loop seen without reconcile
+ * metrics; failed reads are not (an optional object answered 404 on every sync is normal). A loop with neither
  * writes nor error metrics cannot be told from a busy controller with fast syncs: that is the
  * `HighAddRateLowDepth` observation, not a finding.
  *
