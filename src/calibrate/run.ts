@@ -95,9 +95,11 @@ export function describeCase(c: CalibrationCase): string {
   if (c.rate !== undefined) parts.push(`rate=${c.rate}`);
   if (c.failingKeys !== undefined) parts.push(`failingKeys=${c.failingKeys}`);
   if (c.invalidKeys !== undefined) parts.push(`invalidKeys=${c.invalidKeys}`);
+  if (c.pollingKeys !== undefined) parts.push(`pollingKeys=${c.pollingKeys}`);
   if (c.backoffBaseMs !== undefined) parts.push(`backoffBaseMs=${c.backoffBaseMs}`);
   if (c.loopKeys !== undefined) parts.push(`loopKeys=${c.loopKeys}`);
   if (c.writesPerSync !== undefined) parts.push(`writesPerSync=${c.writesPerSync}`);
+  if (c.listWrites !== undefined) parts.push(`listWrites=${c.listWrites}`);
   if (c.transientShare !== undefined) parts.push(`transientShare=${c.transientShare}`);
   if (c.outageSeconds !== undefined) parts.push(`outageSeconds=${c.outageSeconds}`);
   if (c.blockingShare !== undefined) parts.push(`blockingShare=${c.blockingShare}`);

@@ -54,6 +54,8 @@ interface SimulateFlags {
   workers?: string;
   keys?: string;
   failingKeys?: string;
+  pollingKeys?: string;
+  listWrites?: string;
   invalidKeys?: string;
   backoffBaseMs?: string;
   loopKeys?: string;
@@ -111,12 +113,20 @@ export function registerSimulateCommand(program: Command): void {
       'persistent-failure: objects whose spec the controller rejects with a terminal error, not retried (default: none)',
     )
     .option(
+      '--polling-keys <n>',
+      'persistent-failure: objects polled with RequeueAfter every 30 s, a fixed set beside the failing ones (default: none)',
+    )
+    .option(
       '--backoff-base-ms <ms>',
       "persistent-failure: first delay of a custom per-item exponential rate limiter (to 1000 s, no bucket); 0 requeues failing keys at once (default: controller-runtime's limiter)",
     )
     .option(
       '--loop-keys <n>',
       "hot-loop-status-write, hot-loop-no-backoff, self-requeue-loop: keys in the loop (default: the scenario's)",
+    )
+    .option(
+      '--list-writes <n>',
+      'initial-list: status writes each listed object takes to converge, each echo syncing it again (default 0)',
     )
     .option(
       '--writes-per-sync <n>',
@@ -276,11 +286,13 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
       ...(flags.rate === undefined ? {} : { rate: number('--rate', flags.rate) }),
       ...(flags.failingKeys === undefined ? {} : { failingKeys: integer('--failing-keys', flags.failingKeys) }),
       ...(flags.invalidKeys === undefined ? {} : { invalidKeys: integer('--invalid-keys', flags.invalidKeys) }),
+      ...(flags.pollingKeys === undefined ? {} : { pollingKeys: integer('--polling-keys', flags.pollingKeys) }),
       ...(flags.backoffBaseMs === undefined ? {} : { backoffBaseMs: number('--backoff-base-ms', flags.backoffBaseMs) }),
       ...(flags.loopKeys === undefined ? {} : { loopKeys: integer('--loop-keys', flags.loopKeys) }),
       ...(flags.writesPerSync === undefined
         ? {}
         : { writesPerSync: integer('--writes-per-sync', flags.writesPerSync) }),
+      ...(flags.listWrites === undefined ? {} : { listWrites: integer('--list-writes', flags.listWrites) }),
       ...(flags.transientShare === undefined
         ? {}
         : { transientShare: number('--transient-share', flags.transientShare) }),

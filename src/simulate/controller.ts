@@ -280,6 +280,12 @@ export class SimController {
     }
     const flags = this.background.perSync ? this.backgroundFlags(key, plan) : 0;
     const startedAt = this.clock.now();
+    if (writesDuringSync(plan)) {
+      // A PUT that conflicts is the write that failed: counted when the sync ends, no echo.
+      const method = plan.write as 'PUT' | 'PATCH';
+      if (!((flags & CONFLICT) !== 0 && method === 'PUT'))
+        this.clock.after(plan.writeAtMs as number, () => this.writeObject(key, method), this.env.timerOptions);
+    }
     this.clock.after(
       plan.durationMs,
       () => this.syncEnded(key, plan, flags, startedAt, onFinish),
@@ -330,6 +336,20 @@ export class SimController {
     return flags;
   }
 
+  /** A successful write of the watched object `key`: counted, and echoed back by the watch as an event for it. */
+  private writeObject(key: number, method: 'PUT' | 'PATCH'): void {
+    if (this.stopped) return;
+    this.stats.writes++;
+    this.env.metrics.apiRequest(method, '200');
+    this.clock.after(
+      this.env.watchLatency(),
+      () => {
+        if (!this.stopped) this.queue.add(key, NORMAL_PRIORITY);
+      },
+      this.env.timerOptions,
+    );
+  }
+
   private finishSync(key: number, plan: SyncPlan, flags: number, startedAt: number): void {
     const metrics = this.env.metrics;
     const reconcile = this.reconcile;
@@ -338,7 +358,7 @@ export class SimController {
     if (plan.requests !== undefined) {
       for (const request of plan.requests) metrics.apiRequest(request.method, request.code);
     }
-    let write = plan.write;
+    let write = writesDuringSync(plan) ? undefined : plan.write;
     if (flags !== 0) {
       if ((flags & OPTIONAL_GET) !== 0) this.countGetNotFound();
       if ((flags & CONFLICT) !== 0) {
@@ -347,17 +367,7 @@ export class SimController {
         if (write === 'PUT') write = undefined; // the status update was the write that conflicted: no echo
       }
     }
-    if (write !== undefined) {
-      this.stats.writes++;
-      metrics.apiRequest(write, '200');
-      this.clock.after(
-        this.env.watchLatency(),
-        () => {
-          if (!this.stopped) this.queue.add(key, NORMAL_PRIORITY);
-        },
-        this.env.timerOptions,
-      );
-    }
+    if (write !== undefined) this.writeObject(key, write);
     const result = plan.result;
     const priority = this.priorityOf[key] as number;
     if ((flags & CONFLICT) !== 0) this.failed(key, priority);
@@ -416,4 +426,9 @@ export class SimController {
   private at(atMs: number, fn: () => void): void {
     this.clock.after(this.startMs + atMs - this.clock.now(), fn, this.env.timerOptions);
   }
+}
+
+/** Whether `plan` writes before its end (`SyncPlan.writeAtMs`). */
+function writesDuringSync(plan: SyncPlan): boolean {
+  return plan.write !== undefined && plan.writeAtMs !== undefined && plan.writeAtMs < plan.durationMs;
 }

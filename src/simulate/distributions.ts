@@ -40,6 +40,50 @@ export function meanMs(dist: DurationDist): number {
   }
 }
 
+/** The share of draws of `dist` longer than `ms`. */
+export function shareAbove(dist: DurationDist, ms: number): number {
+  switch (dist.kind) {
+    case 'constant':
+      return dist.ms > ms ? 1 : 0;
+    case 'uniform':
+      return Math.min(1, Math.max(0, (dist.maxMs - ms) / (dist.maxMs - dist.minMs)));
+    case 'lognormal':
+      if (ms <= 0) return 1;
+      return dist.sigma === 0
+        ? Number(dist.medianMs > ms)
+        : 0.5 * erfc(Math.log(ms / dist.medianMs) / (dist.sigma * Math.SQRT2));
+    case 'exponential':
+      return ms <= 0 ? 1 : Math.exp(-ms / dist.meanMs);
+    case 'mixture': {
+      const total = dist.parts.reduce((sum, part) => sum + part.weight, 0);
+      return dist.parts.reduce((sum, part) => sum + (part.weight / total) * shareAbove(part.dist, ms), 0);
+    }
+  }
+}
+
+/** The complementary error function, to a relative error under 1.2e-7 (Numerical Recipes' `erfcc`). */
+function erfc(x: number): number {
+  const z = Math.abs(x);
+  const t = 1 / (1 + z / 2);
+  const r =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t *
+                  (0.09678418 +
+                    t *
+                      (-0.18628806 +
+                        t *
+                          (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
+  return x >= 0 ? r : 2 - r;
+}
+
 /** A sampler for `dist` drawing from `rng`. */
 export function sampler(dist: DurationDist, rng: Random): () => number {
   switch (dist.kind) {

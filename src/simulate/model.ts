@@ -76,6 +76,12 @@ export interface SyncPlan {
    * process's watch latency.
    */
   readonly write?: 'PUT' | 'PATCH' | undefined;
+  /**
+   * When `write` is made, in ms from the sync's start, where the sync goes on after it (the status updated first,
+   * then the rest of the reconcile): its echo can come while the key is still being processed, which marks the key
+   * dirty, and it is handed out again the moment the sync is done. Missing, or not before the end: at the end.
+   */
+  readonly writeAtMs?: number | undefined;
   /** Other API requests the sync made (reads, failed calls), counted at its end. */
   readonly requests?: readonly ApiRequest[] | undefined;
   /**
@@ -232,6 +238,12 @@ export interface SimulationParams {
    */
   readonly invalidKeys?: number | undefined;
   /**
+   * Objects the main controller polls with `RequeueAfter` at a fixed interval (each waits on something outside),
+   * where the scenario has them (persistent-failure): a set of pollers counted exactly, unlike the background's
+   * (drawn per object, re-armed by events). Else ignored.
+   */
+  readonly pollingKeys?: number | undefined;
+  /**
    * The first delay of the main controller's rate limiter, in ms, where the scenario takes it (persistent-failure):
    * a custom per-item exponential limiter from it to 1000 s, alone (controller-runtime's option
    * `RateLimiter`). 0 is a limiter whose every delay is zero: failing keys are requeued at once. Missing:
@@ -245,6 +257,12 @@ export interface SimulationParams {
    * Event, then updates of objects the controller does not watch); else ignored.
    */
   readonly writesPerSync?: number | undefined;
+  /**
+   * Status writes each listed object takes to converge, where the scenario lists every object at start (initial-list):
+   * its first sync writes, and each write's echo syncs it again at priority 0 until a pass finds nothing to write (a
+   * new version filling in new status fields, one pass at a time). Missing: none (listed syncs write nothing).
+   */
+  readonly listWrites?: number | undefined;
   /**
    * Share of first attempts that fail once and succeed on the retry (a throttled cloud API), where the scenario has
    * them (transient-errors; dependency-outage outside its outage); else ignored.

@@ -128,9 +128,11 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
   check('rate', input.rate, 0, MAX_RATE, false);
   check('failingKeys', input.failingKeys, 0, MAX_KEYS, true);
   check('invalidKeys', input.invalidKeys, 0, MAX_KEYS, true);
+  check('pollingKeys', input.pollingKeys, 0, MAX_KEYS, true);
   check('backoffBaseMs', input.backoffBaseMs, 0, DEFAULT_MAX_BACKOFF_MS, false);
   check('loopKeys', input.loopKeys, 1, MAX_KEYS, true);
   check('writesPerSync', input.writesPerSync, 1, MAX_WRITES_PER_SYNC, true);
+  check('listWrites', input.listWrites, 0, MAX_WRITES_PER_SYNC, true);
   check('transientShare', input.transientShare, 0, 1, false);
   check('outageSeconds', input.outageSeconds, 1, MAX_DURATION_MS / 1000, false);
   check('blockingShare', input.blockingShare, 0, 1, false);
@@ -160,9 +162,11 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
     ...(input.rate === undefined ? {} : { rate: input.rate }),
     ...(input.failingKeys === undefined ? {} : { failingKeys: input.failingKeys }),
     ...(input.invalidKeys === undefined ? {} : { invalidKeys: input.invalidKeys }),
+    ...(input.pollingKeys === undefined ? {} : { pollingKeys: input.pollingKeys }),
     ...(input.backoffBaseMs === undefined ? {} : { backoffBaseMs: input.backoffBaseMs }),
     ...(input.loopKeys === undefined ? {} : { loopKeys: input.loopKeys }),
     ...(input.writesPerSync === undefined ? {} : { writesPerSync: input.writesPerSync }),
+    ...(input.listWrites === undefined ? {} : { listWrites: input.listWrites }),
     ...(input.transientShare === undefined ? {} : { transientShare: input.transientShare }),
     ...(input.outageSeconds === undefined ? {} : { outageSeconds: input.outageSeconds }),
     ...(input.blockingShare === undefined ? {} : { blockingShare: input.blockingShare }),

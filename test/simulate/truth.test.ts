@@ -38,6 +38,7 @@ const TABLE: Record<string, { expected: DiagnosisId[]; allowed: DiagnosisId[] }>
   saturation: { expected: ['WorkqueueSaturated'], allowed: ['WorkqueueBacklog'] },
   'hot-loop-status-write': { expected: ['WorkqueueHotLoop'], allowed: [] },
   'hot-loop-no-backoff': { expected: ['WorkqueueHotLoop'], allowed: ['WorkqueuePersistentFailures'] },
+  'loop-beside-list': { expected: ['WorkqueueHotLoop'], allowed: ['WorkqueueBacklog', 'WorkqueueSaturated'] },
   'self-requeue-loop': {
     expected: [],
     allowed: ['WorkqueueHotLoop', 'WorkqueueBacklog', 'WorkqueueSaturated'],
@@ -53,6 +54,19 @@ describe('ground truth at default parameters', () => {
   it('covers every scenario', () => {
     const processes = ['mixed', 'loop-beside-writers'];
     expect(Object.keys(TABLE).sort()).toEqual(SCENARIO_NAMES.filter((name) => !processes.includes(name)).sort());
+  });
+
+  it('loop-beside-list: the loop is owed while the list falls at 0.15 of the completions or less', () => {
+    const queue = (params: Partial<SimulationParams>) => truthOf('loop-beside-list', params).queues[0]!;
+    // Default: 300 ms provider syncs on the two free workers, the list at about 0.13 of the completions.
+    expect(queue({}).facts?.listShareOfCompletions).toBeLessThan(0.15);
+    // Faster syncs of the list (100 ms): it falls at about a third, as a list converging in two writes would.
+    const fast = queue({ syncMs: 100 });
+    expect(fast.facts?.listShareOfCompletions).toBeGreaterThan(0.15);
+    expect(fast.expected).toEqual([]);
+    expect(fast.allowed).toContain('WorkqueueHotLoop');
+    // The classic queue serves in order: the loop waits behind the list.
+    expect(queue({ queue: 'classic' }).expected).toEqual([]);
   });
 
   it('loop-beside-writers: the loop is owed while the other queue adds under half of what it adds', () => {
@@ -293,6 +307,22 @@ describe('computed truth at the edges', () => {
     expect(slow(1400).expected).toEqual([]);
     expect(slow(1400).allowed).toEqual(['WorkqueueHotLoop']);
     expect(slow(5000).allowed).toEqual(['WorkqueueHotLoop', 'WorkqueuePersistentFailures']);
+    // Beside a fixed set of pollers, counted exactly (no background): owed while their retries stay at most four in
+    // ten of the errors (3.2 a second at 0.6 s syncs; 34 pollers every 30 s retry 1.1 a second, 40 retry 1.35).
+    const polled = (pollingKeys: number) =>
+      truthOf('persistent-failure', {
+        ...atOnce,
+        syncMs: 600,
+        rate: 0.5,
+        pollingKeys,
+        background: 'off',
+        queue: 'priority',
+      }).queues[0]!;
+    expect(polled(34).expected).toEqual(['WorkqueueHotLoop']);
+    expect(polled(34).facts?.pollingKeys).toBe(34);
+    expect(polled(40).expected).toEqual([]);
+    expect(polled(40).allowed).toEqual(['WorkqueueHotLoop']);
+    expect(polled(60).allowed).toEqual(['WorkqueueHotLoop', 'WorkqueuePersistentFailures']);
     // A first delay above zero is backoff: the ordinary truth.
     expect(truthOf('persistent-failure', { backoffBaseMs: 50 }).queues[0]!.expected).toEqual([
       'WorkqueuePersistentFailures',

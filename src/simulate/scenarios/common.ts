@@ -145,7 +145,7 @@ const SUSTAINED_LOAD_MS = 15 * 60_000;
 /** Offered load from which `capacityTruth` finds saturation acceptable. */
 const BUSY_ENOUGH_FOR_SATURATION = 0.85;
 /** The longest window a rule reads (the backlog's half-hour depth growth): a drained list is out of it after this. */
-const LONGEST_RULE_WINDOW_MS = 30 * 60_000;
+export const LONGEST_RULE_WINDOW_MS = 30 * 60_000;
 
 /**
  * Ground truth of a queue working off a list of `keys` (an informer's initial list) while arrivals take

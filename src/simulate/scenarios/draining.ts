@@ -5,12 +5,14 @@
  * bound in src/diagnosis/rules/backlog.ts).
  */
 import { lognormal, meanMs } from '../distributions.js';
-import type { Scenario } from '../model.js';
+import type { DiagnosisId, Scenario, SyncModelFactory } from '../model.js';
+import { SUCCESS } from '../model.js';
 import {
   capacity,
   capacityTruth,
   changeLoad,
   LIST_STATUS_WRITE_SHARE,
+  LONGEST_RULE_WINDOW_MS,
   leaseName,
   listDrainSeconds,
   listDrainTruth,
@@ -27,6 +29,31 @@ import {
 
 const INITIAL: Sizes = { workers: 2, keys: 100_000, rate: 1 };
 const INITIAL_SYNC = lognormal(28, 0.4);
+/**
+ * Status writes per listed object from which a list's fall no longer tells it from a loop: converging in four
+ * writes, each listed key is synced five times and the list falls at a fifth of the completions, as beside a loop
+ * that holds the workers. Up to three it is a list converging on its status, and a loop is wrong.
+ */
+const LOOP_LIKE_LIST_WRITES = 4;
+
+/**
+ * `steadySync(INITIAL_SYNC, LIST_STATUS_WRITE_SHARE)`, and a listed object's first `listWrites` passes each write its
+ * status (the echo of each write syncs it again), over `keys` objects.
+ */
+function listSync(keys: number, listWrites: number): SyncModelFactory {
+  const steady = steadySync(INITIAL_SYNC, LIST_STATUS_WRITE_SHARE);
+  if (listWrites === 0) return steady;
+  return (env) => {
+    const sync = steady(env);
+    const passes = new Uint8Array(keys);
+    return (ctx) => {
+      const plan = sync(ctx);
+      if (ctx.changed || passes[ctx.key]! >= listWrites) return plan;
+      passes[ctx.key]! += 1;
+      return { durationMs: plan.durationMs, result: SUCCESS, write: 'PATCH' };
+    };
+  };
+}
 
 export const initialList: Scenario = {
   name: 'initial-list',
@@ -39,9 +66,24 @@ export const initialList: Scenario = {
   defaults: INITIAL,
   build: (params) => {
     const { workers, keys, rate } = sizes(params, INITIAL);
+    const listWrites = params.listWrites ?? 0;
     const cap = capacity(workers, INITIAL_SYNC);
     const load = changeLoad(rate, LIST_STATUS_WRITE_SHARE);
-    const drainSeconds = listDrainSeconds(keys, load, cap);
+    // Each listed key is synced once more for every status write it takes.
+    const drainSeconds = (1 + listWrites) * listDrainSeconds(keys, load, cap);
+    const truth = listDrainTruth(
+      load / cap,
+      drainSeconds,
+      params,
+      `the initial list of ${keys} objects drains in about ${Math.round(drainSeconds / 60)} minutes${listWrites > 0 ? `, each converging in ${listWrites} status writes` : ''}`,
+    );
+    const loopLike: DiagnosisId[] = listWrites >= LOOP_LIKE_LIST_WRITES ? ['WorkqueueHotLoop'] : [];
+    // The classic queue puts each echo at the back, behind the whole list: the depth stands where it began for a
+    // pass, every worker busy and keys waiting the pass out, until the last pass: saturated and late alike, and
+    // neither owed (it is over on its own). The priority queue syncs echoes first, and the list falls.
+    const standing: DiagnosisId[] =
+      listWrites > 0 && params.queue !== 'priority' ? ['WorkqueueBacklog', 'WorkqueueSaturated'] : [];
+    const allowed = [...new Set([...truth.allowed, ...loopLike, ...standing])];
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'policy-operator'),
@@ -56,13 +98,15 @@ export const initialList: Scenario = {
             initialKeys: Array.from({ length: keys }, (_, k) => k),
             resyncPeriodMs: 10 * 60 * MINUTE,
           },
-          sync: steadySync(INITIAL_SYNC, LIST_STATUS_WRITE_SHARE),
-          truth: listDrainTruth(
-            load / cap,
-            drainSeconds,
-            params,
-            `the initial list of ${keys} objects drains in about ${Math.round(drainSeconds / 60)} minutes`,
-          ),
+          sync: listSync(keys, listWrites),
+          truth:
+            standing.length > 0
+              ? {
+                  ...truth,
+                  allowed,
+                  allowedUntilMs: Math.max(truth.allowedUntilMs ?? 0, drainSeconds * SECOND + LONGEST_RULE_WINDOW_MS),
+                }
+              : { ...truth, allowed },
           facts: {
             capacityPerSecond: round(cap, 2),
             drainSeconds: round(drainSeconds, 0),

@@ -10,6 +10,7 @@ import {
   type DiagnosisId,
   ERROR,
   type QueueTruthSpec,
+  requeueAfter,
   type Scenario,
   type SimulationParams,
   SUCCESS,
@@ -67,27 +68,36 @@ const STEADY_ERRORS_PER_SECOND = 1 / 30;
 const DETECTABLE_FAILING_SYNC_SHARE = 0.08;
 const OK_SYNC = lognormal(20, 0.5);
 const FAILING_SYNC = lognormal(50, 0.3);
+/** How often `--polling-keys` objects are polled: `RequeueAfter` of 30 s, the shortest of the background's intervals. */
+const POLL_INTERVAL_MS = 30 * SECOND;
 
 export function persistentFailureController(params: SimulationParams, name = 'dbuser'): ControllerSpec {
   const { workers, keys, rate } = sizes(params, PERSISTENT);
   const failing = Math.min(keys, params.failingKeys ?? Math.max(1, Math.round(keys * FAILING_SHARE)));
   const invalid = Math.min(keys - failing, params.invalidKeys ?? 0);
+  const polling = Math.min(keys - failing - invalid, params.pollingKeys ?? 0);
   const share = failing / keys;
   const failingSync = params.syncMs === undefined ? FAILING_SYNC : withMedian(FAILING_SYNC, params.syncMs);
   const rejected =
     invalid > 0
       ? `; ${invalid} objects name a user that cannot exist: every sync of them is rejected with a terminal error, counted and not retried, nothing for the controller to fix`
       : '';
+  const polled =
+    polling > 0
+      ? `; ${polling} objects wait on a server being created, polled every ${POLL_INTERVAL_MS / SECOND} s`
+      : '';
   const note =
     failing > 0
-      ? `${failing} of ${keys} objects reference a database server that is down: every sync fails and backs off exponentially${rejected}`
-      : `no object fails for a dependency${rejected}`;
+      ? `${failing} of ${keys} objects reference a database server that is down: every sync fails and backs off exponentially${rejected}${polled}`
+      : `no object fails for a dependency${rejected}${polled}`;
   const truth = failing > 0 ? failureTruth(params, note) : { expected: [], allowed: [], note };
   const requeuedAtOnce = params.backoffBaseMs === 0 && failing > 0;
   // Settled, each failing object fails at every event for it, and once per maximum backoff in waves.
   const steadyErrorsPerSecond = (failing * rate) / keys;
-  const pollsPerSecond = backgroundPollsPerSecond(keys, rate, params, true);
-  const syncShare = steadyErrorsPerSecond / (rate + pollsPerSecond);
+  const drawnPollsPerSecond = backgroundPollsPerSecond(keys, rate, params, true);
+  // Each poll's sync asks for the next one, and so does the sync of every event for a polling object.
+  const countedPollsPerSecond = polling * (SECOND / POLL_INTERVAL_MS + rate / keys);
+  const syncShare = steadyErrorsPerSecond / (rate + drawnPollsPerSecond + countedPollsPerSecond);
   const errorsPerSecond = steadyErrorsPerSecond + (failing * SECOND) / DEFAULT_MAX_BACKOFF_MS;
   // Requeued at once, each failing key holds a worker and fails again the moment it is done.
   const loopErrorsPerSecond = (Math.min(failing, workers) * SECOND) / meanMs(failingSync);
@@ -101,19 +111,28 @@ export function persistentFailureController(params: SimulationParams, name = 'db
     sync: (env) => {
       const ok = steadySync(OK_SYNC, 0.2)(env);
       const draw = sampler(failingSync, env.rng);
+      const check = sampler(OK_SYNC, env.rng);
       return (ctx) =>
         ctx.key < failing
           ? { durationMs: draw(), result: ERROR }
           : ctx.key < failing + invalid
             ? { durationMs: draw(), result: TERMINAL_ERROR }
-            : ok(ctx);
+            : ctx.key < failing + invalid + polling
+              ? { durationMs: check(), result: requeueAfter(POLL_INTERVAL_MS) }
+              : ok(ctx);
     },
     // Objects failing forever are a persistent failure whatever their share; below the detectable share their
     // errors are a share of the syncs that everyday transient errors also reach, and a finding is allowed, not owed.
     truth: requeuedAtOnce
       ? zeroDelayTruth(
           params,
-          { failing, workers, errorsPerSecond: loopErrorsPerSecond, pollsPerSecond },
+          {
+            failing,
+            workers,
+            errorsPerSecond: loopErrorsPerSecond,
+            drawnPollsPerSecond,
+            countedPollsPerSecond,
+          },
           `${note}; the rate limiter's every delay is zero, so each is requeued at once`,
         )
       : truth.expected.length === 0
@@ -141,6 +160,7 @@ export function persistentFailureController(params: SimulationParams, name = 'db
       failingKeys: failing,
       failingShare: round(share, 4),
       invalidKeys: invalid,
+      pollingKeys: polling,
       ...(requeuedAtOnce
         ? { loopErrorsPerSecond: round(loopErrorsPerSecond, 2) }
         : { settledErrorsPerSecond: round(errorsPerSecond, 4) }),
@@ -149,16 +169,24 @@ export function persistentFailureController(params: SimulationParams, name = 'db
 }
 
 /**
- * How many times the background's `RequeueAfter` polls a zero-delay loop's errors must make for the counts to
- * tell the loop: the priority queue counts a retry for every positive delay, so the polls' retries stand beside
- * the loop's errors (which count none) and read as some of the errors backed off. The expected poll rate is an
- * estimate (which objects poll is drawn per key, and events re-arm polls): at four times, the retries stay under
- * a third of the errors on any draw, where below twice they reach half of them and the counts read as much like
- * failures retried with backoff as like a loop.
+ * Retries per error, at most, that a zero-delay loop's counts may show for the loop to be owed. The priority queue
+ * counts a retry for every positive delay, so errors retried with backoff read one retry each or more, and a loop's
+ * errors none: what retries stand beside them are the `RequeueAfter` polls'. Under half a retry per error, most of
+ * the errors went back without a delay; four in ten leaves a fifth of that for how five minutes of errors vary (each
+ * sync's length is drawn).
  */
-const LOOP_ERRORS_PER_POLL = 4;
-/** Errors per expected poll below which the polls' retries may reach half the errors: the counts cannot tell. */
-const LOOP_ERRORS_PER_POLL_TOLD = 2;
+const LOOP_RETRIES_PER_ERROR = 0.4;
+/**
+ * Retries per error from which the counts cannot tell a loop from a backoff: as many as half the errors could have
+ * been retried with a delay.
+ */
+const UNTOLD_RETRIES_PER_ERROR = 0.5;
+/**
+ * How far above their expectation the background's polls may come on a draw: which objects poll is drawn per key,
+ * and events re-arm polls, so their rate is known only roughly (on the grids' draws within a third of it). A fixed
+ * set of pollers (`--polling-keys`) is counted exactly.
+ */
+const DRAWN_POLLS_SPREAD = 1.6;
 /**
  * The error rate from which a zero-delay loop is owed as a finding: two a second, twice the one-change-a-second
  * loop of a single object through a second-long sync; slower loops cost less than the ordinary polls of a quiet
@@ -166,12 +194,16 @@ const LOOP_ERRORS_PER_POLL_TOLD = 2;
  */
 const LOOP_ERRORS_OWED_PER_SECOND = 2;
 
-/** A zero-delay loop: its keys, the workers, its errors per second and the background's polls per second. */
+/**
+ * A zero-delay loop: its keys, the workers, its errors per second, and the polls per second beside it, the
+ * background's (drawn) and a fixed set's (counted).
+ */
 type ZeroDelayLoop = {
   readonly failing: number;
   readonly workers: number;
   readonly errorsPerSecond: number;
-  readonly pollsPerSecond: number;
+  readonly drawnPollsPerSecond: number;
+  readonly countedPollsPerSecond: number;
 };
 
 /**
@@ -180,10 +212,11 @@ type ZeroDelayLoop = {
  * loop of errors holding a worker each. What the metrics show depends on the queue:
  * - the priority queue counts a retry only for a positive delay, so with reconcile metrics the errors come without
  *   retries of their own: a hot loop of failures requeued without backoff, owed where its errors come at least
- *   `LOOP_ERRORS_OWED_PER_SECOND` and `LOOP_ERRORS_PER_POLL` times the background's polls (whose retries stand
- *   beside them), allowed otherwise. The persistent-failure finding is not owed: it speaks of failures retried
- *   with backoff, waiting longer at each retry, and nothing here backs off; it is allowed only where the polls'
- *   retries are as many as half the errors, where the counts cannot tell;
+ *   `LOOP_ERRORS_OWED_PER_SECOND` and the polls' retries beside them (the drawn ones at `DRAWN_POLLS_SPREAD` times
+ *   their expectation) are at most `LOOP_RETRIES_PER_ERROR` of them, allowed otherwise. The persistent-failure
+ *   finding is not owed: it speaks of failures retried with backoff, waiting longer at each retry, and nothing here
+ *   backs off; it is allowed only where the polls' expected retries are as many as half the errors, where the
+ *   counts cannot tell;
  * - the classic queue counts every `AddAfter`, zero delays too, so retries match the errors as under any backoff:
  *   the counts cannot tell a zero delay from a backoff, and the errors, most of the syncs, are persistent failures
  *   retried (owed); the loop is allowed;
@@ -192,7 +225,7 @@ type ZeroDelayLoop = {
  * beyond the workers stand waiting.
  */
 function zeroDelayTruth(params: SimulationParams, loop: ZeroDelayLoop, note: string): QueueTruthSpec {
-  const { failing, workers, errorsPerSecond, pollsPerSecond } = loop;
+  const { failing, workers, errorsPerSecond, drawnPollsPerSecond, countedPollsPerSecond } = loop;
   const busy = Math.min(failing, workers) / workers;
   const busyOrWaiting: DiagnosisId[] = busy >= 0.8 ? ['WorkqueueSaturated'] : [];
   // Loopers beyond the workers wait for one, always: a standing queue of them.
@@ -205,11 +238,12 @@ function zeroDelayTruth(params: SimulationParams, loop: ZeroDelayLoop, note: str
     };
   if (params.queue !== 'priority')
     return { expected: ['WorkqueuePersistentFailures'], allowed: ['WorkqueueHotLoop', ...busyOrWaiting], note };
-  const errorsPerPoll = pollsPerSecond > 0 ? errorsPerSecond / pollsPerSecond : Number.POSITIVE_INFINITY;
-  if (errorsPerSecond >= LOOP_ERRORS_OWED_PER_SECOND && errorsPerPoll >= LOOP_ERRORS_PER_POLL)
+  const pollsPerSecond = drawnPollsPerSecond + countedPollsPerSecond;
+  const mostRetries = DRAWN_POLLS_SPREAD * drawnPollsPerSecond + countedPollsPerSecond;
+  if (errorsPerSecond >= LOOP_ERRORS_OWED_PER_SECOND && mostRetries <= LOOP_RETRIES_PER_ERROR * errorsPerSecond)
     return { expected: ['WorkqueueHotLoop'], allowed: busyOrWaiting, note };
   const counted = `${note}; ${round(errorsPerSecond, 2)} errors a second beside ${round(pollsPerSecond, 2)} polls`;
-  return errorsPerPoll >= LOOP_ERRORS_PER_POLL_TOLD
+  return pollsPerSecond <= UNTOLD_RETRIES_PER_ERROR * errorsPerSecond
     ? { expected: [], allowed: ['WorkqueueHotLoop', ...busyOrWaiting], note: `${counted}: a slow loop` }
     : {
         expected: [],

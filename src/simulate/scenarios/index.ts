@@ -6,7 +6,13 @@ import type { Scenario } from '../model.js';
 import { backlog, gradualBacklog, saturation } from './capacity.js';
 import { initialList, sawtoothBatches } from './draining.js';
 import { persistentFailure, requeueAsError } from './failures.js';
-import { hotLoopNoBackoff, hotLoopStatusWrite, loopBesideWriters, selfRequeueLoop } from './hot-loops.js';
+import {
+  hotLoopNoBackoff,
+  hotLoopStatusWrite,
+  loopBesideList,
+  loopBesideWriters,
+  selfRequeueLoop,
+} from './hot-loops.js';
 import { mixed } from './mixed.js';
 import {
   busyButFine,
@@ -47,6 +53,7 @@ export const SCENARIOS: readonly Scenario[] = [
   hotLoopStatusWrite,
   hotLoopNoBackoff,
   loopBesideWriters,
+  loopBesideList,
   selfRequeueLoop,
   blockingCall,
   stuckWorker,
