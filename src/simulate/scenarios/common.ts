@@ -6,6 +6,7 @@ import { DEFAULT_BACKGROUND } from '../background.js';
 import { type DurationDist, meanMs, sampler } from '../distributions.js';
 import {
   type DiagnosisId,
+  type EventSpec,
   type Flavor,
   type QueueTruthSpec,
   type SimulationParams,
@@ -376,6 +377,19 @@ export function steadySync(
       return { durationMs, result: SUCCESS };
     };
   };
+}
+
+/** The first `count` keys, 0 to `count` − 1: an informer's initial list of every object, or the objects that start a fault. */
+export function firstKeys(count: number): number[] {
+  return Array.from({ length: count }, (_, k) => k);
+}
+
+/**
+ * Events at `rate` spread evenly over `keys` objects, after the informer's initial list of every one of them (at low
+ * priority on the priority queue) and a real change to each of the first `looping`, which starts their loop.
+ */
+export function listThenLoopEvents(rate: number, keys: number, looping: number): EventSpec {
+  return { rate, keys: { kind: 'uniform' }, initialKeys: firstKeys(keys), changedKeys: firstKeys(looping) };
 }
 
 export function round(value: number, digits: number): number {

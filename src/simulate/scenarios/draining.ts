@@ -11,6 +11,7 @@ import {
   capacity,
   capacityTruth,
   changeLoad,
+  firstKeys,
   LIST_STATUS_WRITE_SHARE,
   LONGEST_RULE_WINDOW_MS,
   leaseName,
@@ -95,7 +96,7 @@ export const initialList: Scenario = {
           events: {
             rate,
             keys: { kind: 'uniform' },
-            initialKeys: Array.from({ length: keys }, (_, k) => k),
+            initialKeys: firstKeys(keys),
             resyncPeriodMs: 10 * 60 * MINUTE,
           },
           sync: listSync(keys, listWrites),

@@ -20,6 +20,7 @@ import {
   backgroundPollsPerSecond,
   exposesReconcileErrors,
   failureTruth,
+  firstKeys,
   leaseName,
   MINUTE,
   round,
@@ -106,7 +107,7 @@ export function persistentFailureController(params: SimulationParams, name = 'db
     workers,
     keys,
     // The informer's initial list: every object is synced once at start, so the failing ones enter backoff together.
-    events: { rate, keys: { kind: 'uniform' }, initialKeys: Array.from({ length: keys }, (_, k) => k) },
+    events: { rate, keys: { kind: 'uniform' }, initialKeys: firstKeys(keys) },
     backoffBaseMs: params.backoffBaseMs,
     sync: (env) => {
       const ok = steadySync(OK_SYNC, 0.2)(env);
@@ -301,7 +302,7 @@ export const requeueAsError: Scenario = {
           events: {
             rate,
             keys: { kind: 'uniform' },
-            initialKeys: Array.from({ length: initiallyWaiting }, (_, k) => k),
+            initialKeys: firstKeys(initiallyWaiting),
           },
           sync: ({ rng, keys: population }) => {
             const draw = sampler(CHECK_SYNC, rng);

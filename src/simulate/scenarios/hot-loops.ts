@@ -16,7 +16,9 @@ import {
 import {
   backgroundPollsPerSecond,
   capacityTruth,
+  firstKeys,
   leaseName,
+  listThenLoopEvents,
   RECORDED_EVENT,
   round,
   type Sizes,
@@ -63,7 +65,7 @@ export function statusWriteLoopController(params: SimulationParams, name = 'ingr
     name,
     workers,
     keys,
-    events: { rate, keys: { kind: 'uniform' }, initialKeys: Array.from({ length: hotKeys }, (_, k) => k) },
+    events: { rate, keys: { kind: 'uniform' }, initialKeys: firstKeys(hotKeys) },
     sync: (env) => {
       const normal = steadySync(STATUS_SYNC, 0.2)(env);
       const draw = sampler(loopSync, env.rng);
@@ -136,7 +138,7 @@ export function noBackoffLoopController(
     name,
     workers,
     keys,
-    events: { rate, keys: { kind: 'uniform' }, initialKeys: Array.from({ length: failing }, (_, k) => k) },
+    events: { rate, keys: { kind: 'uniform' }, initialKeys: firstKeys(failing) },
     onError: 'plain-add',
     reconcileMetrics: false,
     sync: (env) => {
@@ -270,13 +272,7 @@ export function selfRequeueLoopController(params: SimulationParams, name = 'node
     name,
     workers,
     keys,
-    events: {
-      rate,
-      keys: { kind: 'uniform' },
-      // The informer's initial list, at low priority, then a real change to each looping object.
-      initialKeys: Array.from({ length: keys }, (_, k) => k),
-      changedKeys: Array.from({ length: looping }, (_, k) => k),
-    },
+    events: listThenLoopEvents(rate, keys, looping),
     sync: (env) => {
       const listed = steadySync(LISTED_SYNC, 0.2)(env);
       const draw = sampler(LOOP_SYNC, env.rng);
@@ -379,13 +375,7 @@ export function loopBesideListController(params: SimulationParams, name = 'loadb
     name,
     workers,
     keys,
-    events: {
-      rate,
-      keys: { kind: 'uniform' },
-      // The informer's initial list at low priority, then the change that starts each loop.
-      initialKeys: Array.from({ length: keys }, (_, k) => k),
-      changedKeys: Array.from({ length: looping }, (_, k) => k),
-    },
+    events: listThenLoopEvents(rate, keys, looping),
     sync: (env) => {
       const listed = steadySync(listedSync, CHANGE_WRITE_SHARE)(env);
       const rest = sampler(LOOP_REST, env.rng);

@@ -11,6 +11,7 @@ import {
   capacityTruth,
   exposesReconcileErrors,
   failureTruth,
+  firstKeys,
   type LoadSizes,
   leaseName,
   loadDefaults,
@@ -543,7 +544,7 @@ export function requeueAfterController(params: SimulationParams, name = 'certifi
     name,
     workers,
     keys,
-    events: { rate, keys: { kind: 'uniform' }, initialKeys: Array.from({ length: waiting }, (_, k) => k) },
+    events: { rate, keys: { kind: 'uniform' }, initialKeys: firstKeys(waiting) },
     sync: ({ rng }) => {
       const draw = sampler(POLL_SYNC, rng);
       const poll = requeueAfter(POLL_MS);

@@ -14,6 +14,7 @@ import type { ControllerSpec, Scenario, SimulationParams } from '../model.js';
 import {
   capacity,
   changeLoad,
+  firstKeys,
   LIST_STATUS_WRITE_SHARE,
   leaseName,
   listDrainSeconds,
@@ -44,7 +45,7 @@ function startupController(
     events: {
       rate,
       keys: { kind: 'uniform' },
-      initialKeys: Array.from({ length: keys }, (_, k) => k),
+      initialKeys: firstKeys(keys),
     },
     sync: steadySync(STARTUP_SYNC, LIST_STATUS_WRITE_SHARE),
     // Overloaded on the classic queue, changes to listed keys join them: the depth falls from the list towards the
