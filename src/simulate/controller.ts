@@ -280,11 +280,10 @@ export class SimController {
     }
     const flags = this.background.perSync ? this.backgroundFlags(key, plan) : 0;
     const startedAt = this.clock.now();
-    if (writesDuringSync(plan)) {
-      // A PUT that conflicts is the write that failed: counted when the sync ends, no echo.
-      const method = plan.write as 'PUT' | 'PATCH';
-      if (!((flags & CONFLICT) !== 0 && method === 'PUT'))
-        this.clock.after(plan.writeAtMs as number, () => this.writeObject(key, method), this.env.timerOptions);
+    // A PUT that conflicts is the write that failed: counted when the sync ends, no echo.
+    if (writesDuringSync(plan) && !((flags & CONFLICT) !== 0 && plan.write === 'PUT')) {
+      const { write, writeAtMs } = plan;
+      this.clock.after(writeAtMs, () => this.writeObject(key, write), this.env.timerOptions);
     }
     this.clock.after(
       plan.durationMs,
@@ -429,6 +428,8 @@ export class SimController {
 }
 
 /** Whether `plan` writes before its end (`SyncPlan.writeAtMs`). */
-function writesDuringSync(plan: SyncPlan): boolean {
+function writesDuringSync(
+  plan: SyncPlan,
+): plan is SyncPlan & { readonly write: 'PUT' | 'PATCH'; readonly writeAtMs: number } {
   return plan.write !== undefined && plan.writeAtMs !== undefined && plan.writeAtMs < plan.durationMs;
 }
