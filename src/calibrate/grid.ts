@@ -28,6 +28,7 @@ const NUMBER_FIELDS = [
   'loopKeys',
   'writesPerSync',
   'listWrites',
+  'statusAtMs',
   'transientShare',
   'outageSeconds',
   'blockingShare',

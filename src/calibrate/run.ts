@@ -100,6 +100,7 @@ export function describeCase(c: CalibrationCase): string {
   if (c.loopKeys !== undefined) parts.push(`loopKeys=${c.loopKeys}`);
   if (c.writesPerSync !== undefined) parts.push(`writesPerSync=${c.writesPerSync}`);
   if (c.listWrites !== undefined) parts.push(`listWrites=${c.listWrites}`);
+  if (c.statusAtMs !== undefined) parts.push(`statusAtMs=${c.statusAtMs}`);
   if (c.transientShare !== undefined) parts.push(`transientShare=${c.transientShare}`);
   if (c.outageSeconds !== undefined) parts.push(`outageSeconds=${c.outageSeconds}`);
   if (c.blockingShare !== undefined) parts.push(`blockingShare=${c.blockingShare}`);

@@ -56,6 +56,7 @@ interface SimulateFlags {
   failingKeys?: string;
   pollingKeys?: string;
   listWrites?: string;
+  statusAtMs?: string;
   invalidKeys?: string;
   backoffBaseMs?: string;
   loopKeys?: string;
@@ -127,6 +128,10 @@ export function registerSimulateCommand(program: Command): void {
     .option(
       '--list-writes <n>',
       'initial-list: status writes each listed object takes to converge, each echo syncing it again (default 0)',
+    )
+    .option(
+      '--status-at-ms <ms>',
+      'hot-loop-status-write: how far into each looping sync its status update is made; its echo re-adds the key while the sync runs (default: at its end)',
     )
     .option(
       '--writes-per-sync <n>',
@@ -293,6 +298,7 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
         ? {}
         : { writesPerSync: integer('--writes-per-sync', flags.writesPerSync) }),
       ...(flags.listWrites === undefined ? {} : { listWrites: integer('--list-writes', flags.listWrites) }),
+      ...(flags.statusAtMs === undefined ? {} : { statusAtMs: number('--status-at-ms', flags.statusAtMs) }),
       ...(flags.transientShare === undefined
         ? {}
         : { transientShare: number('--transient-share', flags.transientShare) }),

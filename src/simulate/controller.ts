@@ -170,8 +170,14 @@ export class SimController {
     this.after(watchRng.uniform(300_000, 600_000), rewatch);
   }
 
-  /** Virtual time: hands queued keys to idle workers. */
+  /** Whether the workers have started (`ControllerSpec.workersStartAtMs`). */
+  private workersStarted(): boolean {
+    return this.elapsed() >= (this.spec.workersStartAtMs ?? 0);
+  }
+
+  /** Virtual time: hands queued keys to idle workers, once they have started. */
   pump(): void {
+    if (!this.workersStarted()) return;
     while (this.busy < this.spec.workers) {
       const next = this.queue.tryGet();
       if (next === undefined) return;
@@ -181,6 +187,13 @@ export class SimController {
 
   /** Real time: runs one worker until the queue shuts down. */
   async runWorker(): Promise<void> {
+    const startAtMs = this.spec.workersStartAtMs ?? 0;
+    if (!this.workersStarted()) {
+      if (!Number.isFinite(startAtMs)) return; // never starts: the keys stay queued until the process stops
+      await new Promise<void>((resolve) =>
+        this.clock.after(startAtMs - this.elapsed(), resolve, this.env.timerOptions),
+      );
+    }
     for (;;) {
       const next = await this.queue.get();
       if (next === undefined || this.stopped) return;

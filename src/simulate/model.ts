@@ -193,6 +193,12 @@ export interface ControllerSpec {
   readonly reconcileMetrics?: boolean | undefined;
   /** Whether its queue records `workqueue_*` metrics. Default true; false: the provider was never registered. */
   readonly workqueueMetrics?: boolean | undefined;
+  /**
+   * When its workers start, in milliseconds since the process started: a client-go controller starts them once
+   * its informers' caches have synced (`cache.WaitForCacheSync`), while their handlers queue keys from the first
+   * event. Infinity: a cache that never syncs (its LIST forbidden, its resource not installed). Missing: at once.
+   */
+  readonly workersStartAtMs?: number | undefined;
   readonly truth: QueueTruthSpec;
   /** Numbers worth writing into the truth file (mean sync time, capacity, utilization …). */
   readonly facts?: Readonly<Record<string, number | string | boolean>> | undefined;
@@ -263,6 +269,13 @@ export interface SimulationParams {
    * new version filling in new status fields, one pass at a time). Missing: none (listed syncs write nothing).
    */
   readonly listWrites?: number | undefined;
+  /**
+   * How far into each sync of a looping key its status update is made, in milliseconds, where the scenario has a
+   * status-write loop (hot-loop-status-write): made before the sync's end, its echo re-adds the key while the sync
+   * still runs, so the key is counted in the depth and handed out again the moment it is done (a reconcile that
+   * sets a condition first, then does its slow work). Missing: at the end of the sync.
+   */
+  readonly statusAtMs?: number | undefined;
   /**
    * Share of first attempts that fail once and succeed on the retry (a throttled cloud API), where the scenario has
    * them (transient-errors; dependency-outage outside its outage); else ignored.

@@ -133,6 +133,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
   check('loopKeys', input.loopKeys, 1, MAX_KEYS, true);
   check('writesPerSync', input.writesPerSync, 1, MAX_WRITES_PER_SYNC, true);
   check('listWrites', input.listWrites, 0, MAX_WRITES_PER_SYNC, true);
+  check('statusAtMs', input.statusAtMs, 0, MAX_BLOCKING_SECONDS * 1000, false);
   check('transientShare', input.transientShare, 0, 1, false);
   check('outageSeconds', input.outageSeconds, 1, MAX_DURATION_MS / 1000, false);
   check('blockingShare', input.blockingShare, 0, 1, false);
@@ -167,6 +168,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
     ...(input.loopKeys === undefined ? {} : { loopKeys: input.loopKeys }),
     ...(input.writesPerSync === undefined ? {} : { writesPerSync: input.writesPerSync }),
     ...(input.listWrites === undefined ? {} : { listWrites: input.listWrites }),
+    ...(input.statusAtMs === undefined ? {} : { statusAtMs: input.statusAtMs }),
     ...(input.transientShare === undefined ? {} : { transientShare: input.transientShare }),
     ...(input.outageSeconds === undefined ? {} : { outageSeconds: input.outageSeconds }),
     ...(input.blockingShare === undefined ? {} : { blockingShare: input.blockingShare }),

@@ -26,7 +26,7 @@ describe('parseRuleOverrides', () => {
     const settings = ruleSettings(overrides);
     const backlog = settings.find((s) => s.rule.id === 'WorkqueueBacklog');
     expect(backlog?.thresholds.minDepth).toBe(50);
-    expect(backlog?.thresholds.arrivalRatio).toBe(1);
+    expect(backlog?.thresholds.minWaitRatio).toBe(10);
     expect(backlog?.forMs).toBe(900_000);
     expect(settings.find((s) => s.rule.id === 'WorkqueueSaturated')?.enabled).toBe(false);
   });
@@ -40,8 +40,11 @@ describe('parseRuleOverrides', () => {
       }
     }
     expect(
-      parseRuleOverrides({ WorkqueueSaturated: { thresholds: { minUtilization: 1, maxBusyDrift: 0 } } }, 'rules'),
-    ).toEqual({ rules: { WorkqueueSaturated: { thresholds: { minUtilization: 1, maxBusyDrift: 0 } } } });
+      parseRuleOverrides(
+        { WorkqueueSaturated: { thresholds: { minUtilization: 1, minRecentUtilization: 0 } } },
+        'rules',
+      ),
+    ).toEqual({ rules: { WorkqueueSaturated: { thresholds: { minUtilization: 1, minRecentUtilization: 0 } } } });
   });
 
   it('treats an absent section as no overrides', () => {
@@ -145,6 +148,19 @@ describe('retired thresholds', () => {
         new RegExp(
           `rules\\.WorkqueueSaturated\\.thresholds\\.${name}: no longer a threshold: utilization alone decides`,
         ),
+      );
+  });
+
+  it("name the backlog's arrival ratio with the growing depth that already proves it", () => {
+    expect(() => parseRuleOverrides({ WorkqueueBacklog: { thresholds: { arrivalRatio: 1.2 } } }, 'rules')).toThrow(
+      /rules\.WorkqueueBacklog\.thresholds\.arrivalRatio: no longer a threshold: a growing depth already proves/,
+    );
+  });
+
+  it("name saturation's inferred-pool thresholds with the depth floor that decides", () => {
+    for (const name of ['maxBusyDrift', 'minInferredWorkers'])
+      expect(() => parseRuleOverrides({ WorkqueueSaturated: { thresholds: { [name]: 0.5 } } }, 'rules')).toThrow(
+        new RegExp(`rules\\.WorkqueueSaturated\\.thresholds\\.${name}: no longer a threshold: .*never fell to zero`),
       );
   });
 });

@@ -3,6 +3,7 @@
  * once, so a depth that never reaches zero over the long window, with the busy workers flat, means every worker
  * is busy and the busy count is the worker count. The finding says the count was inferred; a queue that still
  * drains now and then is not called saturated without the metric, and one that exposes it is never inferred.
+ * Workers that never started (caches that never synced) hold a depth off zero too, finishing nothing: a backlog.
  */
 import { describe, expect, it } from 'vitest';
 import type { QueueReport } from '../../src/diagnosis/report.js';
@@ -61,6 +62,23 @@ describe('saturation without a max-workers metric', () => {
       const queue = await saturationQueue({ workers: 8, seed, load: 0.8, flavor: 'component-base' });
       expect(queue.signals['sustainedDepthMin']?.value).toBe(0);
       expect(saturatedOf(queue)).toBeUndefined();
+    },
+  );
+
+  it.each(['component-base', 'controller-runtime'] as const)(
+    'workers that never started (%s): the depth never reaches zero, nothing finishes; a backlog, not saturation',
+    { timeout: 120_000 },
+    async (flavor) => {
+      const queue = await scenarioQueue('caches-never-sync', { durationMs: 30 * MINUTE, seed: 1, flavor });
+      expect(queue.signals['maxWorkers']?.value).toBeNull();
+      expect(queue.signals['sustainedDepthMin']?.value).toBeGreaterThan(100);
+      expect(queue.signals['sustainedBusyWorkers']?.value).toBe(0);
+      expect(saturatedOf(queue)).toBeUndefined();
+      const backlog = queue.findings.find((f) => f.rule === 'WorkqueueBacklog');
+      expect(backlog?.state).toBe('firing');
+      expect(backlog?.cause).toContain('no sync finished');
+      expect(backlog?.cause).toContain('Waiting for caches to sync');
+      expect(backlog?.fix).toContain('RBAC');
     },
   );
 });

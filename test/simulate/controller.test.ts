@@ -322,3 +322,41 @@ describe('flavors', () => {
     expect(rest.values.map((v) => v.labels.method)).toEqual(['GET']);
   });
 });
+
+describe('workers that start once the caches have synced', () => {
+  it('keys queued before the workers start wait for them, then are worked off', async () => {
+    const { value } = await simulate(
+      [
+        controller({
+          keys: 3,
+          events: { rate: 0, keys: { kind: 'uniform' }, initialKeys: [0, 1, 2] },
+          sync: always({ durationMs: 10, result: SUCCESS }),
+          workersStartAtMs: 5_000,
+        }),
+      ],
+      10_000,
+    );
+    expect(value(WORKQUEUE.adds, W)).toBe(3);
+    expect(value(`${WORKQUEUE.workDuration}_count`, W)).toBe(3);
+    expect(value(WORKQUEUE.depth, W)).toBe(0);
+    // Each waited for the start, then for the one worker: 5 s, 5.01 s, 5.02 s.
+    expect(value(`${WORKQUEUE.queueDuration}_sum`, W)).toBeCloseTo(5 + 5.01 + 5.02, 6);
+  });
+
+  it('workers that never start leave every key queued and finish nothing', async () => {
+    const { value } = await simulate(
+      [
+        controller({
+          keys: 3,
+          events: { rate: 0, keys: { kind: 'uniform' }, initialKeys: [0, 1, 2] },
+          sync: always({ durationMs: 10, result: SUCCESS }),
+          workersStartAtMs: Number.POSITIVE_INFINITY,
+        }),
+      ],
+      60_000,
+    );
+    expect(value(WORKQUEUE.depth, W)).toBe(3);
+    expect(value(`${WORKQUEUE.workDuration}_count`, W)).toBe(0);
+    expect(value(CONTROLLER_RUNTIME.activeWorkers, C)).toBe(0);
+  });
+});

@@ -55,4 +55,36 @@ describe('status writes within a sync', () => {
       expect(value(q, 'servedFirstDepthMedian')).toBeLessThanOrEqual(2);
     },
   );
+
+  it.each([
+    ['early in the sync: each looping key holds its worker and is counted in the depth all along', 5, true],
+    ['at its end: the key waits for the echo between syncs, and the depth touches zero', undefined, false],
+  ] as const)('a status set %s', { timeout: 120_000 }, async (_, statusAtMs, held) => {
+    // Two objects whose reconcile sets a condition, then waits about 2 s on a cloud API; four workers.
+    const q = await scenarioQueue('hot-loop-status-write', {
+      seed: 5,
+      workers: 4,
+      loopKeys: 2,
+      syncMs: 2000,
+      rate: 0,
+      background: 'off',
+      flavor: 'controller-runtime',
+      queue: 'priority',
+      durationMs: 30 * MINUTE,
+      ...(statusAtMs === undefined ? {} : { statusAtMs }),
+    });
+    const busy = value(q, 'sustainedBusyWorkers');
+    expect(busy).toBeLessThanOrEqual(2.05);
+    expect(busy).toBeGreaterThan(held ? 1.995 : 1.9);
+    // With the write at its end, each sync of about 2 s is followed by the echo's 2 to 20 ms.
+    if (held) {
+      expect(value(q, 'sustainedDepthMin')).toBe(2);
+    } else {
+      expect(value(q, 'sustainedDepthMin')).toBe(0);
+      expect(busy).toBeLessThan(1.995);
+    }
+    // Half the pool idles, and the max-workers metric shows it: not saturated, however the depth stands.
+    expect(value(q, 'maxWorkers')).toBe(4);
+    expect(q.findings.map((f) => f.rule)).not.toContain('WorkqueueSaturated');
+  });
 });

@@ -32,6 +32,7 @@ const TABLE: Record<string, { expected: DiagnosisId[]; allowed: DiagnosisId[] }>
   'sawtooth-batches': { expected: [], allowed: [] },
   'startup-list': { expected: [], allowed: [] },
   'starved-backlog': { expected: ['WorkqueueBacklog'], allowed: ['WorkqueueSaturated'] },
+  'caches-never-sync': { expected: ['WorkqueueBacklog'], allowed: [] },
   'gradual-backlog': { expected: ['WorkqueueBacklog'], allowed: ['WorkqueueSaturated'] },
   standby: { expected: [], allowed: [] },
   backlog: { expected: ['WorkqueueBacklog'], allowed: ['WorkqueueSaturated'] },

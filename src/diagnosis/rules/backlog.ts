@@ -9,17 +9,13 @@ import { MINUTE_MS } from '../signals.js';
 /**
  * A floor of waiting keys that grows, outpaces its drain or stands, or (priority queue) real changes that back up.
  */
-function queueBacklog(
-  t: ThresholdNodes<'minDepth' | 'minGrowth' | 'arrivalRatio' | 'minWaitRatio' | 'drainShare'>,
-): Expr {
+function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio' | 'drainShare'>): Expr {
   return allOf(
     compare('depthFloor', '>=', t.minDepth),
     anyOf(
-      // Growing: arrivals outpace completions.
-      allOf(
-        compare('depthSlope', '>=', t.minGrowth),
-        binary('>=', sig('addRate'), scale('completionRate', t.arrivalRatio)),
-      ),
+      // Growing: arrivals outpace completions (both queues count an add only for a key not already waiting, and
+      // the depth moves by the adds less the keys handed out, so a growing depth is that excess).
+      compare('depthSlope', '>=', t.minGrowth),
       // Outpaced on balance: batches arrive faster than they drain, so each drain phase starts higher
       // than the last, though the depth falls between them; over half an hour it rises.
       compare('depthTrend', '>=', t.minGrowth),
@@ -78,12 +74,6 @@ export const backlog = defineRule({
       unit: '1/s',
       description:
         'Depth growth (least-squares slope over the trend window, or over half an hour for batches) at or above which the queue is falling behind: 72 items an hour. A queue below capacity random-walks back to zero, its slope over ten minutes scattered around zero by a small fraction of an item a second; one over capacity by even 2% of a few syncs a second rises faster than this. The detection curve (4 workers, 42 syncs/s): silent at 0.95 of capacity, found on every seed from 1.0, where the depth stops returning to zero.',
-    },
-    arrivalRatio: {
-      default: 1,
-      unit: 'ratio',
-      description:
-        'Adds per completed sync at or above which arrivals outpace the workers. At 1: the depth growth and its floor already prove the excess; a higher ratio only delays a queue that falls behind gradually, whose excess starts at a fraction of a percent.',
     },
     minWaitRatio: {
       default: 10,
@@ -152,7 +142,9 @@ export const backlog = defineRule({
     cause: ({ signals, thresholds }) =>
       `${capacityCause(signals, thresholds)} A burst that drains is not a backlog: this one did not drain in the last minute (never below ${formatValue(signals.depthFloor)}), and ${backlogEvidence(signals, backlogShape(signals, thresholds))}.`,
     fix: ({ signals, thresholds }) =>
-      `Raise MaxConcurrentReconciles to about ${formatValue(signals.workersNeeded)} (Little's law at ${Math.round(thresholds.targetUtilization * 100)}% utilization), or make the sync cheaper: cache reads, avoid API calls that need no answer, batch work. Check that events are not triggered needlessly (predicates on generation or resourceVersion).`,
+      noSyncFinished(signals)
+        ? 'Find why the workers do not run: a client-go controller starts them only once every informer has synced, so grant the RBAC its informers need to list and watch (or install the resource they watch), or fix whatever keeps the worker loop from starting.'
+        : `Raise MaxConcurrentReconciles to about ${formatValue(signals.workersNeeded)} (Little's law at ${Math.round(thresholds.targetUtilization * 100)}% utilization), or make the sync cheaper: cache reads, avoid API calls that need no answer, batch work. Check that events are not triggered needlessly (predicates on generation or resourceVersion).`,
     confirm: [
       {
         text: 'The depth keeps rising and arrivals stay above completions:',
@@ -212,8 +204,15 @@ function backlogEvidence(signals: SignalSnapshot, shape: BacklogShape): string {
 function capacityCause(signals: SignalSnapshot, t: ThresholdValues<'targetUtilization'>): string {
   const busy = numberOf(signals.busyWorkers);
   const max = numberOf(signals.maxWorkers);
+  if (noSyncFinished(signals))
+    return 'Keys are queued but no sync finished: no worker takes them. A client-go controller starts its workers only once its informers have synced (its log shows "Waiting for caches to sync" and never "Caches are synced"); an informer whose LIST fails (a missing RBAC rule, a resource that is not installed) keeps them from starting for good.';
   const workers = `mean sync ${formatValue(signals.workDurationMean)}, ${formatNumber(signals.busyWorkers)} of ${formatValue(signals.maxWorkers)} busy`;
   if (busy !== undefined && max !== undefined && max > 0 && busy / max < t.targetUtilization)
     return `Keys wait although most workers are idle (${workers}): something other than worker capacity holds them, such as a sync that never returns holding its key, or keys the queue hands out only when nothing else is ready.`;
   return `Syncs are too slow or too few for the event rate (${workers}).`;
+}
+
+/** Whether the queue completed nothing while keys waited: its workers are not running. */
+function noSyncFinished(signals: SignalSnapshot): boolean {
+  return numberOf(signals.completionRate) === 0 && (numberOf(signals.depth) ?? 0) > 0;
 }

@@ -1,7 +1,7 @@
-import { allOf, anyOf, binary, num } from '../../promql/expr.js';
+import { allOf, anyOf, binary } from '../../promql/expr.js';
 import { formatDuration } from '../../util/duration.js';
 import { DRAIN_SHARE, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
-import { compare, relate, scale, sig, unlessAny } from '../conditions.js';
+import { compare, relate, sig, unlessAny } from '../conditions.js';
 import { formatNumber, formatValue, numberOf } from '../format.js';
 import { defineRule, SHARE, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS, SUSTAINED_WINDOW_MS } from '../signals.js';
@@ -14,13 +14,16 @@ import type { SignalValue } from '../units.js';
  *
  * Without that maximum (component-base controllers, kube-controller-manager's among them) the worker count is
  * inferred where the queue's physics gives it: a free worker takes a waiting key at once, so a depth that never
- * reached zero over the long window means every worker was busy all along, and the busy workers (flat from the
- * short window to the long one, as a fixed pool kept full reads) are the worker count. The utilization is then 1
+ * reached zero over the long window means every worker was busy all along, and the busy workers over it are the
+ * worker count (a pool kept full holds its busy count flat: nothing is left to vary). The utilization is then 1
  * by construction, and the report says the count was inferred. A queue that drains now and then is not judged
- * without the maximum: at 90% busy the depth touches zero, and nothing tells 90% from 50%. The depth also counts
- * a key re-added while its own sync runs, which no worker may take until that sync returns: a worker stuck in a
- * sync of an object that keeps changing holds the depth at one for good while the others idle. So a depth floor
- * proves nothing while a sync has run for the whole long window.
+ * without the maximum: at 90% busy the depth touches zero, and nothing tells 90% from 50%. Two shapes hold a depth
+ * off zero with workers idle, and are ruled out. Workers that never started: a client-go controller starts them
+ * once its caches have synced, its handlers queue keys from the first event, and no sync finishes at all. And a
+ * key re-added while its own sync runs, which no worker may take until that sync returns: a worker stuck in a
+ * sync of an object that keeps changing holds the depth at one for good while the others idle, so a depth floor
+ * proves nothing while a sync has run for the whole long window. (Keys that re-add themselves early in every
+ * short sync hold it the same way, and the metrics cannot tell them from a full pool without the maximum.)
  *
  * Utilization is read over the long window, of the workers' busy time and of the load the arrivals offer (adds
  * times the mean sync, λ·E[S]): each add is one later sync, so the two agree while the depth holds. They part
@@ -43,6 +46,8 @@ import type { SignalValue } from '../units.js';
  */
 /** A depth that never fell below one key over the long window never drained: every worker was busy all along. */
 const NEVER_DRAINED_DEPTH = 1;
+/** Busy workers of a pool that finished no sync over the long window: none ran, or none ever returned. */
+const NO_WORK = 0;
 export const saturated = defineRule({
   id: 'WorkqueueSaturated',
   title: 'Work queue saturated',
@@ -65,19 +70,6 @@ export const saturated = defineRule({
     },
     drainShare: DRAIN_SHARE,
     targetUtilization: TARGET_UTILIZATION,
-    maxBusyDrift: {
-      default: 0.15,
-      unit: 'ratio',
-      range: SHARE,
-      description:
-        "Without a configured maximum: how far the short window's busy workers may stray from the long window's, as a share of them, for the pool to count as fixed and full. A sync counts in the window where it finishes, so at one worker with syncs of half a minute the five-minute reading moves by a tenth; a pool that grows, or workers that idle, move it further.",
-    },
-    minInferredWorkers: {
-      default: 0.9,
-      unit: 'workers',
-      description:
-        'Without a configured maximum: busy workers (long window) at or above which a depth that never reached zero is read as a full pool. Below most of one worker the waiting keys are not being taken at all: a key re-added while its sync runs is counted in the depth but no worker may take it, and a worker stuck in a sync never finishes one. One worker is a pool too (client-go controllers often run one): the boundary grid holds a one-worker queue standing at 1.2x capacity, which a floor of two workers would not call saturated.',
-    },
   },
   // The long window already demands a quarter of an hour of load; the `for` confirms it held.
   forMs: 5 * MINUTE_MS,
@@ -99,9 +91,9 @@ export const saturated = defineRule({
               // Unless a sync has run the whole window: its key, re-added meanwhile, may be what holds the depth.
               compare('longestRunning', '>=', SUSTAINED_WINDOW_MS / 1000),
             ),
-            compare('sustainedBusyWorkers', '>=', t.minInferredWorkers),
-            binary('>=', sig('busyWorkers'), scale('sustainedBusyWorkers', binary('-', num(1), t.maxBusyDrift))),
-            binary('<=', sig('busyWorkers'), scale('sustainedBusyWorkers', binary('+', num(1), t.maxBusyDrift))),
+            // The workers take keys at all: a controller that never started them (caches that never synced)
+            // holds a depth that never reaches zero with every worker idle.
+            compare('sustainedBusyWorkers', '>', NO_WORK),
           ),
           sig('maxWorkers'),
           'controller',

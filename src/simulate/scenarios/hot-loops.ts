@@ -12,10 +12,12 @@ import {
   type Scenario,
   type SimulationParams,
   SUCCESS,
+  type SyncPlan,
 } from '../model.js';
 import {
   backgroundPollsPerSecond,
   capacityTruth,
+  exposesMaxWorkers,
   firstKeys,
   leaseName,
   listThenLoopEvents,
@@ -53,14 +55,30 @@ export function statusWriteLoopController(params: SimulationParams, name = 'ingr
   // `syncMs` moves the looping keys' syncs (a loop whose sync first waits on a slow call, then writes).
   const loopSync = params.syncMs === undefined ? STATUS_SYNC : withMedian(STATUS_SYNC, params.syncMs);
   const sync = meanMs(loopSync);
-  const loopBusy = (hotKeys * sync) / (sync + MEAN_WATCH_LATENCY_MS);
+  const statusAtMs = params.statusAtMs;
+  // A status updated early in the sync is echoed while the sync runs: the key is counted in the depth meanwhile and
+  // handed out again the moment it is done, so each looping key holds a worker for good.
+  const echoedWhileRunning = statusAtMs !== undefined && statusAtMs + MEAN_WATCH_LATENCY_MS < sync;
+  const loopCycleMs = echoedWhileRunning ? sync : sync + MEAN_WATCH_LATENCY_MS;
+  // Each looping key is busy for its sync out of every cycle, as long as the workers go round.
+  const loopBusy = Math.min(workers, (hotKeys * sync) / loopCycleMs);
   // Real changes are synced at the scenario's own pace (`syncMs` moves only the looping keys').
   const busy = (loopBusy + (rate * 1.2 * meanMs(STATUS_SYNC)) / 1000) / workers;
-  const allowed: DiagnosisId[] = busy >= 0.8 ? ['WorkqueueSaturated'] : [];
-  const loopAddsPerSecond = (hotKeys * 1000) / (sync + MEAN_WATCH_LATENCY_MS);
+  const allowed: DiagnosisId[] =
+    busy >= 0.8 || (echoedWhileRunning && !exposesMaxWorkers(params.flavor)) ? ['WorkqueueSaturated'] : [];
+  // One add per looping sync: the echo of its write.
+  const loopAddsPerSecond = (loopBusy * 1000) / sync;
   // Real changes and the background's polls add without a write.
   const loopShare = loopAddsPerSecond / (loopAddsPerSecond + rate + backgroundPollsPerSecond(keys, rate, params));
-  const note = `${hotKeys} keys update their own status on every sync and are woken by the echo of that write`;
+  const note = `${hotKeys} keys update their own status on every sync${echoedWhileRunning ? `, ${statusAtMs} ms into it,` : ''} and are woken by the echo of that write${
+    echoedWhileRunning && !exposesMaxWorkers(params.flavor)
+      ? '; the echoes hold the depth off zero as a full pool would, and without a max-workers metric nothing tells the two apart'
+      : ''
+  }`;
+  const loopingSync = (durationMs: number): SyncPlan =>
+    echoedWhileRunning
+      ? { durationMs, result: SUCCESS, write: 'PUT', writeAtMs: statusAtMs }
+      : { durationMs, result: SUCCESS, write: 'PUT' };
   return {
     name,
     workers,
@@ -69,7 +87,7 @@ export function statusWriteLoopController(params: SimulationParams, name = 'ingr
     sync: (env) => {
       const normal = steadySync(STATUS_SYNC, 0.2)(env);
       const draw = sampler(loopSync, env.rng);
-      return (ctx) => (ctx.key < hotKeys ? { durationMs: draw(), result: SUCCESS, write: 'PUT' } : normal(ctx));
+      return (ctx) => (ctx.key < hotKeys ? loopingSync(draw()) : normal(ctx));
     },
     truth:
       loopShare >= STATUS_LOOP_SHARE_SHOWN

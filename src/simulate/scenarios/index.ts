@@ -27,7 +27,7 @@ import {
 } from './near-misses.js';
 import { notObservable, standby } from './observability.js';
 import { blockingCall, stuckWorker } from './slow-work.js';
-import { startupList, starvedBacklog } from './startup.js';
+import { cachesNeverSync, startupList, starvedBacklog } from './startup.js';
 import { dependencyOutage, transientErrors } from './transient.js';
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -49,6 +49,7 @@ export const SCENARIOS: readonly Scenario[] = [
   backlog,
   gradualBacklog,
   starvedBacklog,
+  cachesNeverSync,
   saturation,
   hotLoopStatusWrite,
   hotLoopNoBackoff,

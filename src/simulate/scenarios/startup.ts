@@ -128,3 +128,49 @@ export const starvedBacklog: Scenario = {
 function starvedController(params: SimulationParams): ControllerSpec {
   return startupController(params, STARVED, () => 'the initial list is never worked off');
 }
+
+// ---------------------------------------------------------------------------------------------
+// caches-never-sync
+
+const NEVER_SYNCED: Sizes = { workers: 4, keys: 20_000, rate: 2 };
+
+export const cachesNeverSync: Scenario = {
+  name: 'caches-never-sync',
+  summary: 'a client-go controller whose caches never sync: its handlers queue keys, no worker ever starts',
+  description:
+    'A hand-written client-go controller (4 workers over 20,000 objects, a change every half second) starts its ' +
+    'workers only once its informers have synced (cache.WaitForCacheSync), and one never does: its LIST is ' +
+    "forbidden by a missing RBAC rule. The other informer's handlers queue every change from the start, so the " +
+    'depth grows at the event rate less the changes to keys already waiting, and nothing is ever completed: a ' +
+    'backlog, though no worker is busy, so not saturation (controller-runtime instead gives up after its cache ' +
+    "sync timeout and the process exits; a worker loop of one's own inside its manager waits like this).",
+  defaults: NEVER_SYNCED,
+  defaultQueue: 'classic',
+  build: (params) => {
+    const { workers, keys, rate } = sizes(params, NEVER_SYNCED);
+    return {
+      leader: true,
+      leaseName: leaseName(params.flavor, 'storage-operator'),
+      controllers: [
+        {
+          name: 'volumeattachment',
+          workers,
+          keys,
+          events: { rate, keys: { kind: 'uniform' } },
+          sync: steadySync(STARTUP_SYNC, LIST_STATUS_WRITE_SHARE),
+          reconcileMetrics: false,
+          workersStartAtMs: Number.POSITIVE_INFINITY,
+          truth:
+            rate > 0
+              ? {
+                  expected: ['WorkqueueBacklog'],
+                  allowed: [],
+                  note: 'keys are queued from the first change and no worker ever takes one: the depth only grows, with every worker idle',
+                }
+              : { expected: [], allowed: [], note: 'no changes: nothing is queued' },
+          facts: { workersStarted: false },
+        },
+      ],
+    };
+  },
+};
