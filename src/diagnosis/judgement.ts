@@ -16,15 +16,8 @@ import { formatDuration } from '../util/duration.js';
 import type { RuleSettings } from './catalog.js';
 import type { UnknownRule } from './report.js';
 import { conditionWith, type SignalSnapshot } from './rule.js';
+import { SPANNED_SHARE } from './signal-building.js';
 import { SIGNAL_BY_ID } from './signals.js';
-
-/**
- * The share of a rule's longest range the data must span for the rule to be judged. A range function over nine
- * tenths of its window reads what the full window reads for any lasting signal (Prometheus extrapolates the
- * missing edge of rate and increase the same way), and a history kept for exactly the longest range (the
- * default retention) spans a scrape less than it; over a fraction of the window, a slow trend is not yet seen.
- */
-const SPANNED_SHARE = 0.9;
 
 /** Signals without which a queue's health cannot be judged by any rule. */
 export const ESSENTIAL_SIGNALS = ['depthAvg', 'addRate'] as const;

@@ -46,6 +46,13 @@ export const BALANCE_WINDOW_MS = 30 * MINUTE_MS;
 /** Rare but persistent events (errors of keys far into their backoff) need a longer window still. */
 export const SUSTAINED_WINDOW_MS = 15 * MINUTE_MS;
 /**
+ * The share of a window the data must span for a reading over it to count. A range function over nine tenths of
+ * its window reads what the full window reads for any lasting signal (Prometheus extrapolates the missing edge of
+ * rate and increase the same way), and a history kept for exactly the window (the default retention) spans a
+ * scrape less than it; over a fraction of the window, a slow trend is not yet seen.
+ */
+export const SPANNED_SHARE = 0.9;
+/**
  * Longer than the default rate limiters' maximum backoff (1000 s in client-go's `DefaultControllerRateLimiter` and
  * in controller-runtime's default): a key that fails on every sync adds at least one error to every window this
  * long, however far into its backoff it is. Shorter windows fall between two retries of such keys.

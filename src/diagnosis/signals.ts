@@ -50,6 +50,7 @@ import {
   restRequestRate,
   SIGNAL_WINDOW_MS,
   type SignalDefinition,
+  SPANNED_SHARE,
   SUSTAINED_WINDOW_MS,
   TREND_WINDOW_MS,
   unexplainedErrorRate,
@@ -161,8 +162,18 @@ const signalList = [
     unit: 'items',
     scope: 'queue',
     description:
-      'Lowest depth over the long window. A free worker takes a waiting key at once, so a queue whose depth never reached zero in that time had every worker busy all along.',
-    expr: perQueue(rangeFn('min_over_time', WORKQUEUE.depth, SUSTAINED_WINDOW_MS)),
+      'Lowest depth over the long window, once its samples span nine tenths of it (as many as the last five minutes hold, three times over, less a tenth). A free worker takes a waiting key at once, so a queue whose depth never reached zero in that time had every worker busy all along; over the few minutes of a new series (a restarted controller, a new scraper) that proves nothing.',
+    expr: perQueue(
+      binary(
+        'and',
+        rangeFn('min_over_time', WORKQUEUE.depth, SUSTAINED_WINDOW_MS),
+        binary(
+          '>=',
+          rangeFn('count_over_time', WORKQUEUE.depth, SUSTAINED_WINDOW_MS),
+          binary('*', rangeFn('count_over_time', WORKQUEUE.depth, W), num((SPANNED_SHARE * SUSTAINED_WINDOW_MS) / W)),
+        ),
+      ),
+    ),
   },
   {
     id: 'depthFloor',

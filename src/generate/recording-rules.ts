@@ -77,6 +77,8 @@ const COMPOSITE_SIGNAL_NAMES: Readonly<Partial<Record<SignalId, { metric: string
   unexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate5m' },
   sustainedUnexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate15m' },
   steadyUnexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate20m' },
+  // The long window's floor, recorded only once its samples span the window: the name it always had.
+  sustainedDepthMin: { metric: 'workqueue_depth', operations: 'min_over_time15m' },
   servedFirstDepthMin: { metric: 'workqueue_depth_served_first', operations: 'min_over_time5m' },
   servedFirstDepthAvg: { metric: 'workqueue_depth_served_first', operations: 'avg_over_time5m' },
   servedFirstDepthMedian: { metric: 'workqueue_depth_served_first', operations: 'p50_over_time5m' },

@@ -18,6 +18,7 @@ export type RangeFunction =
   | 'avg_over_time'
   | 'min_over_time'
   | 'max_over_time'
+  | 'count_over_time'
   | 'quantile_over_time';
 
 export type AggregateOp = 'sum' | 'max' | 'min' | 'count' | 'avg';

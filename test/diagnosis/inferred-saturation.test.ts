@@ -40,6 +40,30 @@ describe('saturation without a max-workers metric', () => {
     },
   );
 
+  it('a new series proves nothing: the floor waits for samples spanning the long window', {
+    timeout: 120_000,
+  }, async () => {
+    // A full pool of one worker, 12 minutes after its process (or its scraper) started: over a few minutes any busy
+    // queue may not have drained, which proves nothing; from about 13.5 minutes the samples span the window.
+    const young = await saturationQueue({
+      workers: 1,
+      seed: 1,
+      load: 1,
+      flavor: 'component-base',
+      durationMs: 12 * MINUTE,
+    });
+    expect(young.signals['sustainedDepthMin']?.value).toBeNull();
+    expect(saturatedOf(young)).toBeUndefined();
+    const spanned = await saturationQueue({
+      workers: 1,
+      seed: 1,
+      load: 1,
+      flavor: 'component-base',
+      durationMs: 14 * MINUTE,
+    });
+    expect(spanned.signals['sustainedDepthMin']?.value).not.toBeNull();
+  });
+
   it('the same pool with the metric: saturated from it, nothing inferred', { timeout: 120_000 }, async () => {
     const queue = await saturationQueue({
       workers: 2,
