@@ -84,8 +84,6 @@ const RETIRED_THRESHOLDS: Partial<Record<RuleId, Record<string, string>>> = {
   WorkqueueSaturated: {
     maxBusyDrift:
       'without a configured maximum, a depth that never fell to zero over the long window keeps every worker busy all along, so the busy count holds flat by itself; how far it strayed never decided',
-    minInferredWorkers:
-      'without a configured maximum, a depth that never fell to zero over the long window is a full pool as long as any sync finished in it (workers that never started finish none); no share of a worker decided more',
     minDepth:
       'utilization alone decides where the maximum is known: a large pool near its capacity holds under one key waiting on average (Erlang C), so the average depth is evidence, not tested; without the maximum, a depth that never fell to zero over the long window (a fact, not a tunable) shows the pool full',
     minWaitRatio:

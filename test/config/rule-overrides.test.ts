@@ -157,10 +157,9 @@ describe('retired thresholds', () => {
     );
   });
 
-  it("name saturation's inferred-pool thresholds with the depth floor that decides", () => {
-    for (const name of ['maxBusyDrift', 'minInferredWorkers'])
-      expect(() => parseRuleOverrides({ WorkqueueSaturated: { thresholds: { [name]: 0.5 } } }, 'rules')).toThrow(
-        new RegExp(`rules\\.WorkqueueSaturated\\.thresholds\\.${name}: no longer a threshold: .*never fell to zero`),
-      );
+  it("name saturation's busy drift with the depth floor that decides", () => {
+    expect(() => parseRuleOverrides({ WorkqueueSaturated: { thresholds: { maxBusyDrift: 0.5 } } }, 'rules')).toThrow(
+      /rules\.WorkqueueSaturated\.thresholds\.maxBusyDrift: no longer a threshold: .*never fell to zero/,
+    );
   });
 });

@@ -15,7 +15,7 @@ import type { SignalValue } from '../units.js';
  * Without that maximum (component-base controllers, kube-controller-manager's among them) the worker count is
  * inferred where the queue's physics gives it: a free worker takes a waiting key at once, so a depth that never
  * reached zero over the long window means every worker was busy all along, and the busy workers over it are the
- * worker count (a pool kept full holds its busy count flat: nothing is left to vary). The utilization is then 1
+ * worker count (a pool kept full holds its busy count flat, one worker or more: nothing is left to vary). The utilization is then 1
  * by construction, and the report says the count was inferred. A queue that drains now and then is not judged
  * without the maximum: at 90% busy the depth touches zero, and nothing tells 90% from 50%. Two shapes hold a depth
  * off zero with workers idle, and are ruled out. Workers that never started: a client-go controller starts them
@@ -46,8 +46,6 @@ import type { SignalValue } from '../units.js';
  */
 /** A depth that never fell below one key over the long window never drained: every worker was busy all along. */
 const NEVER_DRAINED_DEPTH = 1;
-/** Busy workers of a pool that finished no sync over the long window: none ran, or none ever returned. */
-const NO_WORK = 0;
 export const saturated = defineRule({
   id: 'WorkqueueSaturated',
   title: 'Work queue saturated',
@@ -70,6 +68,12 @@ export const saturated = defineRule({
     },
     drainShare: DRAIN_SHARE,
     targetUtilization: TARGET_UTILIZATION,
+    minInferredWorkers: {
+      default: 0.9,
+      unit: 'workers',
+      description:
+        'Without a configured maximum: busy workers (long window) at or above which a depth that never reached zero is read as a full pool. A full pool keeps one worker busy all along at least; the reading counts a sync in the window where it finishes, so a whole worker reads a little less by the syncs still running at its edges. Far below one worker the waiting keys are not being taken: workers that never started (a client-go controller whose caches never synced) finish nothing while its handlers queue keys. One worker is a pool too (client-go controllers often run one): the boundary grid holds a one-worker queue standing at 1.2x capacity, which a floor of two workers would not call saturated.',
+    },
   },
   // The long window already demands a quarter of an hour of load; the `for` confirms it held.
   forMs: 5 * MINUTE_MS,
@@ -91,9 +95,9 @@ export const saturated = defineRule({
               // Unless a sync has run the whole window: its key, re-added meanwhile, may be what holds the depth.
               compare('longestRunning', '>=', SUSTAINED_WINDOW_MS / 1000),
             ),
-            // The workers take keys at all: a controller that never started them (caches that never synced)
-            // holds a depth that never reaches zero with every worker idle.
-            compare('sustainedBusyWorkers', '>', NO_WORK),
+            // A full pool keeps a worker busy all along, at least: workers that never started (caches that never
+            // synced) hold a depth off zero with none busy.
+            compare('sustainedBusyWorkers', '>=', t.minInferredWorkers),
           ),
           sig('maxWorkers'),
           'controller',
