@@ -108,6 +108,7 @@ export const backlog = defineRule({
     'maxWorkers',
     'workDurationMean',
     'queueLatencyMean',
+    'longestRunning',
     'lowPriorityDepth',
     'lowPriorityDepthSlope',
     'normalPriorityDepthFloor',
@@ -212,7 +213,14 @@ function capacityCause(signals: SignalSnapshot, t: ThresholdValues<'targetUtiliz
   return `Syncs are too slow or too few for the event rate (${workers}).`;
 }
 
-/** Whether the queue completed nothing while keys waited: its workers are not running. */
+/**
+ * Whether the queue completed nothing and runs nothing while keys wait: its workers are not running (a worker stuck
+ * in a sync shows as the longest-running one instead).
+ */
 function noSyncFinished(signals: SignalSnapshot): boolean {
-  return numberOf(signals.completionRate) === 0 && (numberOf(signals.depth) ?? 0) > 0;
+  return (
+    numberOf(signals.completionRate) === 0 &&
+    (numberOf(signals.longestRunning) ?? 0) === 0 &&
+    (numberOf(signals.depth) ?? 0) > 0
+  );
 }
