@@ -106,6 +106,14 @@ describe('simulate --scenario --out', () => {
     [['--scenario', 'healthy', '--keys', '2.5', '--out', 'x'], /--keys must be a non-negative integer/],
     [['--scenario', 'healthy', '--rate', 'fast', '--out', 'x'], /--rate must be a number/],
     [
+      ['--scenario', 'hot-loop-status-write', '--status-at-ms', 'early', '--out', 'x'],
+      /--status-at-ms must be a number/,
+    ],
+    [
+      ['--scenario', 'hot-loop-status-write', '--status-at-ms', '-5', '--out', 'x'],
+      /statusAtMs must be a number from 0/,
+    ],
+    [
       ['--scenario', 'healthy', '--flavor', 'kcm', '--out', 'x'],
       /--flavor must be one of controller-runtime, component-base/,
     ],
