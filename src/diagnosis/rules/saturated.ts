@@ -15,15 +15,17 @@ import type { SignalValue } from '../units.js';
  * Without that maximum (component-base controllers, kube-controller-manager's among them) the worker count is
  * inferred where the queue's physics gives it: a free worker takes a waiting key at once, so a depth that never
  * reached zero over the long window means every worker was busy all along, and the busy workers over it are the
- * worker count (a pool kept full holds its busy count flat, one worker or more: nothing is left to vary). The utilization is then 1
- * by construction, and the report says the count was inferred. A queue that drains now and then is not judged
- * without the maximum: at 90% busy the depth touches zero, and nothing tells 90% from 50%. Two shapes hold a depth
- * off zero with workers idle, and are ruled out. Workers that never started: a client-go controller starts them
- * once its caches have synced, its handlers queue keys from the first event, and no sync finishes at all. And a
- * key re-added while its own sync runs, which no worker may take until that sync returns: a worker stuck in a
- * sync of an object that keeps changing holds the depth at one for good while the others idle, so a depth floor
- * proves nothing while a sync has run for the whole long window. (Keys that re-add themselves early in every
- * short sync hold it the same way, and the metrics cannot tell them from a full pool without the maximum.)
+ * worker count (a pool kept full holds its busy count flat, one worker or more: nothing is left to vary). The
+ * utilization is then 1 by construction, and the report says the count was inferred. A queue that drains now and
+ * then is not judged without the maximum: at 90% busy the depth touches zero, and nothing tells 90% from 50%. The
+ * floor is read only once its samples span the long window: over the first minutes of a new series any busy queue
+ * may not have drained yet. Two shapes hold a depth off zero with workers idle. Workers that never started: a
+ * client-go controller starts them once its caches have synced, its handlers queue keys from the first event, and
+ * no worker is busy at all (ruled out by the busy floor). And a key re-added while its own sync runs, which no
+ * worker may take until that sync returns: a worker stuck in a sync of an object that keeps changing holds the
+ * depth at one for good while the others idle, so a depth floor proves nothing while a sync has run for the whole
+ * long window. (Keys that re-add themselves early in every short sync hold it the same way, and the metrics cannot
+ * tell them from a full pool without the maximum.)
  *
  * Utilization is read over the long window, of the workers' busy time and of the load the arrivals offer (adds
  * times the mean sync, λ·E[S]): each add is one later sync, so the two agree while the depth holds. They part
