@@ -324,18 +324,22 @@ describe('flavors', () => {
 });
 
 describe('workers that start once the caches have synced', () => {
-  it('keys queued before the workers start wait for them, then are worked off', async () => {
-    const { value } = await simulate(
+  /** Three keys queued at start on one worker of 10 ms syncs that starts at `startAtMs`, run for `ms`. */
+  const queuedBeforeStart = (startAtMs: number, ms: number) =>
+    simulate(
       [
         controller({
           keys: 3,
           events: { rate: 0, keys: { kind: 'uniform' }, initialKeys: [0, 1, 2] },
           sync: always({ durationMs: 10, result: SUCCESS }),
-          workersStartAtMs: 5_000,
+          workersStartAtMs: startAtMs,
         }),
       ],
-      10_000,
+      ms,
     );
+
+  it('keys queued before the workers start wait for them, then are worked off', async () => {
+    const { value } = await queuedBeforeStart(5_000, 10_000);
     expect(value(WORKQUEUE.adds, W)).toBe(3);
     expect(value(`${WORKQUEUE.workDuration}_count`, W)).toBe(3);
     expect(value(WORKQUEUE.depth, W)).toBe(0);
@@ -344,17 +348,7 @@ describe('workers that start once the caches have synced', () => {
   });
 
   it('workers that never start leave every key queued and finish nothing', async () => {
-    const { value } = await simulate(
-      [
-        controller({
-          keys: 3,
-          events: { rate: 0, keys: { kind: 'uniform' }, initialKeys: [0, 1, 2] },
-          sync: always({ durationMs: 10, result: SUCCESS }),
-          workersStartAtMs: Number.POSITIVE_INFINITY,
-        }),
-      ],
-      60_000,
-    );
+    const { value } = await queuedBeforeStart(Number.POSITIVE_INFINITY, 60_000);
     expect(value(WORKQUEUE.depth, W)).toBe(3);
     expect(value(`${WORKQUEUE.workDuration}_count`, W)).toBe(0);
     expect(value(CONTROLLER_RUNTIME.activeWorkers, C)).toBe(0);
