@@ -89,6 +89,10 @@ const RETIRED_THRESHOLDS: Partial<Record<RuleId, Record<string, string>>> = {
     minWaitRatio:
       'utilization alone decides: the wait per sync at a given utilization falls with the size of the pool (Erlang C: 128 workers 90% busy wait a few percent of a sync), so no fixed ratio tells a saturated pool from a busy one; the wait is evidence, not tested',
   },
+  WorkqueueSlowWork: {
+    minSlowShare:
+      'the rate of syncs over 10 s alone decides (minSlowRate: two in a quarter of an hour, still coming); below two syncs a second a share of one in a thousand was a single slow sync in the window, an occasional stall, so the share is shown as evidence, not tested',
+  },
   WorkqueueStuckWorker: {
     minAgeGrowth:
       'the age of the longest-running sync alone decides (minAge): a sync that old has aged one second per second all along, so its growth is shown as evidence, not tested',

@@ -157,6 +157,12 @@ describe('retired thresholds', () => {
     );
   });
 
+  it("name slow work's share of slow syncs with the rate that decides", () => {
+    expect(() => parseRuleOverrides({ WorkqueueSlowWork: { thresholds: { minSlowShare: 0.01 } } }, 'rules')).toThrow(
+      /rules\.WorkqueueSlowWork\.thresholds\.minSlowShare: no longer a threshold: the rate of syncs over 10 s alone decides/,
+    );
+  });
+
   it("name saturation's busy drift with the depth floor that decides", () => {
     expect(() => parseRuleOverrides({ WorkqueueSaturated: { thresholds: { maxBusyDrift: 0.5 } } }, 'rules')).toThrow(
       /rules\.WorkqueueSaturated\.thresholds\.maxBusyDrift: no longer a threshold: .*never fell to zero/,
