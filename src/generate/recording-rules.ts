@@ -33,6 +33,7 @@ import {
   NEGATIVE_PRIORITY_PATTERN,
   NON_NEGATIVE_PRIORITY_PATTERN,
   SUFFIX,
+  WORKQUEUE,
   WRITE_METHODS,
 } from '../metrics/names.js';
 import type { RecordedSignal } from '../prometheus/recorded-series.js';
@@ -78,7 +79,7 @@ const COMPOSITE_SIGNAL_NAMES: Readonly<Partial<Record<SignalId, { metric: string
   sustainedUnexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate15m' },
   steadyUnexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate20m' },
   // The long window's floor, recorded only once its samples span the window: the name it always had.
-  sustainedDepthMin: { metric: 'workqueue_depth', operations: 'min_over_time15m' },
+  sustainedDepthMin: { metric: WORKQUEUE.depth, operations: 'min_over_time15m' },
   servedFirstDepthMin: { metric: 'workqueue_depth_served_first', operations: 'min_over_time5m' },
   servedFirstDepthAvg: { metric: 'workqueue_depth_served_first', operations: 'avg_over_time5m' },
   servedFirstDepthMedian: { metric: 'workqueue_depth_served_first', operations: 'p50_over_time5m' },
