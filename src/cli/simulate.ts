@@ -115,7 +115,7 @@ export function registerSimulateCommand(program: Command): void {
     )
     .option(
       '--polling-keys <n>',
-      'persistent-failure: objects polled with RequeueAfter every 30 s, a fixed set beside the failing ones (default: none)',
+      'persistent-failure: objects polled with RequeueAfter every 30 s, a fixed set beside the failing ones (default: none); slow-poll: objects polled every 4 minutes, each poll blocking (default 1)',
     )
     .option(
       '--backoff-base-ms <ms>',
@@ -145,7 +145,7 @@ export function registerSimulateCommand(program: Command): void {
     .option('--blocking-share <share>', 'blocking-call: share of syncs that block, 0 to 1 (default 0.008)')
     .option(
       '--blocking-seconds <s>',
-      'blocking-call: length of a blocking sync, each 0.8 to 1.2 times this (default: 10 to 60 s)',
+      'blocking-call: length of a blocking sync, each 0.8 to 1.2 times this (default: 10 to 60 s); slow-poll: of each poll (default 15)',
     )
     .option(
       '--sync-ms <ms>',

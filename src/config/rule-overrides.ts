@@ -82,6 +82,8 @@ const RETIRED_THRESHOLDS: Partial<Record<RuleId, Record<string, string>>> = {
       'a growing depth already proves arrivals above completions: both queues count an add only for a key not already waiting, and the depth moves by the adds less the keys handed out; it never decided',
   },
   WorkqueueSaturated: {
+    minRecentUtilization:
+      'the long window ends a finding by itself within minutes of a fall of the load (from full busy to a load u, after 12%/(1 − u) of its 15 minutes), 0.55/(1 − u) minutes after a five-minute reading would read under 75%; the short-window test ended it those seconds sooner and decided nothing else',
     maxBusyDrift:
       'without a configured maximum, a depth that never fell to zero over the long window keeps every worker busy all along, so the busy count holds flat by itself; how far it strayed never decided',
     minDepth:
@@ -90,6 +92,8 @@ const RETIRED_THRESHOLDS: Partial<Record<RuleId, Record<string, string>>> = {
       'utilization alone decides: the wait per sync at a given utilization falls with the size of the pool (Erlang C: 128 workers 90% busy wait a few percent of a sync), so no fixed ratio tells a saturated pool from a busy one; the wait is evidence, not tested',
   },
   WorkqueueSlowWork: {
+    minLongestRunning:
+      "a running sync is slow by the same line as a finished one, the work-duration histogram's 10 s bucket (fixed by the metrics: client-go's decades end at it), so the longest-running reading is held to it; a line of its own called a sync slow while it ran and not once it finished, or the reverse",
     minSlowShare:
       'the rate of syncs over 10 s alone decides (minSlowRate: two in a quarter of an hour, still coming); below two syncs a second a share of one in a thousand was a single slow sync in the window, an occasional stall, so the share is shown as evidence, not tested',
   },

@@ -71,10 +71,16 @@ export {
 
 const W = SIGNAL_WINDOW_MS;
 /**
- * The 10 s bucket of the work-duration histogram (present in both bucket layouts). client-go exposes it as
- * `le="10"`; Prometheus 3 stores classic-histogram bounds as floats (`le="10.0"`), so both spellings match.
+ * The line, in seconds, past which a sync is slow: the work-duration histogram's 10 s bucket, the only bound above
+ * a second present in both bucket layouts (client-go's decades end at it). The slow-sync signals count finished
+ * syncs past it, and a running sync older than it is slow by the same line.
  */
-const TEN_SECOND_BUCKET: LabelMatcher = regexMatch(LABEL.le, '10(\\.0)?');
+export const SLOW_SYNC_SECONDS = 10;
+/**
+ * The `SLOW_SYNC_SECONDS` bucket. client-go exposes it as `le="10"`; Prometheus 3 stores classic-histogram bounds
+ * as floats (`le="10.0"`), so both spellings match.
+ */
+const SLOW_SYNC_BUCKET: LabelMatcher = regexMatch(LABEL.le, `${SLOW_SYNC_SECONDS}(\\.0)?`);
 /** Depth series of keys at a negative priority (initial-list and resync events of a priority queue). */
 export const LOW_PRIORITY: LabelMatcher = regexMatch(LABEL.priority, NEGATIVE_PRIORITY_PATTERN);
 /** Depth series of keys at priority 0 or above, and of queues without priorities (empty or absent label). */
@@ -369,9 +375,7 @@ const signalList = [
       num(1),
       binary(
         '/',
-        perQueue(
-          rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), SUSTAINED_WINDOW_MS, [TEN_SECOND_BUCKET]),
-        ),
+        perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), SUSTAINED_WINDOW_MS, [SLOW_SYNC_BUCKET])),
         perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.count), SUSTAINED_WINDOW_MS)),
         { ignoring: [LABEL.le] },
       ),
@@ -387,7 +391,7 @@ const signalList = [
     expr: binary(
       '-',
       perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.count), SUSTAINED_WINDOW_MS)),
-      perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), SUSTAINED_WINDOW_MS, [TEN_SECOND_BUCKET])),
+      perQueue(rate(histogramSeries(WORKQUEUE.workDuration, SUFFIX.bucket), SUSTAINED_WINDOW_MS, [SLOW_SYNC_BUCKET])),
       { ignoring: [LABEL.le] },
     ),
   },

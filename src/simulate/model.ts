@@ -245,8 +245,8 @@ export interface SimulationParams {
   readonly invalidKeys?: number | undefined;
   /**
    * Objects the main controller polls with `RequeueAfter` at a fixed interval (each waits on something outside),
-   * where the scenario has them (persistent-failure): a set of pollers counted exactly, unlike the background's
-   * (drawn per object, re-armed by events). Else ignored.
+   * where the scenario has them (persistent-failure: every 30 s; slow-poll: every 4 minutes, each poll blocking): a set
+   * of pollers counted exactly, unlike the background's (drawn per object, re-armed by events). Else ignored.
    */
   readonly pollingKeys?: number | undefined;
   /**
@@ -286,8 +286,8 @@ export interface SimulationParams {
   /** Share of syncs that block on a slow dependency, where the scenario has them (blocking-call); else ignored. */
   readonly blockingShare?: number | undefined;
   /**
-   * How long a blocking sync takes, in seconds, where the scenario has them (blocking-call): each lasts from 0.8 to
-   * 1.2 times this. Else ignored.
+   * How long a blocking sync takes, in seconds, where the scenario has them (blocking-call; slow-poll, its polls): each
+   * lasts from 0.8 to 1.2 times this. Else ignored.
    */
   readonly blockingSeconds?: number | undefined;
   /**

@@ -70,16 +70,19 @@ describe('mutations', () => {
     }
   });
 
-  it('a chain of one operation is a list of clauses: a and b and c gives three drops, not nested pairs', () => {
-    // Saturated's measured branch: sustained busy workers and offered load and recent busy workers.
-    const clauses = all.flatMap((m) => (m.rule === 'WorkqueueSaturated' && m.kind === 'clause' ? [m.clause] : []));
-    const sustained = 'Busy workers (sustained) ≥ Max workers × 88% (minUtilization)';
-    const offered = 'Offered load (sustained) ≥ Max workers × 88% (minUtilization)';
-    const recent = 'Busy workers ≥ Max workers × 75% (minRecentUtilization)';
-    for (const one of [sustained, offered, recent]) expect(clauses.filter((c) => c === one)).toHaveLength(1);
-    expect(clauses.filter((c) => c === `${sustained} and ${offered} and ${recent}`)).toHaveLength(1);
-    // No two of the three dropped together.
-    expect(clauses.filter((c) => c.startsWith(`${sustained} and ${offered}`) && !c.includes(recent))).toEqual([]);
+  it('a chain of one operation is a list of clauses: a or b or c or d gives four drops, not nested pairs', () => {
+    // Backlog's alternatives: growing, outpaced over half an hour, standing, real changes backing up.
+    const clauses = all.flatMap((m) => (m.rule === 'WorkqueueBacklog' && m.kind === 'clause' ? [m.clause] : []));
+    const growing = 'Depth growth ≥ 0.02/s (minGrowth)';
+    const outpaced = 'Depth growth (half hour) ≥ 0.02/s (minGrowth)';
+    const standing =
+      'Queue latency (mean) ≥ Work duration (mean) × 1000% (minWaitRatio) and Depth growth > Completion rate × -0.2';
+    const served =
+      'Depth (floor of the last minute, priority 0 and above) ≥ 20 items (minDepth) and Depth growth (priority 0 and above) ≥ 0.02/s (minGrowth)';
+    for (const one of [growing, outpaced, standing, served]) expect(clauses.filter((c) => c === one)).toHaveLength(1);
+    expect(clauses.filter((c) => c === `${growing} or ${outpaced} or (${standing}) or (${served})`)).toHaveLength(1);
+    // No two or three of the four dropped together.
+    expect(clauses.filter((c) => c.startsWith(`${growing} or ${outpaced}`) && !c.includes(served))).toEqual([]);
   });
 
   it('put the mutation in force through the rule overrides', () => {

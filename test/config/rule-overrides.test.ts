@@ -40,11 +40,8 @@ describe('parseRuleOverrides', () => {
       }
     }
     expect(
-      parseRuleOverrides(
-        { WorkqueueSaturated: { thresholds: { minUtilization: 1, minRecentUtilization: 0 } } },
-        'rules',
-      ),
-    ).toEqual({ rules: { WorkqueueSaturated: { thresholds: { minUtilization: 1, minRecentUtilization: 0 } } } });
+      parseRuleOverrides({ WorkqueueSaturated: { thresholds: { minUtilization: 1, minInferredWorkers: 0 } } }, 'rules'),
+    ).toEqual({ rules: { WorkqueueSaturated: { thresholds: { minUtilization: 1, minInferredWorkers: 0 } } } });
   });
 
   it('treats an absent section as no overrides', () => {
@@ -166,6 +163,20 @@ describe('retired thresholds', () => {
   it("name saturation's busy drift with the depth floor that decides", () => {
     expect(() => parseRuleOverrides({ WorkqueueSaturated: { thresholds: { maxBusyDrift: 0.5 } } }, 'rules')).toThrow(
       /rules\.WorkqueueSaturated\.thresholds\.maxBusyDrift: no longer a threshold: .*never fell to zero/,
+    );
+  });
+
+  it("name slow work's longest-running line with the bucket it shares", () => {
+    expect(() => parseRuleOverrides({ WorkqueueSlowWork: { thresholds: { minLongestRunning: 30 } } }, 'rules')).toThrow(
+      /rules\.WorkqueueSlowWork\.thresholds\.minLongestRunning: no longer a threshold: .*10 s bucket/,
+    );
+  });
+
+  it("name saturation's short window with the long window that ends a finding", () => {
+    expect(() =>
+      parseRuleOverrides({ WorkqueueSaturated: { thresholds: { minRecentUtilization: 0.5 } } }, 'rules'),
+    ).toThrow(
+      /rules\.WorkqueueSaturated\.thresholds\.minRecentUtilization: no longer a threshold: the long window ends/,
     );
   });
 });

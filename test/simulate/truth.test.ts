@@ -45,6 +45,7 @@ const TABLE: Record<string, { expected: DiagnosisId[]; allowed: DiagnosisId[] }>
     allowed: ['WorkqueueHotLoop', 'WorkqueueBacklog', 'WorkqueueSaturated'],
   },
   'blocking-call': { expected: ['WorkqueueSlowWork'], allowed: [] },
+  'slow-poll': { expected: ['WorkqueueSlowWork'], allowed: [] },
   'stuck-worker': { expected: ['WorkqueueStuckWorker'], allowed: ['WorkqueueSlowWork'] },
   'persistent-failure': { expected: ['WorkqueuePersistentFailures'], allowed: [] },
   'requeue-as-error': { expected: ['WorkqueuePersistentFailures'], allowed: [] },

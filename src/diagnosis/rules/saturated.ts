@@ -35,8 +35,11 @@ import type { SignalValue } from '../units.js';
  *
  * Utilization is read over the long window: at one or two workers (controller-runtime's default is one) the
  * busy time of five minutes swings by several percent with Poisson arrivals and skewed sync times, so a
- * queue 93% busy dips under any short-window threshold inside the `for`. The short window only has to stay
- * clearly busy, which ends the finding soon after the load falls.
+ * queue 93% busy dips under any short-window threshold inside the `for`. After the load falls, the long window
+ * ends the finding by itself within minutes: from full busy to a load u it reads under 88% after 12%/(1 − u) of its
+ * 15 minutes (2.3 minutes at u = 0.2, 4.5 at 0.6, 7.2 at 0.75), 0.55/(1 − u) minutes after a five-minute reading
+ * would read under 75% (under a minute to u = 0.45, two minutes at 0.72): a short-window test beside it would end
+ * the finding those seconds sooner and decide nothing else.
  *
  * Utilization alone decides where the maximum is known; how long keys wait does not. A pool shares its
  * waiting: at the same utilization, the share of keys that wait and the wait itself fall with the pool's
@@ -61,13 +64,6 @@ export const saturated = defineRule({
       description:
         'Busy workers per configured worker over the long window, and the load the arrivals offer (adds times the mean sync), at or above which the controller is saturated: in an M/G/1 queue at 88% busy the mean wait is already several syncs long. The detection curve turns on between 80% (never) and 88% (every seed) at 1, 2 and 8 workers, in about 20 minutes.',
     },
-    minRecentUtilization: {
-      default: 0.75,
-      unit: 'ratio',
-      range: SHARE,
-      description:
-        'Busy workers per configured worker over the short window below which the load has fallen and saturation has ended. At one worker a five-minute reading of a queue 93% busy swings by several percent (Poisson arrivals, skewed syncs), so it sits below the long-window threshold by more than that swing: a saturated queue never dips under it inside the `for`, while a load that fell to half shows within the short window.',
-    },
     drainShare: DRAIN_SHARE,
     targetUtilization: TARGET_UTILIZATION,
     minInferredWorkers: {
@@ -86,7 +82,6 @@ export const saturated = defineRule({
           relate(sig('sustainedBusyWorkers'), '>=', 'maxWorkers', t.minUtilization),
           // The arrivals keep them that busy, not keys added before the window (a list just worked off).
           relate(sig('sustainedOfferedWorkers'), '>=', 'maxWorkers', t.minUtilization),
-          relate(sig('busyWorkers'), '>=', 'maxWorkers', t.minRecentUtilization),
         ),
         // No configured maximum: a full pool, inferred from a depth that never reached zero.
         unlessAny(

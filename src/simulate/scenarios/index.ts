@@ -26,7 +26,7 @@ import {
   slowButSteady,
 } from './near-misses.js';
 import { notObservable, standby } from './observability.js';
-import { blockingCall, stuckWorker } from './slow-work.js';
+import { blockingCall, slowPoll, stuckWorker } from './slow-work.js';
 import { cachesNeverSync, startupList, starvedBacklog } from './startup.js';
 import { dependencyOutage, transientErrors } from './transient.js';
 
@@ -57,6 +57,7 @@ export const SCENARIOS: readonly Scenario[] = [
   loopBesideList,
   selfRequeueLoop,
   blockingCall,
+  slowPoll,
   stuckWorker,
   persistentFailure,
   requeueAsError,

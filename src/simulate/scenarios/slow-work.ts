@@ -3,8 +3,15 @@
  * returns.
  */
 import { type DurationDist, lognormal, meanMs, mixture, sampler, shareAbove, uniform } from '../distributions.js';
-import { type ControllerSpec, type DiagnosisId, type Scenario, type SimulationParams, SUCCESS } from '../model.js';
-import { leaseName, MINUTE, round, SECOND, type Sizes, sizes, steadySync } from './common.js';
+import {
+  type ControllerSpec,
+  type DiagnosisId,
+  requeueAfter,
+  type Scenario,
+  type SimulationParams,
+  SUCCESS,
+} from '../model.js';
+import { firstKeys, leaseName, MINUTE, round, SECOND, type Sizes, sizes, steadySync } from './common.js';
 
 // ---------------------------------------------------------------------------------------------
 // blocking-call
@@ -61,6 +68,25 @@ function blockedRangeMs(params: SimulationParams): readonly [number, number] {
   return s === undefined ? BLOCKED_RANGE_MS : [0.8 * s * SECOND, 1.2 * s * SECOND];
 }
 
+/**
+ * What a pool whose blocking syncs hold `blockedWorkers` of its `workers` (all of them busy `busyWorkers` on average)
+ * may show beside slow work: saturation and a backlog when the blocked syncs leave under one and a half workers or
+ * the pool is 85% busy; a stuck worker when a sync that returns runs past the line where no returning sync would
+ * still run (it holds its worker as a stuck one does, for as long: calling it stuck is fair, not owed).
+ */
+function blockedPoolAllows(
+  workers: number,
+  blockedWorkers: number,
+  busyWorkers: number,
+  longestMs: number,
+): DiagnosisId[] {
+  const allowed: DiagnosisId[] = [];
+  if (workers - blockedWorkers < 1.5 || busyWorkers / workers >= 0.85)
+    allowed.push('WorkqueueSaturated', 'WorkqueueBacklog');
+  if (longestMs > STUCK_AFTER_MS) allowed.push('WorkqueueStuckWorker');
+  return allowed;
+}
+
 export function blockingCallController(params: SimulationParams, name = 'volumesnapshot'): ControllerSpec {
   const { workers, keys, rate } = sizes(params, BLOCKING);
   const share = params.blockingShare ?? BLOCKING_SHARE;
@@ -70,12 +96,7 @@ export function blockingCallController(params: SimulationParams, name = 'volumes
   const blockedWorkers = rate * share * (meanMs(blocked) / SECOND);
   const busyWorkers = (rate * meanMs(dist)) / SECOND;
   const perMinute = rate * share * 60;
-  const allowed: DiagnosisId[] = [];
-  if (workers - blockedWorkers < 1.5 || busyWorkers / workers >= 0.85)
-    allowed.push('WorkqueueSaturated', 'WorkqueueBacklog');
-  // A sync that returns but runs past the line where no returning sync would still run holds its worker as a stuck
-  // one does, for as long: calling it stuck is fair, not owed (it returns).
-  if (longestMs > STUCK_AFTER_MS) allowed.push('WorkqueueStuckWorker');
+  const allowed = blockedPoolAllows(workers, blockedWorkers, busyWorkers, longestMs);
   const lengths = `${round(shortestMs / SECOND, 1)}–${round(longestMs / SECOND, 1)} s`;
   const what = `${round(share * 100, 3)}% of syncs (${round(perMinute, 2)} a minute) block ${lengths} on a slow dependency`;
   const truth =
@@ -121,6 +142,93 @@ export const blockingCall: Scenario = {
     leader: true,
     leaseName: leaseName(params.flavor, 'snapshot-operator'),
     controllers: [blockingCallController(params)],
+  }),
+};
+
+// ---------------------------------------------------------------------------------------------
+// slow-poll
+
+const SLOW_POLL: Sizes = { workers: 4, keys: 2_000, rate: 1 };
+/** Objects polled unless `--polling-keys` says. */
+const POLLED_OBJECTS = 1;
+/** How long a poll blocks unless `--blocking-seconds` says (±20%, as for blocking-call). */
+const SLOW_POLL_SECONDS = 15;
+/** The `RequeueAfter` of a polled object: the next poll comes this long after the last one returned. */
+const POLL_AFTER_MS = 4 * MINUTE;
+/**
+ * Blocking syncs on a schedule at least this often (one per so many minutes per object polled, or more often) leave
+ * no quarter hour of the queue without two of them, however the quarter hour falls: a standing blocking call that
+ * every view of it shows more than once, owed. Rarer schedules owe what Poisson ones of that rate owe.
+ */
+const SCHEDULED_EVERY_MINUTES = 6;
+
+export function slowPollController(params: SimulationParams, name = 'loadbalancer'): ControllerSpec {
+  const { workers, keys, rate } = sizes(params, SLOW_POLL);
+  const polled = Math.min(keys, params.pollingKeys ?? POLLED_OBJECTS);
+  const [shortestMs, longestMs] = blockedRangeMs({
+    ...params,
+    blockingSeconds: params.blockingSeconds ?? SLOW_POLL_SECONDS,
+  });
+  const blocked = uniform(shortestMs, longestMs);
+  // Each poll asks for the next one when it returns; an event for a polled object brings one more sync between them.
+  const scheduledPerMinute = (polled * MINUTE) / (POLL_AFTER_MS + meanMs(blocked));
+  const perMinute = scheduledPerMinute + (polled * rate * 60) / keys;
+  const blockedWorkers = (perMinute / 60) * (meanMs(blocked) / SECOND);
+  const busyWorkers = (rate * (1 - polled / keys) * meanMs(FAST_SYNC)) / SECOND + blockedWorkers;
+  const allowed = blockedPoolAllows(workers, blockedWorkers, busyWorkers, longestMs);
+  const lengths = `${round(shortestMs / SECOND, 1)}–${round(longestMs / SECOND, 1)} s`;
+  const what = `${polled} object(s) polled every ${POLL_AFTER_MS / MINUTE} minutes, each poll blocking ${lengths} on a slow provider API (${round(perMinute * 60, 1)} an hour)`;
+  const owed = scheduledPerMinute * SCHEDULED_EVERY_MINUTES >= 1 ? 'owed' : blockingSyncsOwe(perMinute);
+  const truth =
+    perMinute > 0 && shortestMs >= BLOCKING_AT_MS && owed === 'owed'
+      ? { expected: ['WorkqueueSlowWork'] as DiagnosisId[], allowed, note: what }
+      : perMinute > 0 && longestMs >= SLOW_AT_MS && owed !== 'none'
+        ? {
+            expected: [],
+            allowed: ['WorkqueueSlowWork' as DiagnosisId, ...allowed],
+            note: `${what}: slow, but shorter than ${BLOCKING_AT_MS / SECOND} s or too rare to stand`,
+          }
+        : perMinute > 0
+          ? { expected: [], allowed, note: `${what}: not slow enough or too rare to block` }
+          : { expected: [], allowed: [], note: 'no object polled: nothing blocks' };
+  return {
+    name,
+    workers,
+    keys,
+    // The informer's initial list: every object is synced once at start, the polled ones' first poll among them.
+    events: { rate, keys: { kind: 'uniform' }, initialKeys: firstKeys(keys) },
+    sync: (env) => {
+      const fast = steadySync(FAST_SYNC, 0.2)(env);
+      const poll = sampler(blocked, env.rng);
+      const next = requeueAfter(POLL_AFTER_MS);
+      return (ctx) => (ctx.key < polled ? { durationMs: poll(), result: next } : fast(ctx));
+    },
+    truth,
+    facts: {
+      polledObjects: polled,
+      pollAfterSeconds: POLL_AFTER_MS / SECOND,
+      shortestBlockedSeconds: round(shortestMs / SECOND, 3),
+      longestBlockedSeconds: round(longestMs / SECOND, 3),
+      blockingPollsPerHour: round(perMinute * 60, 2),
+      meanBlockedWorkers: round(blockedWorkers, 3),
+    },
+  };
+}
+
+export const slowPoll: Scenario = {
+  name: 'slow-poll',
+  summary: 'every scheduled poll of an object blocks 12–18 s on a slow provider API',
+  description:
+    'A load-balancer controller over 2,000 objects, 1 event a second, syncs of ~25 ms on 4 workers. One object ' +
+    "(--polling-keys) waits on its cloud load balancer and is polled with RequeueAfter(4m); the provider's describe " +
+    'call blocks 12–18 s (--blocking-seconds) on every poll, without a timeout: about 14 blocking syncs an hour, on a ' +
+    'schedule, three or four in every quarter hour. Depth, throughput and the p99 look fine; the longest-running ' +
+    'processor sees a poll only when a scrape falls in its last seconds.',
+  defaults: SLOW_POLL,
+  build: (params) => ({
+    leader: true,
+    leaseName: leaseName(params.flavor, 'lb-operator'),
+    controllers: [slowPollController(params)],
   }),
 };
 
