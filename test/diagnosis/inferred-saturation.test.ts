@@ -89,6 +89,27 @@ describe('saturation without a max-workers metric', () => {
     },
   );
 
+  it('the end of a long list under changes at 82% of capacity: a pool full of the list, not saturated', {
+    timeout: 120_000,
+  }, async () => {
+    // A restart over 200,000 objects: in its last stretch the list falls at under a fifth of the completions and the
+    // depth never reaches zero with every worker busy, while the arrivals alone keep about 82% of them busy.
+    const queue = await scenarioQueue('startup-list', {
+      durationMs: 76 * MINUTE,
+      seed: 8728,
+      rate: 72,
+      keys: 200_000,
+      flavor: 'component-base',
+    });
+    const busy = queue.signals['sustainedBusyWorkers']?.value as number;
+    const offered = queue.signals['sustainedOfferedWorkers']?.value as number;
+    expect(queue.signals['sustainedDepthMin']?.value).toBeGreaterThan(1_000);
+    expect(busy).toBeGreaterThan(3.5);
+    expect(offered / busy).toBeGreaterThan(0.75);
+    expect(offered / busy).toBeLessThan(0.86);
+    expect(saturatedOf(queue)).toBeUndefined();
+  });
+
   it.each(['component-base', 'controller-runtime'] as const)(
     'workers that never started (%s): the depth never reaches zero, nothing finishes; a backlog, not saturation',
     { timeout: 120_000 },

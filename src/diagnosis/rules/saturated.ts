@@ -31,7 +31,9 @@ import type { SignalValue } from '../units.js';
  * times the mean sync, λ·E[S]): each add is one later sync, so the two agree while the depth holds. They part
  * when the window holds work added before it: a start-up list or a burst worked off keeps every worker busy,
  * and minutes after the list is gone the long window still reads them busy while the arrivals alone keep them
- * 80% busy. A queue that drains is not saturated by what it drains.
+ * 80% busy. A queue that drains is not saturated by what it drains. Without the maximum the offered load is read
+ * against the inferred pool, the busy workers: the last stretch of a long list under changes at 80% of capacity
+ * falls at a fifth of the throughput or less and never reaches zero, a pool full of the list, not of the arrivals.
  *
  * Utilization is read over the long window: at one or two workers (controller-runtime's default is one) the
  * busy time of five minutes swings by several percent with Poisson arrivals and skewed sync times, so a
@@ -95,6 +97,9 @@ export const saturated = defineRule({
             // A full pool keeps a worker busy all along, at least: workers that never started (caches that never
             // synced) hold a depth off zero with none busy.
             compare('sustainedBusyWorkers', '>=', t.minInferredWorkers),
+            // The arrivals keep the inferred pool that busy, as in the measured branch, not a list being worked off:
+            // the end of a long list falls slowly, never reaching zero, while the arrivals alone leave workers idle.
+            relate(sig('sustainedOfferedWorkers'), '>=', 'sustainedBusyWorkers', t.minUtilization),
           ),
           sig('maxWorkers'),
           'controller',
