@@ -6,6 +6,7 @@ import { type DurationDist, lognormal, meanMs, mixture, sampler, shareAbove, uni
 import {
   type ControllerSpec,
   type DiagnosisId,
+  type QueueTruthSpec,
   requeueAfter,
   type Scenario,
   type SimulationParams,
@@ -87,6 +88,30 @@ function blockedPoolAllows(
   return allowed;
 }
 
+/**
+ * The truth of blocking syncs lasting `shortestMs` to `longestMs`, `perMinute` of them on average, `recurring` when
+ * their rate owes slow work: owed where every one passes `BLOCKING_AT_MS`; allowed beside `allowed` where the longest
+ * is slow (`SLOW_AT_MS`), shorter or rarer (`notes.rare` says how rare); nothing more where none is slow. `notes.what`
+ * describes them, `notes.none` a run without any.
+ */
+function blockingSyncTruth(
+  syncs: { perMinute: number; recurring: boolean; shortestMs: number; longestMs: number },
+  allowed: DiagnosisId[],
+  notes: { what: string; rare: string; none: string },
+): QueueTruthSpec {
+  const { perMinute, recurring, shortestMs, longestMs } = syncs;
+  const { what } = notes;
+  if (perMinute <= 0) return { expected: [], allowed: [], note: notes.none };
+  if (recurring && shortestMs >= BLOCKING_AT_MS) return { expected: ['WorkqueueSlowWork'], allowed, note: what };
+  if (longestMs >= SLOW_AT_MS)
+    return {
+      expected: [],
+      allowed: ['WorkqueueSlowWork', ...allowed],
+      note: `${what}: slow, but shorter than ${BLOCKING_AT_MS / SECOND} s or ${notes.rare}`,
+    };
+  return { expected: [], allowed, note: `${what}: not slow enough to block` };
+}
+
 export function blockingCallController(params: SimulationParams, name = 'volumesnapshot'): ControllerSpec {
   const { workers, keys, rate } = sizes(params, BLOCKING);
   const share = params.blockingShare ?? BLOCKING_SHARE;
@@ -99,18 +124,15 @@ export function blockingCallController(params: SimulationParams, name = 'volumes
   const allowed = blockedPoolAllows(workers, blockedWorkers, busyWorkers, longestMs);
   const lengths = `${round(shortestMs / SECOND, 1)}–${round(longestMs / SECOND, 1)} s`;
   const what = `${round(share * 100, 3)}% of syncs (${round(perMinute, 2)} a minute) block ${lengths} on a slow dependency`;
-  const truth =
-    perMinute > 0 && shortestMs >= BLOCKING_AT_MS && blockingSyncsOwe(perMinute) === 'owed'
-      ? { expected: ['WorkqueueSlowWork'] as DiagnosisId[], allowed, note: what }
-      : perMinute > 0 && longestMs >= SLOW_AT_MS
-        ? {
-            expected: [],
-            allowed: ['WorkqueueSlowWork' as DiagnosisId, ...allowed],
-            note: `${what}: slow, but shorter than ${BLOCKING_AT_MS / SECOND} s or rarer than one per ${RECURRING_EVERY_MINUTES} minutes`,
-          }
-        : perMinute > 0
-          ? { expected: [], allowed, note: `${what}: not slow enough to block` }
-          : { expected: [], allowed: [], note: 'no events or no blocking syncs: nothing blocks' };
+  const truth = blockingSyncTruth(
+    { perMinute, recurring: blockingSyncsOwe(perMinute) === 'owed', shortestMs, longestMs },
+    allowed,
+    {
+      what,
+      rare: `rarer than one per ${RECURRING_EVERY_MINUTES} minutes`,
+      none: 'no events or no blocking syncs: nothing blocks',
+    },
+  );
   return {
     name,
     workers,
@@ -178,19 +200,12 @@ export function slowPollController(params: SimulationParams, name = 'loadbalance
   const allowed = blockedPoolAllows(workers, blockedWorkers, busyWorkers, longestMs);
   const lengths = `${round(shortestMs / SECOND, 1)}–${round(longestMs / SECOND, 1)} s`;
   const what = `${polled} object(s) polled every ${POLL_AFTER_MS / MINUTE} minutes, each poll blocking ${lengths} on a slow provider API (${round(perMinute * 60, 1)} an hour)`;
-  const owed = scheduledPerMinute * SCHEDULED_EVERY_MINUTES >= 1 ? 'owed' : blockingSyncsOwe(perMinute);
-  const truth =
-    perMinute > 0 && shortestMs >= BLOCKING_AT_MS && owed === 'owed'
-      ? { expected: ['WorkqueueSlowWork'] as DiagnosisId[], allowed, note: what }
-      : perMinute > 0 && longestMs >= SLOW_AT_MS && owed !== 'none'
-        ? {
-            expected: [],
-            allowed: ['WorkqueueSlowWork' as DiagnosisId, ...allowed],
-            note: `${what}: slow, but shorter than ${BLOCKING_AT_MS / SECOND} s or too rare to stand`,
-          }
-        : perMinute > 0
-          ? { expected: [], allowed, note: `${what}: not slow enough or too rare to block` }
-          : { expected: [], allowed: [], note: 'no object polled: nothing blocks' };
+  const recurring = scheduledPerMinute * SCHEDULED_EVERY_MINUTES >= 1 || blockingSyncsOwe(perMinute) === 'owed';
+  const truth = blockingSyncTruth({ perMinute, recurring, shortestMs, longestMs }, allowed, {
+    what,
+    rare: 'too rare to stand',
+    none: 'no object polled: nothing blocks',
+  });
   return {
     name,
     workers,
