@@ -16,12 +16,13 @@ import { MINUTE_MS, SLOW_SYNC_SECONDS } from '../signals.js';
  * outside takes it. The bucket is fixed by the metrics (client-go's decades end at it), so the running sync's age
  * is held to the same line rather than a tunable of its own: a different line there would call a sync slow while
  * it runs and not once it finished, or the reverse. The longest-running reading adds what the histogram cannot
- * see: a sync still running (one of minutes shows only once it returns), seen within a scrape. The detection curve (0.8% of 2
- * syncs a second, from the process's start): blocking syncs of 6.4 to 9.6 s are never found, of 8 to 12 s and longer
- * on every seed, within 10 minutes (7 from 16 s on). Their share of the
- * syncs is shown, not tested: a healthy controller has none above 10 s, so any share looks alarming, and at
- * under two syncs a second a share of one in a thousand is a single sync in a quarter hour (an occasional stall,
- * a long GC), where the rate asks for two, still coming.
+ * see: a sync still running (one of minutes shows only once it returns), seen within a scrape. The detection curve
+ * (0.8% of 2 syncs a second, from the process's start): blocking syncs of 6.4 to 9.6 s are never found, of 8 to
+ * 12 s and longer on every seed, within 10 minutes (7 from 16 s on).
+ *
+ * Their share of the syncs is shown, not tested: a healthy controller has none above 10 s, so any share looks
+ * alarming, and at under two syncs a second a share of one in a thousand is a single sync in a quarter hour (an
+ * occasional stall, a long GC), where the rate asks for two, still coming.
  */
 export const slowWork = defineRule({
   id: 'WorkqueueSlowWork',
