@@ -74,6 +74,8 @@ const RETIRED_THRESHOLDS: Partial<Record<RuleId, Record<string, string>>> = {
       'the short-window error ratio (minRecentErrorRatio) held at every step of the 15-minute `for` already puts an error in every five minutes, three or more in the long window, above any floor this set; it never decided',
   },
   WorkqueueHotLoop: {
+    maxDepth:
+      'the depth a loop holds follows its loopers and workers (it keeps the loopers less the workers waiting), not a constant: maxWaitingPerWorker holds the served-first depth to a count per busy worker',
     minErrorRatio:
       "requeued errors without retries prove a loop by their own rate (minAddRate): a loop's adds are its errors, and the real changes beside it, which a share of the adds counted against it, say nothing about the loop",
   },

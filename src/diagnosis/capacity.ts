@@ -3,7 +3,7 @@
  * diagnosis that recommends MaxConcurrentReconciles, so a report never advises two numbers for one queue.
  */
 
-import { binary, type Expr } from '../promql/expr.js';
+import { binary, clampMin, type Expr, num } from '../promql/expr.js';
 import { negated, scale, sig } from './conditions.js';
 import { numberOf } from './format.js';
 import { SHARE, type SignalSnapshot, type ThresholdSpec } from './rule.js';
@@ -44,6 +44,16 @@ export function notDraining(share: Expr | number): Expr {
  */
 export function lowPriorityNotDraining(share: Expr | number): Expr {
   return binary('>', sig('lowPriorityDepthSlope'), scale('completionRate', negated(share)));
+}
+
+/**
+ * `max(busyWorkers, 1) × perWorker`: a count of waiting keys that follows the pool. A loop of L keys on W workers
+ * keeps L − W waiting (a worker that finishes takes the next key at once), and by Little's law a key waits as many
+ * syncs as there are keys waiting per busy worker, so "few keys waiting" is a number per worker, not a constant.
+ * At least one worker: a queue none of whose workers is busy is held to the count of one.
+ */
+export function waitingPerBusyWorker(perWorker: Expr | number): Expr {
+  return binary('*', clampMin(sig('busyWorkers'), 1), typeof perWorker === 'number' ? num(perWorker) : perWorker);
 }
 
 /**

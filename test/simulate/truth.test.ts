@@ -198,8 +198,24 @@ describe('computed truth follows the parameters', () => {
     expect(truthOf('dependency-outage').queues[0]!.allowedUntilMs).toBe((11 + 10) * 60_000);
   });
 
-  it('a hot loop on a single worker allows saturation', () => {
-    expect(truthOf('hot-loop-status-write', { workers: 1 }).queues[0]!.allowed).toEqual(['WorkqueueSaturated']);
+  it('a loop of as many keys as workers or more holds every worker: saturation and a backlog are allowed beside it', () => {
+    expect(truthOf('hot-loop-status-write', { workers: 4, loopKeys: 3 }).queues[0]!.allowed).toEqual([]);
+    const three = truthOf('hot-loop-status-write', { workers: 1 }).queues[0]!;
+    expect(three.expected).toEqual(['WorkqueueHotLoop']);
+    expect([...three.allowed].sort()).toEqual(['WorkqueueBacklog', 'WorkqueueSaturated']);
+    expect(truthOf('hot-loop-no-backoff', { workers: 4, loopKeys: 30 }).queues[0]!.expected).toEqual([
+      'WorkqueueHotLoop',
+    ]);
+  });
+
+  it('a status-write loop is owed while its keys wait under ten syncs each, allowed where they pile up', () => {
+    // 21 keys on 2 workers: 19 waiting, 9.5 per worker; 22 keys: 10 per worker, as keys behind a standing backlog.
+    expect(truthOf('hot-loop-status-write', { workers: 2, loopKeys: 21 }).queues[0]!.expected).toEqual([
+      'WorkqueueHotLoop',
+    ]);
+    const piled = truthOf('hot-loop-status-write', { workers: 2, loopKeys: 22 }).queues[0]!;
+    expect(piled.expected).toEqual([]);
+    expect(piled.allowed).toContain('WorkqueueHotLoop');
   });
 
   it('a status-write loop is owed where it makes nearly all the adds, allowed beside as many real changes', () => {

@@ -1,5 +1,5 @@
-import { allOf, binary, clampMin } from '../../promql/expr.js';
-import { DRAIN_SHARE } from '../capacity.js';
+import { allOf, binary } from '../../promql/expr.js';
+import { DRAIN_SHARE, waitingPerBusyWorker } from '../capacity.js';
 import { compare, sig } from '../conditions.js';
 import { describeSlope } from '../direction.js';
 import { formatNumber, formatValue, numberOf, round } from '../format.js';
@@ -38,7 +38,7 @@ export const highAddRateLowDepth = defineObservation({
   forMs: 5 * MINUTE_MS,
   condition: (t) =>
     allOf(
-      binary('<=', sig('servedFirstDepthMin'), binary('*', clampMin(sig('busyWorkers'), 1), t.maxWaitingPerWorker)),
+      binary('<=', sig('servedFirstDepthMin'), waitingPerBusyWorker(t.maxWaitingPerWorker)),
       compare('addRate', '>=', t.minAddRate),
     ),
   supersededBy: ['WorkqueueHotLoop'],

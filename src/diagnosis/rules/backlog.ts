@@ -25,6 +25,12 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
         binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
         notDraining(t.drainShare),
       ),
+      // Served by no worker: no sync finished over the window, so no key left the queue (the depth cannot fall) and
+      // every waiting key has waited all of it. Every object may be waiting already, so the depth cannot grow
+      // either, and with nothing finished there is no wait or sync to compare: workers that never started (a
+      // client-go controller whose informers never sync) hold a queue full of keys this way, and so do workers
+      // that are all stuck.
+      compare('completionRate', '<=', 0),
       // A priority queue's real changes backing up: served first, their depth grows only under overload,
       // however the whole depth moves (real changes lift listed keys out of a low-priority list). Their floor
       // is at most the whole depth's, so the first clause holds too.
@@ -162,16 +168,17 @@ export const backlog = defineRule({
 /**
  * Which of the backlog's clauses the evidence shows now, in the order the texts prefer them: the depth growing,
  * the priority queue's real changes (priority 0 and above) growing while the whole depth does not, the depth
- * rising over half an hour (batches outpacing their drain), or keys standing in a queue that holds its level.
+ * rising over half an hour (batches outpacing their drain), keys standing in a queue that holds its level, or
+ * keys no worker serves (no sync finished over the window).
  */
-type BacklogShape = 'growing' | 'priority' | 'outpaced' | 'standing';
+type BacklogShape = 'growing' | 'priority' | 'outpaced' | 'standing' | 'unserved';
 
 function backlogShape(signals: SignalSnapshot, t: ThresholdValues<'minGrowth'>): BacklogShape {
   const atLeastGrowth = (id: string): boolean => (numberOf(signals[id]) ?? Number.NEGATIVE_INFINITY) >= t.minGrowth;
   if (atLeastGrowth('depthSlope')) return 'growing';
   if (atLeastGrowth('normalPriorityDepthSlope')) return 'priority';
   if (atLeastGrowth('depthTrend')) return 'outpaced';
-  return 'standing';
+  return numberOf(signals.completionRate) === 0 ? 'unserved' : 'standing';
 }
 
 /**
@@ -195,6 +202,10 @@ function backlogEvidence(signals: SignalSnapshot, shape: BacklogShape): string {
       return `over half an hour its depth is ${describeSlope(signals.depthTrend)}: batches arrive faster than they drain`;
     case 'standing':
       return `keys wait ${formatValue(signals.queueLatencyMean)} on average for a sync of ${formatValue(signals.workDurationMean)}`;
+    case 'unserved':
+      return (numberOf(signals.longestRunning) ?? 0) > 0
+        ? `no sync finished over the window, so every waiting key waited all of it; the longest-running sync has run ${formatValue(signals.longestRunning)}`
+        : 'no sync finished over the window and none runs, so every waiting key waited all of it';
   }
 }
 

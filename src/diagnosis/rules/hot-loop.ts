@@ -1,5 +1,5 @@
 import { allOf, anyOf, binary, num } from '../../promql/expr.js';
-import { DRAIN_SHARE, lowPriorityNotDraining } from '../capacity.js';
+import { DRAIN_SHARE, lowPriorityNotDraining, waitingPerBusyWorker } from '../capacity.js';
 import { compare, relate, scale, sig, unlessAny, where } from '../conditions.js';
 import { formatValue, numberOf } from '../format.js';
 import { defineRule, type RuleCase, SHARE, type SignalSnapshot, type ThresholdValues } from '../rule.js';
@@ -16,7 +16,9 @@ import { MINUTE_MS } from '../signals.js';
  * a loop would write (`minWriteRatio` of this queue's adds): otherwise they could make the writes as well, at
  * one write per sync, and a queue whose adds merely match them would be blamed. Failed writes that track the
  * adds (a conflict or a rejected update, retried at once) are the missing-backoff loop seen without reconcile
- * metrics; failed reads are not (an optional object answered 404 on every sync is normal). A loop with neither
+ * metrics; failed reads are not (an optional object answered 404 on every sync is normal). Writes that track the
+ * adds prove a loop only while the depth stays low (a full pool whose every sync writes once shows them too); failed
+ * writes without retries, and requeued errors, prove it at any depth. A loop with neither
  * writes nor error metrics cannot be told from a busy controller with fast syncs: that is the
  * `HighAddRateLowDepth` observation, not a finding.
  *
@@ -46,11 +48,11 @@ export const hotLoop = defineRule({
   severity: 'warning',
   scope: 'queue',
   thresholds: {
-    maxDepth: {
-      default: 20,
+    maxWaitingPerWorker: {
+      default: 10,
       unit: 'items',
       description:
-        'Median depth over the window of the keys served first at or below which keys do not pile up (the depth at which a backlog starts to count): deduplication holds a loop near the number of looping keys less the workers, at nearly every scrape. The median, not the average: a burst that passes through the queue beside the loop (a resync of every object, an event storm) lifts one or two scrapes, which moves a five-minute average by a twentieth of the burst each (one scrape of 500 keys lifts it by 25, past this threshold, and a resync every 20 minutes would then hide the loop for half of the time) but leaves the median where the loop holds it; keys that pile up hold the median up. On a priority queue only keys at priority 0 and above count: a loop there starves the initial list and resyncs at low priority, whose depth then stands high without anything piling up behind the loop (the detection curve: 5 failing keys on 4 workers, missed on every seed while the whole depth counted). A loop of more objects than workers holds every worker and keeps the rest waiting: 18 looping objects on 2 workers hold a median near 13, found at this threshold and missed at half of it on every seed of the boundary grid; past about 25 loopers on 2 workers a write loop reads as a standing queue and is not found. A loop of requeued errors does not depend on it: its errors prove it at any depth (30 objects failing behind a zero-delay limiter on 4 workers hold 26 waiting).',
+        "Median depth over the window of the keys served first, per busy worker (at least one), at or below which keys do not pile up. A loop of L keys on W workers holds every worker and keeps L − W waiting (a worker that finishes takes the next looping key at once), so the depth a loop holds grows with the loopers and the workers, not to a constant: each waiting key waits, by Little's law, as many syncs as there are keys waiting per worker, and ten syncs' wait is what keys queued behind a standing backlog show (the backlog's standing reading). A write loop shows only as one write per add, which a full pool over a standing queue of real changes also shows when every sync writes once (an Event recorded per sync): the low depth is what tells the loop. The median, not the average: a burst that passes through the queue beside the loop (a resync of every object, an event storm) lifts one or two scrapes, which moves a five-minute average by a twentieth of the burst each but leaves the median where the loop holds it; keys that pile up hold the median up. On a priority queue only keys at priority 0 and above count: a loop there starves the initial list and resyncs at low priority, whose depth then stands high without anything piling up behind the loop (the detection curve: 5 failing keys on 4 workers, missed on every seed while the whole depth counted). The boundary grid holds both sides: 18 looping objects on 2 workers hold a median near 13, found at this threshold and missed at half of it; a quiet controller recording an Event per sync, overloaded over 200 objects on 2 workers, holds about 34 waiting and is not called a loop, as it would be at twice it. Only the write loop depends on it: requeued errors, and failed writes requeued without backoff, prove a loop at any depth (30 objects failing behind a zero-delay limiter on 4 workers hold 26 waiting; 30 objects re-added with a plain Add after a denied write, the same).",
     },
     minAddRate: {
       default: 1,
@@ -84,27 +86,33 @@ export const hotLoop = defineRule({
     },
   },
   forMs: 5 * MINUTE_MS,
-  condition: (t) =>
-    anyOf(
+  condition: (t) => {
+    // Keys that do not pile up: a loop's waiting keys follow its loopers and workers.
+    const waitingLimit = waitingPerBusyWorker(t.maxWaitingPerWorker);
+    return anyOf(
       allOf(
-        compare('servedFirstDepthMedian', '<=', t.maxDepth),
-        // The whole depth stays low too, unless what stands is a low-priority list the loop starves: a list being
-        // worked off (an initial list whose every status write re-adds its key once) is work, not a loop.
-        anyOf(compare('depthMedian', '<=', t.maxDepth), lowPriorityNotDraining(t.drainShare)),
         compare('addRate', '>=', t.minAddRate),
         // The writes are the process's: this queue's adds alone explain them only where the other queues of the
         // process add fewer than `minWriteRatio` of them, or those could write as much at one write per sync.
         relate(scale('addRate', binary('+', num(1), t.minWriteRatio)), '>', 'processAddRate'),
         anyOf(
-          // Writes track adds: the sync writes an object it watches on every pass.
+          // Writes track adds: the sync writes an object it watches on every pass, while keys do not pile up. A
+          // write per add is also what a full pool over a standing queue of real changes shows when each sync
+          // writes once (an Event recorded per sync): only the low depth tells the loop.
           allOf(
+            binary('<=', sig('servedFirstDepthMedian'), waitingLimit),
+            // The whole depth stays low too, unless what stands is a low-priority list the loop starves: a list
+            // being worked off (an initial list whose every status write re-adds its key once) is work, not a loop.
+            anyOf(binary('<=', sig('depthMedian'), waitingLimit), lowPriorityNotDraining(t.drainShare)),
             relate(scale('addRate', t.minWriteRatio), '<=', 'writeRate'),
             relate(scale('addRate', t.maxWriteRatio), '>=', 'writeRate'),
           ),
           // Without reconcile metrics: rejected writes track adds, and nothing goes through the rate limiter:
           // requeued with a plain Add. Failed reads are not evidence (a controller that GETs an optional
           // object on every sync is answered 404 once per sync, by design), nor are conflicts (409: the noise
-          // of every writer). With reconcile metrics the errors themselves are the evidence (next branch).
+          // of every writer). With reconcile metrics the errors themselves are the evidence (next branch). A
+          // failed write on every add with no backoff proves the loop at any depth, as requeued errors do: more
+          // looping keys than workers keep the loopers less the workers waiting.
           unlessAny(
             allOf(
               relate(scale('addRate', t.minWriteRatio), '<=', 'failedWriteRate'),
@@ -127,7 +135,8 @@ export const hotLoop = defineRule({
         compare('requeuedErrorRate', '>=', t.minAddRate),
         'controller',
       ),
-    ),
+    );
+  },
   evidence: [
     'addRate',
     'servedFirstDepthMedian',
@@ -159,7 +168,7 @@ export const hotLoop = defineRule({
     summary: ({ signals, thresholds }) =>
       `${formatValue(signals.addRate)} added with a median depth of ${formatValue(signals.servedFirstDepthMedian)}${servedFirstOnly(signals)}: ${loopEvidence(signals, thresholds).sentence}.`,
     meaning:
-      'The controller wakes itself: each sync causes the next one, so the same few keys are reconciled over and over while the queue looks empty. It burns CPU and API-server capacity and can starve other work.',
+      'The controller wakes itself: each sync causes the next one, so the same few keys are reconciled over and over while the queue looks empty (or, with more looping keys than workers, holds only the loopers the workers have not reached). It burns CPU and API-server capacity and can starve other work.',
     cause: ({ signals, thresholds }) => HOT_LOOP_CASES[loopEvidence(signals, thresholds).mechanism].cause,
     fix: ({ signals, thresholds }) => HOT_LOOP_CASES[loopEvidence(signals, thresholds).mechanism].fix,
     cases: [HOT_LOOP_CASES['status-write'], HOT_LOOP_CASES['no-backoff']],

@@ -33,6 +33,31 @@ import {
 /** Mean delay from a write to its watch event (uniform 2–20 ms in the process model). */
 const MEAN_WATCH_LATENCY_MS = 11;
 
+/**
+ * Waiting keys per worker below which a status-write loop is owed. A loop of more keys than workers holds every
+ * worker and keeps the loopers less the workers waiting (a worker that finishes takes the next looping key at once),
+ * and by Little's law each waits as many syncs as there are keys waiting per worker: ten syncs' wait is keys queued
+ * behind a standing backlog. A status-write loop shows only as one write per add, which a full pool over a standing
+ * queue whose every sync writes once (an Event recorded per sync) shows too: it is owed only where its keys do not
+ * pile up. Failed writes and requeued errors prove a loop at any depth and are owed at any number of loopers.
+ */
+const STATUS_LOOP_WAITING_PER_WORKER_TOLD = 10;
+
+/** The loop's waiting keys per worker (see `STATUS_LOOP_WAITING_PER_WORKER_TOLD`). */
+function loopWaitingPerWorker(looping: number, workers: number): number {
+  return Math.max(0, looping - workers) / workers;
+}
+
+/**
+ * What a loop allows beside it once it keeps every worker busy by itself (`loopWorkers`: the workers its keys would
+ * keep busy, unbounded, at or above `workers`): whatever else arrives waits behind the loopers, and on a priority
+ * queue the initial list and resyncs wait at low priority and are never worked off while a loop key is ready. A
+ * saturation, and a backlog where the others wait long.
+ */
+function standingLoop(loopWorkers: number, workers: number): DiagnosisId[] {
+  return loopWorkers >= workers ? ['WorkqueueBacklog', 'WorkqueueSaturated'] : [];
+}
+
 // ---------------------------------------------------------------------------------------------
 // hot-loop-status-write
 
@@ -61,11 +86,20 @@ export function statusWriteLoopController(params: SimulationParams, name = 'ingr
   const echoedWhileRunning = statusAtMs !== undefined && statusAtMs + MEAN_WATCH_LATENCY_MS < sync;
   const loopCycleMs = echoedWhileRunning ? sync : sync + MEAN_WATCH_LATENCY_MS;
   // Each looping key is busy for its sync out of every cycle, as long as the workers go round.
-  const loopBusy = Math.min(workers, (hotKeys * sync) / loopCycleMs);
+  const loopWorkers = (hotKeys * sync) / loopCycleMs;
+  const loopBusy = Math.min(workers, loopWorkers);
   // Real changes are synced at the scenario's own pace (`syncMs` moves only the looping keys').
   const busy = (loopBusy + (rate * 1.2 * meanMs(STATUS_SYNC)) / 1000) / workers;
-  const allowed: DiagnosisId[] =
-    busy >= 0.8 || (echoedWhileRunning && !exposesMaxWorkers(params.flavor)) ? ['WorkqueueSaturated'] : [];
+  const allowed = [
+    ...new Set<DiagnosisId>([
+      ...(busy >= 0.8 || (echoedWhileRunning && !exposesMaxWorkers(params.flavor))
+        ? ['WorkqueueSaturated' as const]
+        : []),
+      ...standingLoop(loopWorkers, workers),
+    ]),
+  ];
+  const waitingPerWorker = loopWaitingPerWorker(hotKeys, workers);
+  const told = waitingPerWorker < STATUS_LOOP_WAITING_PER_WORKER_TOLD;
   // One add per looping sync: the echo of its write.
   const loopAddsPerSecond = (loopBusy * 1000) / sync;
   // Real changes and the background's polls add without a write.
@@ -90,13 +124,19 @@ export function statusWriteLoopController(params: SimulationParams, name = 'ingr
       return (ctx) => (ctx.key < hotKeys ? loopingSync(draw()) : normal(ctx));
     },
     truth:
-      loopShare >= STATUS_LOOP_SHARE_SHOWN
-        ? { expected: ['WorkqueueHotLoop'], allowed, note }
-        : {
+      loopShare < STATUS_LOOP_SHARE_SHOWN
+        ? {
             expected: [],
             allowed: ['WorkqueueHotLoop', ...allowed],
             note: `${note}; the loop makes ${Math.round(loopShare * 100)}% of the adds, beside real changes that do not write: its writes read as a controller writing on part of its syncs`,
-          },
+          }
+        : told
+          ? { expected: ['WorkqueueHotLoop'], allowed, note }
+          : {
+              expected: [],
+              allowed: ['WorkqueueHotLoop', ...allowed],
+              note: `${note}; ${hotKeys - workers} looping keys wait behind ${workers} workers, ${round(waitingPerWorker, 1)} syncs each: a full pool over a standing queue whose every sync writes once reads the same`,
+            },
     facts: {
       keysInLoop: hotKeys,
       expectedLoopAddsPerSecond: round(loopAddsPerSecond, 1),
@@ -149,8 +189,14 @@ export function noBackoffLoopController(
 ): ControllerSpec {
   const { workers, keys, rate, failing, failingSync, loopAddsPerSecond } = noBackoffLoop(params, defaults);
   const busy = (Math.min(failing, workers) + (rate * meanMs(NORMAL_SYNC)) / 1000) / workers;
-  const allowed: DiagnosisId[] = ['WorkqueuePersistentFailures'];
-  if (busy >= 0.8) allowed.push('WorkqueueSaturated');
+  const allowed = [
+    ...new Set<DiagnosisId>([
+      'WorkqueuePersistentFailures',
+      ...(busy >= 0.8 ? ['WorkqueueSaturated' as const] : []),
+      // Re-added while its sync runs, each failing key holds a worker for good.
+      ...standingLoop(failing, workers),
+    ]),
+  ];
   const forbidden = [{ method: 'PUT', code: '403' }] as const;
   return {
     name,
