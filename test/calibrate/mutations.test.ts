@@ -75,8 +75,14 @@ describe('mutations', () => {
     const clauses = all.flatMap((m) => (m.rule === 'WorkqueueBacklog' && m.kind === 'clause' ? [m.clause] : []));
     const growing = 'Depth growth ≥ 0.02/s (minGrowth)';
     const outpaced = 'Depth growth (half hour) ≥ 0.02/s (minGrowth)';
-    const standing =
-      'Queue latency (mean) ≥ Work duration (mean) × 1000% (minWaitRatio) and Depth growth > Completion rate × -0.2';
+    const notDraining = 'Depth growth > Completion rate × -0.2';
+    const servedStanding =
+      'Depth (floor of the last minute, priority 0 and above) ≥ 20 items (minDepth) and Depth growth (priority 0 and above) > Completion rate × -0.2';
+    const refilled =
+      'Depth (minimum, long window) ≥ Depth × 20% (drainShare) and Depth growth (half hour) > Completion rate × -0.2';
+    // The standing reading's own chain: not draining, or real changes standing, or a standing queue refilled.
+    const standing = `Queue latency (mean) ≥ Work duration (mean) × 1000% (minWaitRatio) and (${notDraining} or (${servedStanding}) or (${refilled}))`;
+    for (const one of [notDraining, servedStanding, refilled]) expect(clauses.filter((c) => c === one)).toHaveLength(1);
     const served =
       'Depth (floor of the last minute, priority 0 and above) ≥ 20 items (minDepth) and Depth growth (priority 0 and above) ≥ 0.02/s (minGrowth)';
     const unserved = 'Completion rate ≤ 0';

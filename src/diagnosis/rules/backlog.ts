@@ -1,6 +1,6 @@
 import { allOf, anyOf, binary, type Expr } from '../../promql/expr.js';
 import { DRAIN_SHARE, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
-import { compare, negated, scale, sig } from '../conditions.js';
+import { compare, negated, relate, scale, sig } from '../conditions.js';
 import { describeSlope, directionOf } from '../direction.js';
 import { formatNumber, formatValue, numberOf } from '../format.js';
 import { defineRule, type SignalSnapshot, type ThresholdNodes, type ThresholdValues } from '../rule.js';
@@ -20,10 +20,27 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
       // than the last, though the depth falls between them; over half an hour it rises.
       compare('depthTrend', '>=', t.minGrowth),
       // Standing: once many keys wait, deduplication absorbs new events, adds fall to the completion
-      // rate and the depth levels off; keys then wait far longer than a sync takes. Not while draining.
+      // rate and the depth levels off; keys then wait far longer than a sync takes. Not while draining, unless
+      // what drains is a priority queue's low-priority part (a resync's keys, lifted to priority 0 by changes to
+      // them) while a floor of real changes, served first, stands and does not drain: those keep every worker.
       allOf(
         binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
-        notDraining(t.drainShare),
+        anyOf(
+          notDraining(t.drainShare),
+          allOf(
+            compare('normalPriorityDepthFloor', '>=', t.minDepth),
+            binary('>', sig('normalPriorityDepthSlope'), scale('completionRate', negated(t.drainShare))),
+          ),
+          // A fall between refills (resyncs queueing every object over a standing queue) is no list draining: over
+          // the long window the depth did not come near empty (its lowest stayed above the drain share of the depth
+          // now: a queue that keeps up empties between its bursts, while an overloaded one falls back only to the
+          // level where deduplication balances it, keys × (1 − capacity / arrivals)), and over the half hour it
+          // does not fall.
+          allOf(
+            relate(sig('sustainedDepthMin'), '>=', 'depth', t.drainShare),
+            binary('>', sig('depthTrend'), scale('completionRate', negated(t.drainShare))),
+          ),
+        ),
       ),
       // Served by no worker: no sync finished over the window, so no key left the queue (the depth cannot fall) and
       // every waiting key has waited all of it. Every object may be waiting already, so the depth cannot grow
@@ -52,7 +69,10 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
  * least-squares slope over the trend window) is draining, whatever its size, and is never a backlog: an
  * initial list of 100,000 keys worked off at 67/s, or a batch import, empties on its own. It is reported as
  * the `ListDraining` observation with its time to drain. A queue that falls slower than that is standing,
- * and the standing test applies.
+ * and the standing test applies. Two falls are not a list draining: a priority queue's low-priority part
+ * falling while a floor of real changes, served first, stands; and a standing queue falling back to its
+ * balance after a resync refilled it (its lowest over the long window stays above a fifth of its depth, and
+ * over the half hour it does not fall).
  *
  * controller-runtime's priority queue (its default since v0.23) adds initial-list and resync events at a
  * negative priority and hands them out only when no real change is ready. A low-priority backlog that
