@@ -141,6 +141,8 @@ export function describeExpr(e: Expr, specs: Readonly<Record<string, ThresholdSp
     return spec === undefined ? formatNumber(e.value) : `${formatThreshold(e.value, spec)} (${e.name})`;
   }
   // Without a signal in it there is nothing to put in words: the PromQL says it exactly.
+  if (e.kind === 'clamp_min' && signalsIn(e).size > 0)
+    return `max(${describeExpr(e.expr, specs)}, ${formatNumber(e.min)})`;
   if (e.kind === 'binary' && signalsIn(e).size > 0) {
     const side = (operand: Expr, isRight: boolean): string => {
       const text = describeExpr(operand, specs);

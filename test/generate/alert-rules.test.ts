@@ -232,6 +232,14 @@ describe('runbooks', () => {
   });
 });
 
+describe('runbook conditions in words', () => {
+  it('put a signal held to a floor in words, not in PromQL', () => {
+    const text = files.get(OUTPUT.runbook('WorkqueueHotLoop')) ?? '';
+    expect(text).toContain('Depth (median, served first) ≤ max(Busy workers, 1) × 10 items (maxWaitingPerWorker)');
+    expect(text).not.toMatch(/- .*`clamp_min\(/);
+  });
+});
+
 function signalCount(id: string): number {
   return ruleSettings().find((s) => s.rule.id === id)?.rule.evidence.length ?? 0;
 }

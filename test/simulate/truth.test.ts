@@ -203,6 +203,10 @@ describe('computed truth follows the parameters', () => {
     const three = truthOf('hot-loop-status-write', { workers: 1 }).queues[0]!;
     expect(three.expected).toEqual(['WorkqueueHotLoop']);
     expect([...three.allowed].sort()).toEqual(['WorkqueueBacklog', 'WorkqueueSaturated']);
+    // On the classic queue a loop whose keys wait a few syncs of milliseconds holds nothing back: no backlog.
+    expect(truthOf('hot-loop-status-write', { workers: 2, loopKeys: 18, queue: 'classic' }).queues[0]!.allowed).toEqual(
+      ['WorkqueueSaturated'],
+    );
     expect(truthOf('hot-loop-no-backoff', { workers: 4, loopKeys: 30 }).queues[0]!.expected).toEqual([
       'WorkqueueHotLoop',
     ]);

@@ -50,12 +50,22 @@ function loopWaitingPerWorker(looping: number, workers: number): number {
 
 /**
  * What a loop allows beside it once it keeps every worker busy by itself (`loopWorkers`: the workers its keys would
- * keep busy, unbounded, at or above `workers`): whatever else arrives waits behind the loopers, and on a priority
- * queue the initial list and resyncs wait at low priority and are never worked off while a loop key is ready. A
- * saturation, and a backlog where the others wait long.
+ * keep busy, unbounded, at or above `workers`): a saturation. A backlog only where something waits behind it the way
+ * a backlog's keys do: on a priority queue the resyncs and the initial list wait at low priority and are never
+ * worked off while a loop key is ready; on the classic queue where its keys wait ten syncs or more each (see
+ * `STATUS_LOOP_WAITING_PER_WORKER_TOLD`), as keys behind a standing backlog do. A loop whose keys wait a few
+ * syncs of milliseconds on the classic queue holds nothing back: no backlog.
  */
-function standingLoop(loopWorkers: number, workers: number): DiagnosisId[] {
-  return loopWorkers >= workers ? ['WorkqueueBacklog', 'WorkqueueSaturated'] : [];
+function standingLoop(
+  loopWorkers: number,
+  looping: number,
+  workers: number,
+  queue: SimulationParams['queue'],
+): DiagnosisId[] {
+  if (loopWorkers < workers) return [];
+  const standsLikeBacklog =
+    queue === 'priority' || loopWaitingPerWorker(looping, workers) >= STATUS_LOOP_WAITING_PER_WORKER_TOLD;
+  return standsLikeBacklog ? ['WorkqueueBacklog', 'WorkqueueSaturated'] : ['WorkqueueSaturated'];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -95,7 +105,7 @@ export function statusWriteLoopController(params: SimulationParams, name = 'ingr
       ...(busy >= 0.8 || (echoedWhileRunning && !exposesMaxWorkers(params.flavor))
         ? ['WorkqueueSaturated' as const]
         : []),
-      ...standingLoop(loopWorkers, workers),
+      ...standingLoop(loopWorkers, hotKeys, workers, params.queue),
     ]),
   ];
   const waitingPerWorker = loopWaitingPerWorker(hotKeys, workers);
@@ -194,7 +204,7 @@ export function noBackoffLoopController(
       'WorkqueuePersistentFailures',
       ...(busy >= 0.8 ? ['WorkqueueSaturated' as const] : []),
       // Re-added while its sync runs, each failing key holds a worker for good.
-      ...standingLoop(failing, workers),
+      ...standingLoop(failing, failing, workers, params.queue),
     ]),
   ];
   const forbidden = [{ method: 'PUT', code: '403' }] as const;
