@@ -7,7 +7,10 @@ import { defineRule, type SignalSnapshot, type ThresholdNodes, type ThresholdVal
 import { MINUTE_MS } from '../signals.js';
 
 /**
- * A floor of waiting keys that grows, outpaces its drain or stands, or (priority queue) real changes that back up.
+ * A floor of waiting keys that grows, outpaces its drain, stands, or is served by no worker. A priority queue's real
+ * changes backing up (served first, their depth grows only under overload, however the whole depth moves as
+ * changes lift listed keys out of a low-priority list) are the standing reading of the depth served first: keys
+ * lifted from a starved list carry their whole wait, so the wait holds it.
  */
 function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio' | 'drainShare'>): Expr {
   return allOf(
@@ -48,13 +51,6 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
       // client-go controller whose informers never sync) hold a queue full of keys this way, and so do workers
       // that are all stuck.
       compare('completionRate', '<=', 0),
-      // A priority queue's real changes backing up: served first, their depth grows only under overload,
-      // however the whole depth moves (real changes lift listed keys out of a low-priority list). Their floor
-      // is at most the whole depth's, so the first clause holds too.
-      allOf(
-        compare('normalPriorityDepthFloor', '>=', t.minDepth),
-        compare('normalPriorityDepthSlope', '>=', t.minGrowth),
-      ),
     ),
   );
 }
