@@ -3,10 +3,11 @@
  * diagnosis that recommends MaxConcurrentReconciles, so a report never advises two numbers for one queue.
  */
 
-import { binary, clampMin, type Expr, num } from '../promql/expr.js';
-import { negated, scale, sig } from './conditions.js';
+import { binary, clampMin, type Expr } from '../promql/expr.js';
+import { negated, operand, scale, sig } from './conditions.js';
 import { numberOf } from './format.js';
 import { SHARE, type SignalSnapshot, type ThresholdSpec } from './rule.js';
+import type { SignalId } from './signals.js';
 import type { SignalValue } from './units.js';
 
 /** The sizing target: one spec, listed by each rule that recommends workers. */
@@ -33,9 +34,17 @@ export const DRAIN_SHARE: ThresholdSpec = {
     'Fall of the depth, as a share of the completion rate, at or above which the queue is draining a list that empties on its own (start-up list, resync, batch) rather than standing: while a list is worked off, arrivals are a small part of the completions and the depth falls at most of the throughput; the depth of a saturated queue wanders up and down by several percent of it over ten minutes (more at one worker, where each sync is a large step).',
 };
 
+/**
+ * `slope > -share × completionRate`: a depth (read by the slope signal `slope`) that does not fall at the drain
+ * share of the completions (see `DRAIN_SHARE`).
+ */
+export function fallsSlowerThanDrain(slope: SignalId, share: Expr | number): Expr {
+  return binary('>', sig(slope), scale('completionRate', negated(share)));
+}
+
 /** `depthSlope > -share × completionRate`: the queue is not draining a list (see `DRAIN_SHARE`). */
 export function notDraining(share: Expr | number): Expr {
-  return binary('>', sig('depthSlope'), scale('completionRate', negated(share)));
+  return fallsSlowerThanDrain('depthSlope', share);
 }
 
 /**
@@ -43,7 +52,7 @@ export function notDraining(share: Expr | number): Expr {
  * are not being worked off: what holds the workers at priority 0 starves them. Absent without low-priority depth.
  */
 export function lowPriorityNotDraining(share: Expr | number): Expr {
-  return binary('>', sig('lowPriorityDepthSlope'), scale('completionRate', negated(share)));
+  return fallsSlowerThanDrain('lowPriorityDepthSlope', share);
 }
 
 /**
@@ -53,7 +62,7 @@ export function lowPriorityNotDraining(share: Expr | number): Expr {
  * At least one worker: a queue none of whose workers is busy is held to the count of one.
  */
 export function waitingPerBusyWorker(perWorker: Expr | number): Expr {
-  return binary('*', clampMin(sig('busyWorkers'), 1), typeof perWorker === 'number' ? num(perWorker) : perWorker);
+  return binary('*', clampMin(sig('busyWorkers'), 1), operand(perWorker));
 }
 
 /**

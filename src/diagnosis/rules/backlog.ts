@@ -1,5 +1,5 @@
 import { allOf, anyOf, binary, type Expr } from '../../promql/expr.js';
-import { DRAIN_SHARE, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
+import { DRAIN_SHARE, fallsSlowerThanDrain, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
 import { compare, negated, relate, scale, sig } from '../conditions.js';
 import { describeSlope, directionOf } from '../direction.js';
 import { formatNumber, formatValue, numberOf } from '../format.js';
@@ -32,7 +32,7 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
           notDraining(t.drainShare),
           allOf(
             compare('normalPriorityDepthFloor', '>=', t.minDepth),
-            binary('>', sig('normalPriorityDepthSlope'), scale('completionRate', negated(t.drainShare))),
+            fallsSlowerThanDrain('normalPriorityDepthSlope', t.drainShare),
           ),
           // A fall between refills (resyncs queueing every object over a standing queue) is no list draining: over
           // the long window the depth did not come near empty (its lowest stayed above the drain share of the depth
@@ -41,7 +41,7 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
           // does not fall.
           allOf(
             relate(sig('sustainedDepthMin'), '>=', 'depth', t.drainShare),
-            binary('>', sig('depthTrend'), scale('completionRate', negated(t.drainShare))),
+            fallsSlowerThanDrain('depthTrend', t.drainShare),
           ),
         ),
       ),
