@@ -256,14 +256,19 @@ const SET_OPS = new Set(['and', 'or', 'unless']);
 /** Paths (`lhs`/`rhs` steps from the root, joined by dots) of every droppable clause of a condition. */
 export function clausePaths(condition: Expr): string[] {
   const out: string[] = [];
-  const sameChain = (parent: Expr & { kind: 'binary' }, child: Expr): boolean =>
-    child.kind === 'binary' && child.op === parent.op && child.matching === undefined && parent.matching === undefined;
+  // `a unless b unless c` nests on the left only: `a unless (b unless c)` keeps what c removes from b, a clause whole.
+  const sameChain = (parent: Expr & { kind: 'binary' }, child: Expr, side: 'lhs' | 'rhs'): boolean =>
+    child.kind === 'binary' &&
+    child.op === parent.op &&
+    !(parent.op === 'unless' && side === 'rhs') &&
+    child.matching === undefined &&
+    parent.matching === undefined;
   const walk = (e: Expr, path: string[]): void => {
     if (e.kind !== 'binary' || !SET_OPS.has(e.op)) return;
     // `a unless b`: only b can go (a is what is being filtered); `a and on(...) b` joins b's scope onto a: only b.
     const lhsDroppable = e.op === 'or' || (e.op === 'and' && e.matching === undefined);
-    if (lhsDroppable && !sameChain(e, e.lhs)) out.push([...path, 'lhs'].join('.'));
-    if (!sameChain(e, e.rhs)) out.push([...path, 'rhs'].join('.'));
+    if (lhsDroppable && !sameChain(e, e.lhs, 'lhs')) out.push([...path, 'lhs'].join('.'));
+    if (!sameChain(e, e.rhs, 'rhs')) out.push([...path, 'rhs'].join('.'));
     walk(e.lhs, [...path, 'lhs']);
     walk(e.rhs, [...path, 'rhs']);
   };

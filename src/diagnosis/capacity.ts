@@ -48,6 +48,15 @@ export function notDraining(share: Expr | number): Expr {
 }
 
 /**
+ * `recentDepthSlope <= -share × completionRate`: the queue drains now, over the last five minutes. The trend
+ * window's slope lags a burst that has stopped: a bulk change of a few minutes keeps it above zero for most of ten
+ * minutes after the depth turned, so a drain shows here first.
+ */
+export function drainsNow(share: Expr | number): Expr {
+  return binary('<=', sig('recentDepthSlope'), scale('completionRate', negated(share)));
+}
+
+/**
  * `lowPriorityDepthSlope > -share × completionRate`: a priority queue's low-priority keys (initial list, resyncs)
  * are not being worked off: what holds the workers at priority 0 starves them. Absent without low-priority depth.
  */

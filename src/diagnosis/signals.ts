@@ -163,6 +163,25 @@ const signalList = [
     expr: perQueue(rangeFn('min_over_time', WORKQUEUE.depth, W)),
   },
   {
+    id: 'trendDepthMin',
+    title: 'Depth (minimum, trend window)',
+    unit: 'items',
+    scope: 'queue',
+    description:
+      "Lowest depth over the trend window of a series older than it (one with samples in the five minutes before the window began): whether the queue, running all along, was near empty as recently as the trend window's slope reaches back. A burst that arrived on a queue keeping up shows that emptiness here while the slope still reads its rise; a series younger than the window (a controller that just started, its queue empty because nothing was listed yet) shows nothing.",
+    expr: perQueue(
+      binary(
+        'and',
+        rangeFn('min_over_time', WORKQUEUE.depth, TREND_WINDOW_MS),
+        binary(
+          '>',
+          rangeFn('count_over_time', WORKQUEUE.depth, SUSTAINED_WINDOW_MS),
+          rangeFn('count_over_time', WORKQUEUE.depth, TREND_WINDOW_MS),
+        ),
+      ),
+    ),
+  },
+  {
     id: 'sustainedDepthMin',
     title: 'Depth (minimum, long window)',
     unit: 'items',
@@ -198,6 +217,15 @@ const signalList = [
     description:
       'Least-squares slope of the depth over the trend window, in items per second: positive and sustained means arrivals outpace the workers.',
     expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, TREND_WINDOW_MS)),
+  },
+  {
+    id: 'recentDepthSlope',
+    title: 'Depth growth (last five minutes)',
+    unit: '1/s',
+    scope: 'queue',
+    description:
+      "Least-squares slope of the depth over the last five minutes: whether the queue is draining now. The trend window's slope still reads a burst that arrived minutes ago (a two-minute bulk change keeps it positive for most of ten minutes after it ended), while this one falls with the depth once the workers overtake the arrivals.",
+    expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, W)),
   },
   {
     id: 'depthTrend',

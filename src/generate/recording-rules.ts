@@ -80,6 +80,8 @@ const COMPOSITE_SIGNAL_NAMES: Readonly<Partial<Record<SignalId, { metric: string
   steadyUnexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate20m' },
   // The long window's floor, recorded only once its samples span the window: the name it always had.
   sustainedDepthMin: { metric: WORKQUEUE.depth, operations: 'min_over_time15m' },
+  // The trend window's floor, recorded only for a series older than the window.
+  trendDepthMin: { metric: WORKQUEUE.depth, operations: 'min_over_time10m' },
   servedFirstDepthMin: { metric: 'workqueue_depth_served_first', operations: 'min_over_time5m' },
   servedFirstDepthAvg: { metric: 'workqueue_depth_served_first', operations: 'avg_over_time5m' },
   servedFirstDepthMedian: { metric: 'workqueue_depth_served_first', operations: 'p50_over_time5m' },

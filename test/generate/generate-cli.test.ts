@@ -136,8 +136,9 @@ describe('generate --config', () => {
       expect(linesAt(s.title), s.title).toEqual([...(expected.get(s.id)?.keys() ?? [])].sort((x, y) => x - y));
     }
     const moved = [...expected].filter(([, byValue]) => byValue.get(50)?.has('WorkqueueBacklog'));
-    // minDepth bounds the whole queue's floor and, for a priority queue, its priority-0 floor.
-    expect(moved.map(([id]) => id).sort()).toEqual(['depthFloor', 'normalPriorityDepthFloor']);
+    // minDepth bounds the whole queue's floor and, for a priority queue, its priority-0 floor; under it, the trend
+    // window's lowest depth shows a burst that landed on a queue keeping up.
+    expect(moved.map(([id]) => id).sort()).toEqual(['depthFloor', 'normalPriorityDepthFloor', 'trendDepthMin']);
     for (const [id] of moved) {
       const movedSignal = SIGNALS.find((s) => s.id === id)!;
       expect(detail.panels.find((p) => p.title === movedSignal.title)?.description).toContain('50 items (minDepth)');

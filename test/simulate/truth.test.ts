@@ -21,6 +21,7 @@ const TABLE: Record<string, { expected: DiagnosisId[]; allowed: DiagnosisId[] }>
   'resync-burst': { expected: [], allowed: [] },
   'rollout-burst': { expected: [], allowed: [] },
   'short-spike': { expected: [], allowed: [] },
+  'bulk-change': { expected: [], allowed: [] },
   'busy-but-fine': { expected: [], allowed: [] },
   'slow-but-steady': { expected: [], allowed: [] },
   'event-per-sync': { expected: [], allowed: [] },

@@ -1,5 +1,12 @@
 import { allOf, anyOf, binary, type Expr } from '../../promql/expr.js';
-import { DRAIN_SHARE, fallsSlowerThanDrain, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
+import {
+  DRAIN_SHARE,
+  drainsNow,
+  fallsSlowerThanDrain,
+  notDraining,
+  recommendedWorkers,
+  TARGET_UTILIZATION,
+} from '../capacity.js';
 import { compare, negated, relate, scale, sig } from '../conditions.js';
 import { describeSlope, directionOf } from '../direction.js';
 import { formatNumber, formatValue, numberOf } from '../format.js';
@@ -16,34 +23,48 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
   return allOf(
     compare('depthFloor', '>=', t.minDepth),
     anyOf(
-      // Growing: arrivals outpace completions (both queues count an add only for a key not already waiting, and
-      // the depth moves by the adds less the keys handed out, so a growing depth is that excess).
-      compare('depthSlope', '>=', t.minGrowth),
-      // Outpaced on balance: batches arrive faster than they drain, so each drain phase starts higher
-      // than the last, though the depth falls between them; over half an hour it rises.
-      compare('depthTrend', '>=', t.minGrowth),
-      // Standing: once many keys wait, deduplication absorbs new events, adds fall to the completion
-      // rate and the depth levels off; keys then wait far longer than a sync takes. Not while draining, unless
-      // what drains is a priority queue's low-priority part (a resync's keys, lifted to priority 0 by changes to
-      // them) while a floor of real changes, served first, stands and does not drain: those keep every worker.
-      allOf(
-        binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
+      binary(
+        'unless',
         anyOf(
-          notDraining(t.drainShare),
+          // Growing: arrivals outpace completions (both queues count an add only for a key not already waiting, and
+          // the depth moves by the adds less the keys handed out, so a growing depth is that excess).
+          compare('depthSlope', '>=', t.minGrowth),
+          // Outpaced on balance: batches arrive faster than they drain, so each drain phase starts higher than the
+          // last, though the depth falls between them; over half an hour it rises. Each batch lands within the trend
+          // window, so over it the depth does not drain; a queue draining over the trend window and over the last
+          // five minutes alike is working off one list, whatever the half hour before it shows (the trend window
+          // alone still reads a fall that has stopped: an overload settling where deduplication balances it).
           allOf(
-            compare('normalPriorityDepthFloor', '>=', t.minDepth),
-            fallsSlowerThanDrain('normalPriorityDepthSlope', t.drainShare),
+            compare('depthTrend', '>=', t.minGrowth),
+            anyOf(notDraining(t.drainShare), fallsSlowerThanDrain('recentDepthSlope', t.drainShare)),
           ),
-          // A fall between refills (resyncs queueing every object over a standing queue) is no list draining: over
-          // the long window the depth did not come near empty (its lowest stayed above the drain share of the depth
-          // now: a queue that keeps up empties between its bursts, while an overloaded one falls back only to the
-          // level where deduplication balances it, keys × (1 − capacity / arrivals)), and over the half hour it
-          // does not fall.
+          // Standing: once many keys wait, deduplication absorbs new events, adds fall to the completion rate and
+          // the depth levels off; keys then wait far longer than a sync takes. Not while draining, unless what
+          // drains is a priority queue's low-priority part (a resync's keys, lifted to priority 0 by changes to
+          // them) while a floor of real changes, served first, stands and does not drain: those keep every worker.
           allOf(
-            relate(sig('sustainedDepthMin'), '>=', 'depth', t.drainShare),
-            fallsSlowerThanDrain('depthTrend', t.drainShare),
+            binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
+            anyOf(
+              notDraining(t.drainShare),
+              allOf(
+                compare('normalPriorityDepthFloor', '>=', t.minDepth),
+                fallsSlowerThanDrain('normalPriorityDepthSlope', t.drainShare),
+              ),
+              // A fall between refills (resyncs queueing every object over a standing queue) is no list draining:
+              // over the long window the depth did not come near empty (its lowest stayed above the drain share of
+              // the depth now: a queue that keeps up empties between its bursts, while an overloaded one falls back
+              // only to the level where deduplication balances it, keys × (1 − capacity / arrivals)), it stands above
+              // that lowest (it was refilled from there, where a list worked off since before the window began has
+              // its lowest now), and over the half hour it does not fall.
+              allOf(
+                relate(sig('sustainedDepthMin'), '>=', 'depth', t.drainShare),
+                relate(sig('sustainedDepthMin'), '<', 'depth'),
+                fallsSlowerThanDrain('depthTrend', t.drainShare),
+              ),
+            ),
           ),
         ),
+        burstDraining(t),
       ),
       // Served by no worker: no sync finished over the window, so no key left the queue (the depth cannot fall) and
       // every waiting key has waited all of it. Every object may be waiting already, so the depth cannot grow
@@ -53,6 +74,21 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
       compare('completionRate', '<=', 0),
     ),
   );
+}
+
+/**
+ * A burst draining: the depth falls now (over the last five minutes) at the drain share of the completions, and
+ * within the trend window, running all along, the queue fell under the backlog's floor: the burst arrived on a
+ * queue that kept up. The trend window's slope still reads its rise for most of ten minutes after the
+ * depth turned (a two-minute bulk change of thousands of objects), the half hour's for longer, and its keys wait
+ * many syncs while they drain; none of it is a backlog. Batches that outpace their drain land on a queue that has
+ * not emptied (the lowest stays near the depth the last batch left), and an overload falling back to where
+ * deduplication balances it (after a resync) falls slower than the drain share or from a depth that never came
+ * near empty. A controller that just started had an empty queue because nothing was listed yet, which shows nothing
+ * of keeping up: the floor is read only once the depth's samples span the window.
+ */
+function burstDraining(t: ThresholdNodes<'drainShare' | 'minDepth'>): Expr {
+  return allOf(drainsNow(t.drainShare), compare('trendDepthMin', '<', t.minDepth));
 }
 
 /**
@@ -69,6 +105,13 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
  * falling while a floor of real changes, served first, stands; and a standing queue falling back to its
  * balance after a resync refilled it (its lowest over the long window stays above a fifth of its depth, and
  * over the half hour it does not fall).
+ *
+ * A burst that lands on a queue keeping up (a bulk change of thousands of objects, a short spike) drains
+ * at the capacity left over, every worker busy and its keys waiting minutes, but the least-squares slopes
+ * lag it: the trend window's reads its rise for most of ten minutes after the depth turned, the half hour's
+ * for longer. While the depth falls now (over the last five minutes) at the drain share, and within the trend
+ * window the queue was under the backlog's floor, it is a burst draining and no reading holds; once the trend
+ * window has left the burst's start behind, its own slope reads the drain.
  *
  * controller-runtime's priority queue (its default since v0.23) adds initial-list and resync events at a
  * negative priority and hands them out only when no real change is ready. A low-priority backlog that
@@ -123,9 +166,12 @@ export const backlog = defineRule({
     'depthMin',
     'depthFloor',
     'depthSlope',
+    'recentDepthSlope',
     'addRate',
     'completionRate',
     'depthTrend',
+    'sustainedDepthMin',
+    'trendDepthMin',
     'busyWorkers',
     'maxWorkers',
     'workDurationMean',

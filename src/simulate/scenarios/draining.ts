@@ -125,6 +125,7 @@ export const initialList: Scenario = {
 const SAWTOOTH: Sizes = { workers: 4, keys: 200_000, rate: 2 };
 const SAWTOOTH_SYNC = lognormal(18, 0.5);
 const BATCH_EVERY_MS = 8 * MINUTE;
+const FIRST_BATCH_AT_MS = MINUTE;
 const BATCH_SIZE = 30_000;
 const BATCH_SPREAD_MS = 2 * SECOND;
 
@@ -147,9 +148,13 @@ export const sawtoothBatches: Scenario = {
     const load = (steady + batchWork / (BATCH_EVERY_MS / SECOND)) / cap;
     let truth = capacityTruth(load, params);
     if (drainSeconds * SECOND > BATCH_EVERY_MS) {
+      // The first batch lands on an empty queue and drains like any burst; the backlog begins when the second
+      // lands on what is left of it. The load that causes it is there from the first.
       truth = {
         expected: ['WorkqueueBacklog'],
         allowed: ['WorkqueueSaturated'],
+        onsetMs: FIRST_BATCH_AT_MS + BATCH_EVERY_MS,
+        causeMs: FIRST_BATCH_AT_MS,
         note: 'a batch does not drain before the next one arrives',
       };
     } else {
@@ -168,7 +173,7 @@ export const sawtoothBatches: Scenario = {
             keys: { kind: 'uniform' },
             bursts: [
               {
-                firstAtMs: MINUTE,
+                firstAtMs: FIRST_BATCH_AT_MS,
                 everyMs: BATCH_EVERY_MS,
                 durationMs: BATCH_SPREAD_MS,
                 rate: batch / (BATCH_SPREAD_MS / SECOND),

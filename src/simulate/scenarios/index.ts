@@ -15,6 +15,7 @@ import {
 } from './hot-loops.js';
 import { mixed } from './mixed.js';
 import {
+  bulkChange,
   busyButFine,
   eventPerSync,
   healthy,
@@ -35,6 +36,7 @@ export const SCENARIOS: readonly Scenario[] = [
   resyncBurst,
   rolloutBurst,
   shortSpike,
+  bulkChange,
   busyButFine,
   slowButSteady,
   eventPerSync,
