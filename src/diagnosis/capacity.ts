@@ -3,8 +3,8 @@
  * diagnosis that recommends MaxConcurrentReconciles, so a report never advises two numbers for one queue.
  */
 
-import { binary, clampMin, type Expr } from '../promql/expr.js';
-import { negated, operand, scale, sig } from './conditions.js';
+import { allOf, binary, clampMin, type Expr } from '../promql/expr.js';
+import { compare, negated, operand, scale, sig } from './conditions.js';
 import { numberOf } from './format.js';
 import { SHARE, type SignalSnapshot, type ThresholdSpec } from './rule.js';
 import type { SignalId } from './signals.js';
@@ -88,4 +88,19 @@ export function recommendedWorkers(signals: SignalSnapshot, targetUtilization: n
   const loads = [arriving, busy].filter((load): load is number => load !== undefined);
   if (loads.length === 0) return { value: null, unit: 'workers', missing: 'insufficient_data' };
   return { value: Math.max(1, Math.ceil(Math.max(...loads) / targetUtilization)), unit: 'workers' };
+}
+
+/**
+ * A burst draining: the depth falls now (over the last five minutes) at `share` of the completions, and within the
+ * trend window, running all along, the queue fell under `floor` (the backlog's): the burst arrived on a queue that
+ * kept up. The trend window's slope still reads its rise for most of ten minutes after the depth turned (a
+ * two-minute bulk change of thousands of objects), the half hour's for longer, and its keys wait many syncs while
+ * they drain; none of it is a backlog. Batches that outpace their drain land on a queue that has not emptied (the
+ * lowest stays near the depth the last batch left), and an overload falling back to where deduplication balances it
+ * (after a resync) falls slower than the drain share or from a depth that never came near empty. A controller that
+ * just started had an empty queue because nothing was listed yet, which shows nothing of keeping up: the floor is
+ * read only for a series older than the trend window.
+ */
+export function burstDraining(share: Expr | number, floor: Expr | number): Expr {
+  return allOf(drainsNow(share), compare('trendDepthMin', '<', floor));
 }

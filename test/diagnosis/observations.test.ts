@@ -187,11 +187,31 @@ describe('ListDraining', () => {
     expect(Object.keys(observation?.evidence ?? {})).toEqual([
       'depth',
       'depthSlope',
+      'recentDepthSlope',
+      'trendDepthMin',
       'addRate',
       'completionRate',
       'normalPriorityDepthSlope',
       'timeToDrain',
     ]);
+  });
+
+  it('is raised on a burst draining while the trend window still reads its rise, and no backlog is', async () => {
+    // Empty while completions keep up, then 40,000 keys land at once six minutes before the end and drain at 67/s.
+    const landed = END - 360;
+    const burst = queueSeries(
+      { ...TARGET, controller: 'burst', name: 'burst' },
+      {
+        depth: (t) => (t < landed ? 0 : 40_000 - 67 * (t - landed)),
+        adds: (t) => 10 * t + (t < landed ? 0 : 40_000),
+        completions: (t) => 10 * t + (t < landed ? 0 : 67 * (t - landed)),
+      },
+    );
+    const report = queue(await diagnoseAt(burst), 'burst');
+    expect(report.signals.depthSlope?.value).toBeGreaterThan(0);
+    expect(rules(report)).toEqual([]);
+    expect(ids(report)).toEqual(['ListDraining']);
+    expect(report.observations[0]?.summary).toMatch(/^A list of 15[89]\d\d items is draining at 67\/s: empty in about/);
   });
 
   it('is not raised on a standing or a small list', async () => {

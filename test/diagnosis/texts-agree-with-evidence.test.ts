@@ -74,15 +74,18 @@ function problemsOf({ text, evidence }: Printed): string[] {
     if (Math.sign(slope) !== sign) problems.push(`"${match[0]}" but ${subject.signal} is ${slope}`);
     if (round(Math.abs(slope)) !== match[2]) problems.push(`"${match[0]}" but |${subject.signal}| is ${slope}`);
   }
+  // A list drains at the trend window's slope, or at the last five minutes' while the trend window's does not fall
+  // yet (a burst whose rise it still holds).
+  const drainSlope = (v('depthSlope') ?? 0) < 0 ? 'depthSlope' : 'recentDepthSlope';
   const drainingAt = text.match(/is draining at ([\d.]+)\/s/);
-  if (drainingAt !== null && !((v('depthSlope') ?? 0) < 0 && round(-(v('depthSlope') ?? 0)) === drainingAt[1]))
-    problems.push(`"${drainingAt[0]}" but depthSlope is ${v('depthSlope')}`);
+  if (drainingAt !== null && !((v(drainSlope) ?? 0) < 0 && round(-(v(drainSlope) ?? 0)) === drainingAt[1]))
+    problems.push(`"${drainingAt[0]}" but ${drainSlope} is ${v(drainSlope)}`);
   if (/holding steady/.test(text) && round(v('depthSlope') ?? Number.NaN) !== '0')
     problems.push(`"holding steady" but depthSlope is ${v('depthSlope')}`);
 
   // Draining: a finite time only while the depth falls and nothing served first grows.
   if (/drains in|empty in about/.test(text)) {
-    const slope = v('depthSlope');
+    const slope = /empty in about/.test(text) ? v(drainSlope) : v('depthSlope');
     const normal = v('normalPriorityDepthSlope');
     if (slope === undefined || slope >= 0) problems.push(`a time to drain, but depthSlope is ${slope}`);
     if (normal !== undefined && normal > 0 && round(normal) !== '0')
@@ -91,7 +94,7 @@ function problemsOf({ text, evidence }: Printed): string[] {
   }
   if (/not draining/.test(text) && v('timeToDrain') !== undefined)
     problems.push(`"not draining" but timeToDrain is ${v('timeToDrain')}`);
-  if (/is draining|drains in/.test(text) && (v('depthSlope') ?? 0) >= 0)
+  if (/is draining|drains in/.test(text) && (v(/is draining/.test(text) ? drainSlope : 'depthSlope') ?? 0) >= 0)
     problems.push(`draining, but depthSlope is ${v('depthSlope')}`);
 
   // "For the whole period": no signal shows what held over a `for`; the texts speak of what the evidence shows.

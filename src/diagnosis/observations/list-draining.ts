@@ -1,5 +1,5 @@
-import { allOf, binary } from '../../promql/expr.js';
-import { DRAIN_SHARE } from '../capacity.js';
+import { allOf, anyOf, binary } from '../../promql/expr.js';
+import { burstDraining, DRAIN_SHARE } from '../capacity.js';
 import { compare, negated, scale, sig } from '../conditions.js';
 import { describeSlope, directionOf } from '../direction.js';
 import { formatNumberWithUnit, formatValue, numberOf } from '../format.js';
@@ -29,16 +29,29 @@ export const listDraining = defineObservation({
   condition: (t) =>
     allOf(
       compare('depth', '>=', t.minDepth),
-      binary('<=', sig('depthSlope'), scale('completionRate', negated(t.drainShare))),
+      anyOf(
+        binary('<=', sig('depthSlope'), scale('completionRate', negated(t.drainShare))),
+        // A burst that landed on a queue keeping up, draining before the trend window's slope has left its rise.
+        burstDraining(t.drainShare, t.minDepth),
+      ),
     ),
-  evidence: ['depth', 'depthSlope', 'addRate', 'completionRate', 'normalPriorityDepthSlope'],
+  evidence: [
+    'depth',
+    'depthSlope',
+    'recentDepthSlope',
+    'trendDepthMin',
+    'addRate',
+    'completionRate',
+    'normalPriorityDepthSlope',
+  ],
   derivedTitles: { timeToDrain: 'Time to drain' },
   derive: (signals) => ({ timeToDrain: timeToDrain(signals) }),
   text: {
     summary: ({ signals }) => {
-      if (directionOf(signals.depthSlope) !== 'falling')
-        return `A list of ${formatValue(signals.depth)} is waiting; its depth is no longer falling (${describeSlope(signals.depthSlope)}).`;
-      const falling = `A list of ${formatValue(signals.depth)} is draining at ${formatNumberWithUnit(-(numberOf(signals.depthSlope) ?? 0), '1/s')}`;
+      const slope = drainSlope(signals);
+      if (directionOf(slope) !== 'falling')
+        return `A list of ${formatValue(signals.depth)} is waiting; its depth is no longer falling (${describeSlope(slope)}).`;
+      const falling = `A list of ${formatValue(signals.depth)} is draining at ${formatNumberWithUnit(-(numberOf(slope) ?? 0), '1/s')}`;
       // Real changes are served first: while their depth grows, the list falls only as they lift its keys.
       if (directionOf(signals.normalPriorityDepthSlope) === 'growing')
         return `${falling}, but the depth at priority 0 and above is ${describeSlope(signals.normalPriorityDepthSlope)}: the queue will not empty while real changes back up.`;
@@ -55,11 +68,22 @@ export const listDraining = defineObservation({
  */
 function timeToDrain(signals: SignalSnapshot): SignalValue {
   const depth = numberOf(signals.depth);
-  const slope = numberOf(signals.depthSlope);
+  const drain = drainSlope(signals);
+  const slope = numberOf(drain);
   return depth !== undefined &&
     slope !== undefined &&
-    directionOf(signals.depthSlope) === 'falling' &&
+    directionOf(drain) === 'falling' &&
     directionOf(signals.normalPriorityDepthSlope) !== 'growing'
     ? { value: depth / -slope, unit: 's' }
     : { value: null, unit: 's', missing: 'insufficient_data' };
+}
+
+/**
+ * The slope the list drains at: the trend window's, or the last five minutes' while the trend window's does not fall
+ * yet (a burst whose rise it still holds).
+ */
+function drainSlope(signals: SignalSnapshot): SignalValue | undefined {
+  return directionOf(signals.depthSlope) !== 'falling' && directionOf(signals.recentDepthSlope) === 'falling'
+    ? signals.recentDepthSlope
+    : signals.depthSlope;
 }

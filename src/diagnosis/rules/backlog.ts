@@ -1,7 +1,7 @@
 import { allOf, anyOf, binary, type Expr } from '../../promql/expr.js';
 import {
+  burstDraining,
   DRAIN_SHARE,
-  drainsNow,
   fallsSlowerThanDrain,
   notDraining,
   recommendedWorkers,
@@ -64,7 +64,7 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
             ),
           ),
         ),
-        burstDraining(t),
+        burstDraining(t.drainShare, t.minDepth),
       ),
       // Served by no worker: no sync finished over the window, so no key left the queue (the depth cannot fall) and
       // every waiting key has waited all of it. Every object may be waiting already, so the depth cannot grow
@@ -74,21 +74,6 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
       compare('completionRate', '<=', 0),
     ),
   );
-}
-
-/**
- * A burst draining: the depth falls now (over the last five minutes) at the drain share of the completions, and
- * within the trend window, running all along, the queue fell under the backlog's floor: the burst arrived on a
- * queue that kept up. The trend window's slope still reads its rise for most of ten minutes after the
- * depth turned (a two-minute bulk change of thousands of objects), the half hour's for longer, and its keys wait
- * many syncs while they drain; none of it is a backlog. Batches that outpace their drain land on a queue that has
- * not emptied (the lowest stays near the depth the last batch left), and an overload falling back to where
- * deduplication balances it (after a resync) falls slower than the drain share or from a depth that never came
- * near empty. A controller that just started had an empty queue because nothing was listed yet, which shows nothing
- * of keeping up: the floor is read only once the depth's samples span the window.
- */
-function burstDraining(t: ThresholdNodes<'drainShare' | 'minDepth'>): Expr {
-  return allOf(drainsNow(t.drainShare), compare('trendDepthMin', '<', t.minDepth));
 }
 
 /**
@@ -132,7 +117,7 @@ export const backlog = defineRule({
       default: 20,
       unit: 'items',
       description:
-        "Depth that the queue must not fall below (its floor over each minute, at every step of the `for`) for a backlog to count: a queue that keeps up drains to zero between bursts. The detection curve turns on between 0.95 and 1.0 of capacity, where the depth stops random-walking back to zero, in 12 minutes (the `for` and the minute of floor). Twice the floor misses a standing backlog of about 60 keys whose depth dips toward 30 (the boundary grid); half of it is implied by the wait of ten syncs at two workers and more (Little's law).",
+        "Depth that the queue must not fall below (its floor over each minute, at every step of the `for`) for a backlog to count: a queue that keeps up drains to zero between bursts. The detection curve turns on between 0.95 and 1.0 of capacity, where the depth stops random-walking back to zero, in 12 minutes (the `for` and the minute of floor). Twice the floor misses a standing backlog of about 60 keys whose depth dips toward 30 (the boundary grid); half of it is implied by the wait of ten syncs at two workers and more (Little's law). The same line tells a queue that kept up: under it within the trend window, a burst that landed and now drains is not a backlog.",
     },
     minGrowth: {
       default: 0.02,
