@@ -2,8 +2,8 @@
  * Healthy controllers, several of them deliberately close to a problem's signature: none of them
  * may be diagnosed (their ground truth expects nothing unless overridden parameters push them over).
  */
-import { lognormal, meanMs, sampler } from '../distributions.js';
-import type { ControllerSpec, QueueTruthSpec, Scenario, SimulationParams } from '../model.js';
+import { type DurationDist, lognormal, meanMs, sampler } from '../distributions.js';
+import type { ControllerSpec, ProcessSpec, QueueTruthSpec, Scenario, SimulationParams } from '../model.js';
 import { ERROR, requeueAfter, SUCCESS } from '../model.js';
 import {
   backgroundPollsPerSecond,
@@ -188,6 +188,52 @@ export const rolloutBurst: Scenario = {
 };
 
 // ---------------------------------------------------------------------------------------------
+// A burst of distinct objects over a steady load: short-spike, bulk-change
+
+/** When a burst scenario's burst begins: at 10 minutes, or a third into shorter runs. */
+function burstStartMs(params: SimulationParams): number {
+  return Math.min(10 * MINUTE, Math.floor(params.durationMs / 3));
+}
+
+/** Whether what a burst left has not drained well (two minutes) before the end of the run. */
+function undrainedAtEnd(drainedAtMs: number, params: SimulationParams): boolean {
+  return drainedAtMs > params.durationMs - 2 * MINUTE;
+}
+
+/**
+ * A config operator whose configmap controller syncs `rate` uniform events a second over `keys` objects and takes
+ * one burst of `burst.rate` events a second for distinct objects.
+ */
+function configmapBurstProcess(
+  params: SimulationParams,
+  c: {
+    readonly workers: number;
+    readonly keys: number;
+    readonly rate: number;
+    readonly sync: DurationDist;
+    readonly burst: { readonly firstAtMs: number; readonly durationMs: number; readonly rate: number };
+    readonly truth: QueueTruthSpec;
+    readonly facts: Readonly<Record<string, number>>;
+  },
+): ProcessSpec {
+  return {
+    leader: true,
+    leaseName: leaseName(params.flavor, 'config-operator'),
+    controllers: [
+      {
+        name: 'configmap',
+        workers: c.workers,
+        keys: c.keys,
+        events: { rate: c.rate, keys: { kind: 'uniform' }, bursts: [{ ...c.burst, keys: { kind: 'distinct' } }] },
+        sync: steadySync(c.sync),
+        truth: c.truth,
+        facts: c.facts,
+      },
+    ],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // short-spike
 
 const SPIKE: Sizes = { workers: 4, keys: 30_000, rate: 5 };
@@ -207,12 +253,12 @@ export const shortSpike: Scenario = {
     const { workers, keys, rate } = sizes(params, SPIKE);
     const cap = capacity(workers, SPIKE_SYNC);
     const spikeRate = SPIKE_FACTOR * cap;
-    const startMs = Math.min(10 * MINUTE, Math.floor(params.durationMs / 3));
+    const startMs = burstStartMs(params);
     const peak = Math.max(0, (spikeRate + rate - cap) * (SPIKE_DURATION_MS / SECOND));
     const drainSeconds = rate >= cap ? Number.POSITIVE_INFINITY : peak / (cap - rate);
     const drainedAtMs = startMs + SPIKE_DURATION_MS + drainSeconds * SECOND;
     let truth = capacityTruth(rate / cap, params);
-    if (truth.expected.length === 0 && drainedAtMs > params.durationMs - 2 * MINUTE) {
+    if (truth.expected.length === 0 && undrainedAtEnd(drainedAtMs, params)) {
       truth = {
         expected: [],
         allowed: ['WorkqueueBacklog', 'WorkqueueSaturated'],
@@ -225,34 +271,22 @@ export const shortSpike: Scenario = {
         note: `the spike peaks near ${Math.round(peak)} items and drains ${Math.round(drainSeconds)} s after it ends`,
       };
     }
-    return {
-      leader: true,
-      leaseName: leaseName(params.flavor, 'config-operator'),
-      controllers: [
-        {
-          name: 'configmap',
-          workers,
-          keys,
-          events: {
-            rate,
-            keys: { kind: 'uniform' },
-            bursts: [
-              { firstAtMs: startMs, durationMs: SPIKE_DURATION_MS, rate: spikeRate, keys: { kind: 'distinct' } },
-            ],
-          },
-          sync: steadySync(SPIKE_SYNC),
-          truth,
-          facts: {
-            capacityPerSecond: round(cap, 2),
-            spikeEventsPerSecond: round(spikeRate, 2),
-            spikeStartSeconds: startMs / SECOND,
-            spikeSeconds: SPIKE_DURATION_MS / SECOND,
-            expectedPeakDepth: Math.round(peak),
-            drainSeconds: round(drainSeconds, 1),
-          },
-        },
-      ],
-    };
+    return configmapBurstProcess(params, {
+      workers,
+      keys,
+      rate,
+      sync: SPIKE_SYNC,
+      burst: { firstAtMs: startMs, durationMs: SPIKE_DURATION_MS, rate: spikeRate },
+      truth,
+      facts: {
+        capacityPerSecond: round(cap, 2),
+        spikeEventsPerSecond: round(spikeRate, 2),
+        spikeStartSeconds: startMs / SECOND,
+        spikeSeconds: SPIKE_DURATION_MS / SECOND,
+        expectedPeakDepth: Math.round(peak),
+        drainSeconds: round(drainSeconds, 1),
+      },
+    });
   },
 };
 
@@ -277,7 +311,7 @@ export const bulkChange: Scenario = {
   build: (params) => {
     const { workers, keys, rate, capacity: cap, sync } = loadSizes(params, BULK);
     const objects = Math.floor(keys * BULK_SHARE);
-    const startMs = Math.min(10 * MINUTE, Math.floor(params.durationMs / 3));
+    const startMs = burstStartMs(params);
     // At most: steady events for keys already waiting coalesce, so the list drains a little faster.
     const drainSeconds = rate >= cap ? Number.POSITIVE_INFINITY : objects / (cap - rate);
     const drainedAtMs = startMs + drainSeconds * SECOND;
@@ -290,44 +324,27 @@ export const bulkChange: Scenario = {
     // The list's allowances run from when it lands.
     let truth: QueueTruthSpec =
       list.allowedUntilMs === undefined ? list : { ...list, allowedUntilMs: list.allowedUntilMs + startMs };
-    if (truth.expected.length === 0 && drainedAtMs > params.durationMs - 2 * MINUTE) {
+    if (truth.expected.length === 0 && undrainedAtEnd(drainedAtMs, params)) {
       truth = {
         expected: [],
         allowed: [...new Set([...truth.allowed, 'WorkqueueBacklog' as const, 'WorkqueueSaturated' as const])],
         note: `${truth.note}; it has not drained well before the end`,
       };
     }
-    return {
-      leader: true,
-      leaseName: leaseName(params.flavor, 'config-operator'),
-      controllers: [
-        {
-          name: 'configmap',
-          workers,
-          keys,
-          events: {
-            rate,
-            keys: { kind: 'uniform' },
-            bursts: [
-              {
-                firstAtMs: startMs,
-                durationMs: BULK_SPREAD_MS,
-                rate: objects / (BULK_SPREAD_MS / SECOND),
-                keys: { kind: 'distinct' },
-              },
-            ],
-          },
-          sync: steadySync(sync),
-          truth,
-          facts: {
-            capacityPerSecond: round(cap, 2),
-            bulkObjects: objects,
-            bulkAtSeconds: startMs / SECOND,
-            drainSeconds: round(drainSeconds, 1),
-          },
-        },
-      ],
-    };
+    return configmapBurstProcess(params, {
+      workers,
+      keys,
+      rate,
+      sync,
+      burst: { firstAtMs: startMs, durationMs: BULK_SPREAD_MS, rate: objects / (BULK_SPREAD_MS / SECOND) },
+      truth,
+      facts: {
+        capacityPerSecond: round(cap, 2),
+        bulkObjects: objects,
+        bulkAtSeconds: startMs / SECOND,
+        drainSeconds: round(drainSeconds, 1),
+      },
+    });
   },
 };
 
