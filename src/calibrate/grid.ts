@@ -31,6 +31,7 @@ const NUMBER_FIELDS = [
   'statusAtMs',
   'transientShare',
   'outageSeconds',
+  'spikeSeconds',
   'blockingShare',
   'blockingSeconds',
   'syncMs',

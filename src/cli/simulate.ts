@@ -63,6 +63,7 @@ interface SimulateFlags {
   writesPerSync?: string;
   transientShare?: string;
   outageSeconds?: string;
+  spikeSeconds?: string;
   blockingShare?: string;
   blockingSeconds?: string;
   syncMs?: string;
@@ -142,6 +143,7 @@ export function registerSimulateCommand(program: Command): void {
       'transient-errors, dependency-outage: share of first attempts that fail once and succeed on the retry, 0 to 1 (default 0.01; none outside the outage)',
     )
     .option('--outage-seconds <s>', 'dependency-outage: how long the dependency is down (default 360)')
+    .option('--spike-seconds <s>', 'short-spike: how long the burst of distinct objects lasts (default 120)')
     .option('--blocking-share <share>', 'blocking-call: share of syncs that block, 0 to 1 (default 0.008)')
     .option(
       '--blocking-seconds <s>',
@@ -303,6 +305,7 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
         ? {}
         : { transientShare: number('--transient-share', flags.transientShare) }),
       ...(flags.outageSeconds === undefined ? {} : { outageSeconds: number('--outage-seconds', flags.outageSeconds) }),
+      ...(flags.spikeSeconds === undefined ? {} : { spikeSeconds: number('--spike-seconds', flags.spikeSeconds) }),
       ...(flags.blockingShare === undefined ? {} : { blockingShare: number('--blocking-share', flags.blockingShare) }),
       ...(flags.blockingSeconds === undefined
         ? {}

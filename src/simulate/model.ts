@@ -283,6 +283,8 @@ export interface SimulationParams {
   readonly transientShare?: number | undefined;
   /** How long the dependency is down, in seconds, where the scenario has an outage (dependency-outage); else ignored. */
   readonly outageSeconds?: number | undefined;
+  /** How long the burst of distinct objects lasts, in seconds, where the scenario has one (short-spike); else ignored. */
+  readonly spikeSeconds?: number | undefined;
   /** Share of syncs that block on a slow dependency, where the scenario has them (blocking-call); else ignored. */
   readonly blockingShare?: number | undefined;
   /**

@@ -136,6 +136,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
   check('statusAtMs', input.statusAtMs, 0, MAX_BLOCKING_SECONDS * 1000, false);
   check('transientShare', input.transientShare, 0, 1, false);
   check('outageSeconds', input.outageSeconds, 1, MAX_DURATION_MS / 1000, false);
+  check('spikeSeconds', input.spikeSeconds, 1, MAX_DURATION_MS / 1000, false);
   check('blockingShare', input.blockingShare, 0, 1, false);
   check('blockingSeconds', input.blockingSeconds, 0.001, MAX_BLOCKING_SECONDS, false);
   check('syncMs', input.syncMs, 0.01, MAX_BLOCKING_SECONDS * 1000, false);
@@ -171,6 +172,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
     ...(input.statusAtMs === undefined ? {} : { statusAtMs: input.statusAtMs }),
     ...(input.transientShare === undefined ? {} : { transientShare: input.transientShare }),
     ...(input.outageSeconds === undefined ? {} : { outageSeconds: input.outageSeconds }),
+    ...(input.spikeSeconds === undefined ? {} : { spikeSeconds: input.spikeSeconds }),
     ...(input.blockingShare === undefined ? {} : { blockingShare: input.blockingShare }),
     ...(input.blockingSeconds === undefined ? {} : { blockingSeconds: input.blockingSeconds }),
     ...(input.syncMs === undefined ? {} : { syncMs: input.syncMs }),

@@ -254,9 +254,10 @@ export const shortSpike: Scenario = {
     const cap = capacity(workers, SPIKE_SYNC);
     const spikeRate = SPIKE_FACTOR * cap;
     const startMs = burstStartMs(params);
-    const peak = Math.max(0, (spikeRate + rate - cap) * (SPIKE_DURATION_MS / SECOND));
+    const spikeMs = params.spikeSeconds === undefined ? SPIKE_DURATION_MS : params.spikeSeconds * SECOND;
+    const peak = Math.max(0, (spikeRate + rate - cap) * (spikeMs / SECOND));
     const drainSeconds = rate >= cap ? Number.POSITIVE_INFINITY : peak / (cap - rate);
-    const drainedAtMs = startMs + SPIKE_DURATION_MS + drainSeconds * SECOND;
+    const drainedAtMs = startMs + spikeMs + drainSeconds * SECOND;
     let truth = capacityTruth(rate / cap, params);
     if (truth.expected.length === 0 && undrainedAtEnd(drainedAtMs, params)) {
       truth = {
@@ -276,13 +277,13 @@ export const shortSpike: Scenario = {
       keys,
       rate,
       sync: SPIKE_SYNC,
-      burst: { firstAtMs: startMs, durationMs: SPIKE_DURATION_MS, rate: spikeRate },
+      burst: { firstAtMs: startMs, durationMs: spikeMs, rate: spikeRate },
       truth,
       facts: {
         capacityPerSecond: round(cap, 2),
         spikeEventsPerSecond: round(spikeRate, 2),
         spikeStartSeconds: startMs / SECOND,
-        spikeSeconds: SPIKE_DURATION_MS / SECOND,
+        spikeSeconds: spikeMs / SECOND,
         expectedPeakDepth: Math.round(peak),
         drainSeconds: round(drainSeconds, 1),
       },
