@@ -42,6 +42,14 @@ export function fallsSlowerThanDrain(slope: SignalId, share: Expr | number): Exp
   return binary('>', sig(slope), scale('completionRate', negated(share)));
 }
 
+/**
+ * `slope <= -share × completionRate`: a depth (read by the slope signal `slope`) that falls at the drain share of
+ * the completions or faster: a list being worked off (see `DRAIN_SHARE`). The complement of `fallsSlowerThanDrain`.
+ */
+export function fallsAtDrain(slope: SignalId, share: Expr | number): Expr {
+  return binary('<=', sig(slope), scale('completionRate', negated(share)));
+}
+
 /** `depthSlope > -share × completionRate`: the queue is not draining a list (see `DRAIN_SHARE`). */
 export function notDraining(share: Expr | number): Expr {
   return fallsSlowerThanDrain('depthSlope', share);
@@ -53,9 +61,8 @@ export function notDraining(share: Expr | number): Expr {
  * minutes after the depth turned, so a drain shows here first.
  */
 export function drainsNow(share: Expr | number): Expr {
-  return binary('<=', sig('recentDepthSlope'), scale('completionRate', negated(share)));
+  return fallsAtDrain('recentDepthSlope', share);
 }
-
 /**
  * `lowPriorityDepthSlope > -share × completionRate`: a priority queue's low-priority keys (initial list, resyncs)
  * are not being worked off: what holds the workers at priority 0 starves them. Absent without low-priority depth.

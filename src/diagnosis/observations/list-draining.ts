@@ -1,6 +1,6 @@
-import { allOf, anyOf, binary } from '../../promql/expr.js';
-import { burstDraining, DRAIN_SHARE } from '../capacity.js';
-import { compare, negated, scale, sig } from '../conditions.js';
+import { allOf, anyOf } from '../../promql/expr.js';
+import { burstDraining, DRAIN_SHARE, fallsAtDrain } from '../capacity.js';
+import { compare } from '../conditions.js';
 import { describeSlope, directionOf } from '../direction.js';
 import { formatNumberWithUnit, formatValue, numberOf } from '../format.js';
 import { defineObservation } from '../observation.js';
@@ -30,7 +30,7 @@ export const listDraining = defineObservation({
     allOf(
       compare('depth', '>=', t.minDepth),
       anyOf(
-        binary('<=', sig('depthSlope'), scale('completionRate', negated(t.drainShare))),
+        fallsAtDrain('depthSlope', t.drainShare),
         // A burst that landed on a queue keeping up, draining before the trend window's slope has left its rise.
         burstDraining(t.drainShare, t.minDepth),
       ),
