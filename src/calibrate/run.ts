@@ -104,6 +104,7 @@ export function describeCase(c: CalibrationCase): string {
   if (c.transientShare !== undefined) parts.push(`transientShare=${c.transientShare}`);
   if (c.outageSeconds !== undefined) parts.push(`outageSeconds=${c.outageSeconds}`);
   if (c.spikeSeconds !== undefined) parts.push(`spikeSeconds=${c.spikeSeconds}`);
+  if (c.relistAtSeconds !== undefined) parts.push(`relistAtSeconds=${c.relistAtSeconds}`);
   if (c.blockingShare !== undefined) parts.push(`blockingShare=${c.blockingShare}`);
   if (c.blockingSeconds !== undefined) parts.push(`blockingSeconds=${c.blockingSeconds}`);
   if (c.syncMs !== undefined) parts.push(`syncMs=${c.syncMs}`);

@@ -64,6 +64,7 @@ interface SimulateFlags {
   transientShare?: string;
   outageSeconds?: string;
   spikeSeconds?: string;
+  relistAtSeconds?: string;
   blockingShare?: string;
   blockingSeconds?: string;
   syncMs?: string;
@@ -144,6 +145,10 @@ export function registerSimulateCommand(program: Command): void {
     )
     .option('--outage-seconds <s>', 'dependency-outage: how long the dependency is down (default 360)')
     .option('--spike-seconds <s>', 'short-spike: how long the burst of distinct objects lasts (default 120)')
+    .option(
+      '--relist-at-seconds <s>',
+      'initial-list: when the informer relists every object (an expired watch), seconds after the start (default none)',
+    )
     .option('--blocking-share <share>', 'blocking-call: share of syncs that block, 0 to 1 (default 0.008)')
     .option(
       '--blocking-seconds <s>',
@@ -306,6 +311,9 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
         : { transientShare: number('--transient-share', flags.transientShare) }),
       ...(flags.outageSeconds === undefined ? {} : { outageSeconds: number('--outage-seconds', flags.outageSeconds) }),
       ...(flags.spikeSeconds === undefined ? {} : { spikeSeconds: number('--spike-seconds', flags.spikeSeconds) }),
+      ...(flags.relistAtSeconds === undefined
+        ? {}
+        : { relistAtSeconds: number('--relist-at-seconds', flags.relistAtSeconds) }),
       ...(flags.blockingShare === undefined ? {} : { blockingShare: number('--blocking-share', flags.blockingShare) }),
       ...(flags.blockingSeconds === undefined
         ? {}

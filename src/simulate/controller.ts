@@ -162,6 +162,12 @@ export class SimController {
       };
       this.at(resyncs.firstAtMs, () => resync(resyncs.firstAtMs));
     }
+    if (events.relistAtMs !== undefined) {
+      this.at(events.relistAtMs, () => {
+        this.env.metrics.apiRequest('GET', '200'); // the LIST
+        this.resync();
+      });
+    }
     const watchRng = new Random(this.env.seed, `${this.spec.name}/watch`);
     const rewatch = (): void => {
       this.env.metrics.apiRequest('GET', '200');

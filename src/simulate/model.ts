@@ -138,6 +138,12 @@ export interface EventSpec {
   readonly resyncPeriodMs?: number | undefined;
   /** When the first resync happens (ms since process start). Missing: one period after start. */
   readonly firstResyncAtMs?: number | undefined;
+  /**
+   * When the informer relists (ms since process start): its watch's resourceVersion expired, and the new list
+   * delivers every object as an update with its resourceVersion unchanged, queued like a resync. The resync timer is
+   * not reset. Missing: no relist.
+   */
+  readonly relistAtMs?: number | undefined;
   /** Keys added once at start (objects already pending when the process started, e.g. failing ones). */
   readonly initialKeys?: readonly number[] | undefined;
   /** Keys changed once at start, after the initial keys: real changes, at normal priority in the priority queue. */
@@ -285,6 +291,13 @@ export interface SimulationParams {
   readonly outageSeconds?: number | undefined;
   /** How long the burst of distinct objects lasts, in seconds, where the scenario has one (short-spike); else ignored. */
   readonly spikeSeconds?: number | undefined;
+  /**
+   * When the informer relists every object, in seconds after the start, where the scenario has one (initial-list): a
+   * watch whose resourceVersion has expired (410 Gone, as after a control-plane upgrade) is restarted with a full
+   * list, and every object comes back as an update with its resourceVersion unchanged, queued like a resync (at low
+   * priority on the priority queue). Else ignored.
+   */
+  readonly relistAtSeconds?: number | undefined;
   /** Share of syncs that block on a slow dependency, where the scenario has them (blocking-call); else ignored. */
   readonly blockingShare?: number | undefined;
   /**

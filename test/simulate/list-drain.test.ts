@@ -53,3 +53,42 @@ describe('list drain time', () => {
     },
   );
 });
+
+describe('a relist while the list drains', () => {
+  /** Enough objects that the list takes minutes, many scrapes. */
+  const RELIST_KEYS = 20_000;
+
+  /** The initial list's depth after `seconds`, relisted at `relistSeconds`. */
+  async function relistedDepthAfter(relistSeconds: number, seconds: number, queue: 'classic' | 'priority') {
+    const params = { seed: 5, keys: RELIST_KEYS, relistAtSeconds: relistSeconds, queue, background: 'off' } as const;
+    const report = await scenarioQueue('initial-list', { ...params, durationMs: Math.round(seconds * SECOND) });
+    return report.signals.depth?.value as number;
+  }
+
+  it.each(['classic', 'priority'] as const)(
+    'queues again on the %s queue what was worked off, and the work ends about the relist time later',
+    { timeout: 120_000 },
+    async (queue) => {
+      const base = await runVirtual('initial-list', { seed: 5, keys: RELIST_KEYS, queue, durationMs: 60 * SECOND });
+      const listSeconds = (base.truth.queues[0]?.facts as Record<string, number>).drainSeconds as number;
+      const relistAt = Math.round(listSeconds / 2);
+      const run = await runVirtual('initial-list', {
+        seed: 5,
+        keys: RELIST_KEYS,
+        queue,
+        relistAtSeconds: relistAt,
+        durationMs: 60 * SECOND,
+      });
+      expect((run.truth.queues[0]?.facts as Record<string, number>).drainSeconds).toBe(listSeconds + relistAt);
+      // Half the list worked off, then all of it queued again: nearly every object waits just after the relist.
+      expect(await relistedDepthAfter(relistAt, relistAt - 10, queue)).toBeLessThan(RELIST_KEYS * 0.65);
+      expect(await relistedDepthAfter(relistAt, relistAt + 20, queue)).toBeGreaterThan(RELIST_KEYS * 0.85);
+      expect(await relistedDepthAfter(relistAt, (listSeconds + relistAt) * 0.8, queue)).toBeGreaterThan(
+        RELIST_KEYS * 0.02,
+      );
+      expect(await relistedDepthAfter(relistAt, (listSeconds + relistAt) * 1.25, queue)).toBeLessThan(
+        RELIST_KEYS * 0.01,
+      );
+    },
+  );
+});

@@ -55,11 +55,15 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
               // the depth now: a queue that keeps up empties between its bursts, while an overloaded one falls back
               // only to the level where deduplication balances it, keys × (1 − capacity / arrivals)), it stands above
               // that lowest (it was refilled from there, where a list worked off since before the window began has
-              // its lowest now), and over the half hour it does not fall.
+              // its lowest now), over the half hour it does not fall, and it is still fed: arrivals of at least the
+              // drain share of the completions (at balance they equal them; after a refill they fall only by the
+              // share of objects already waiting, and recover as it falls back). A list lifted by a jump (a relist
+              // while it is worked off) is fed by a trickle and falls at nearly the whole throughput.
               allOf(
                 relate(sig('sustainedDepthMin'), '>=', 'depth', t.drainShare),
                 relate(sig('sustainedDepthMin'), '<', 'depth'),
                 fallsSlowerThanDrain('depthTrend', t.drainShare),
+                relate(sig('addRate'), '>=', 'completionRate', t.drainShare),
               ),
             ),
           ),
@@ -88,8 +92,9 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
  * the `ListDraining` observation with its time to drain. A queue that falls slower than that is standing,
  * and the standing test applies. Two falls are not a list draining: a priority queue's low-priority part
  * falling while a floor of real changes, served first, stands; and a standing queue falling back to its
- * balance after a resync refilled it (its lowest over the long window stays above a fifth of its depth, and
- * over the half hour it does not fall).
+ * balance after a resync refilled it (its lowest over the long window stays above a fifth of its depth, over
+ * the half hour it does not fall, and arrivals still feed it at a fifth of its completions or more, where a
+ * list relisted while it drains is fed by a trickle).
  *
  * A burst that lands on a queue keeping up (a bulk change of thousands of objects, a short spike) drains
  * at the capacity left over, every worker busy and its keys waiting minutes, but the least-squares slopes

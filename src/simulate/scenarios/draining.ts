@@ -63,7 +63,8 @@ export const initialList: Scenario = {
     'A namespace-policy controller starts in a cluster with 100,000 namespaces and 2 workers (syncs of ~30 ms: ' +
     '~67 per second). The informer lists every object at start; the depth begins at 100,000 and falls at ~66 per ' +
     'second while a trickle of new events (1 per second) arrives. Queue latency is tens of minutes while it drains: ' +
-    'expected at startup, and over on its own.',
+    'expected at startup, and over on its own. A relist (`relistAtSeconds`: the watch expired, as across a ' +
+    'control-plane upgrade) queues every object worked off so far again: the depth jumps back and drains on.',
   defaults: INITIAL,
   build: (params) => {
     const { workers, keys, rate } = sizes(params, INITIAL);
@@ -71,12 +72,20 @@ export const initialList: Scenario = {
     const cap = capacity(workers, INITIAL_SYNC);
     const load = changeLoad(rate, LIST_STATUS_WRITE_SHARE);
     // Each listed key is synced once more for every status write it takes.
-    const drainSeconds = (1 + listWrites) * listDrainSeconds(keys, load, cap);
+    const listSeconds = (1 + listWrites) * listDrainSeconds(keys, load, cap);
+    // A relist queues again every object no longer waiting: those worked off by then (all of them once the list is
+    // gone), which take as long again to work off. Either way the queue's work ends about the relist's time later.
+    const relistSeconds = params.relistAtSeconds;
+    const drainSeconds = relistSeconds === undefined ? listSeconds : listSeconds + relistSeconds;
+    const relisted =
+      relistSeconds === undefined
+        ? ''
+        : `; every object is relisted at ${round(relistSeconds / 60, 1)} minutes (an expired watch) and queued again, so the queue's work ends after about ${Math.round(drainSeconds / 60)} minutes`;
     const truth = listDrainTruth(
       load / cap,
       drainSeconds,
       params,
-      `the initial list of ${keys} objects drains in about ${Math.round(drainSeconds / 60)} minutes${listWrites > 0 ? `, each converging in ${listWrites} status writes` : ''}`,
+      `the initial list of ${keys} objects drains in about ${Math.round(listSeconds / 60)} minutes${listWrites > 0 ? `, each converging in ${listWrites} status writes` : ''}${relisted}`,
     );
     const loopLike: DiagnosisId[] = listWrites >= LOOP_LIKE_LIST_WRITES ? ['WorkqueueHotLoop'] : [];
     // The classic queue puts each echo at the back, behind the whole list: the depth stands where it began for a
@@ -98,6 +107,7 @@ export const initialList: Scenario = {
             keys: { kind: 'uniform' },
             initialKeys: firstKeys(keys),
             resyncPeriodMs: 10 * 60 * MINUTE,
+            ...(params.relistAtSeconds === undefined ? {} : { relistAtMs: params.relistAtSeconds * SECOND }),
           },
           sync: listSync(keys, listWrites),
           truth:
