@@ -137,6 +137,26 @@ export function listDrainSeconds(keys: number, arrivals: number, capacity: numbe
 }
 
 /**
+ * A list's work with the informer's relist (`relistAtSeconds`, an expired watch) in it: the relist queues again every
+ * object no longer waiting (those worked off by then; all of them once the list is gone), which take about as long
+ * again to work off, so the queue's work ends about the relist's time after the list's. Returns the time the work
+ * ends, the words for the truth's note (empty without a relist) and the informer's `relistAtMs`.
+ */
+export function relistedList(
+  listSeconds: number,
+  params: Pick<SimulationParams, 'relistAtSeconds'>,
+): { drainSeconds: number; note: string; events: { relistAtMs?: number } } {
+  const relist = params.relistAtSeconds;
+  if (relist === undefined) return { drainSeconds: listSeconds, note: '', events: {} };
+  const drainSeconds = listSeconds + relist;
+  return {
+    drainSeconds,
+    note: `; every object is relisted at ${round(relist / 60, 1)} minutes (an expired watch) and queued again, so the queue's work ends after about ${Math.round(drainSeconds / 60)} minutes`,
+    events: { relistAtMs: relist * SECOND },
+  };
+}
+
+/**
  * How long a load must have held before anyone calls it sustained: a quarter of an hour, the span over which a
  * capacity reading averages (minutes of everyday bursts and lulls level out). After a list drains, the load that
  * follows is judged once it has held that long.

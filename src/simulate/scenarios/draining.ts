@@ -18,6 +18,7 @@ import {
   listDrainSeconds,
   listDrainTruth,
   MINUTE,
+  relistedList,
   round,
   SECOND,
   type Sizes,
@@ -73,19 +74,13 @@ export const initialList: Scenario = {
     const load = changeLoad(rate, LIST_STATUS_WRITE_SHARE);
     // Each listed key is synced once more for every status write it takes.
     const listSeconds = (1 + listWrites) * listDrainSeconds(keys, load, cap);
-    // A relist queues again every object no longer waiting: those worked off by then (all of them once the list is
-    // gone), which take as long again to work off. Either way the queue's work ends about the relist's time later.
-    const relistSeconds = params.relistAtSeconds;
-    const drainSeconds = relistSeconds === undefined ? listSeconds : listSeconds + relistSeconds;
-    const relisted =
-      relistSeconds === undefined
-        ? ''
-        : `; every object is relisted at ${round(relistSeconds / 60, 1)} minutes (an expired watch) and queued again, so the queue's work ends after about ${Math.round(drainSeconds / 60)} minutes`;
+    const relist = relistedList(listSeconds, params);
+    const drainSeconds = relist.drainSeconds;
     const truth = listDrainTruth(
       load / cap,
       drainSeconds,
       params,
-      `the initial list of ${keys} objects drains in about ${Math.round(listSeconds / 60)} minutes${listWrites > 0 ? `, each converging in ${listWrites} status writes` : ''}${relisted}`,
+      `the initial list of ${keys} objects drains in about ${Math.round(listSeconds / 60)} minutes${listWrites > 0 ? `, each converging in ${listWrites} status writes` : ''}${relist.note}`,
     );
     const loopLike: DiagnosisId[] = listWrites >= LOOP_LIKE_LIST_WRITES ? ['WorkqueueHotLoop'] : [];
     // The classic queue puts each echo at the back, behind the whole list: the depth stands where it began for a
@@ -107,7 +102,7 @@ export const initialList: Scenario = {
             keys: { kind: 'uniform' },
             initialKeys: firstKeys(keys),
             resyncPeriodMs: 10 * 60 * MINUTE,
-            ...(params.relistAtSeconds === undefined ? {} : { relistAtMs: params.relistAtSeconds * SECOND }),
+            ...relist.events,
           },
           sync: listSync(keys, listWrites),
           truth:

@@ -19,6 +19,7 @@ import {
   leaseName,
   listDrainSeconds,
   listDrainTruth,
+  relistedList,
   round,
   type Sizes,
   sizes,
@@ -36,8 +37,9 @@ function startupController(
   const { workers, keys, rate } = sizes(params, defaults);
   const cap = capacity(workers, STARTUP_SYNC);
   const load = changeLoad(rate, LIST_STATUS_WRITE_SHARE);
-  const drainSeconds = listDrainSeconds(keys, load, cap);
-  const truth = listDrainTruth(load / cap, drainSeconds, params, note(drainSeconds));
+  const relist = relistedList(listDrainSeconds(keys, load, cap), params);
+  const drainSeconds = relist.drainSeconds;
+  const truth = listDrainTruth(load / cap, drainSeconds, params, `${note(drainSeconds)}${relist.note}`);
   return {
     name: 'clusterpolicy',
     workers,
@@ -46,6 +48,7 @@ function startupController(
       rate,
       keys: { kind: 'uniform' },
       initialKeys: firstKeys(keys),
+      ...relist.events,
     },
     sync: steadySync(STARTUP_SYNC, LIST_STATUS_WRITE_SHARE),
     // Overloaded on the classic queue, changes to listed keys join them: the depth falls from the list towards the
