@@ -237,6 +237,19 @@ const signalList = [
     expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, BALANCE_WINDOW_MS)),
   },
   {
+    id: 'depthChangePerSync',
+    title: 'Depth change per sync (half hour)',
+    unit: 'ratio',
+    scope: 'queue',
+    description:
+      "Net change of the depth over half an hour per sync finished in it, end to end (the depth's change over the completions' increase, both over what the window holds): the arrivals less the completions, as a share of the completions. A standing queue refilled by resyncs does not fall on balance; a list being worked off falls by a large share of what was completed, whatever lifted it within the half hour (a relist, a burst), where the least-squares slope weighs a recent lift as much as the fall before it.",
+    expr: binary(
+      '/',
+      perQueue(rangeFn('delta', WORKQUEUE.depth, BALANCE_WINDOW_MS)),
+      perQueue(rangeFn('increase', histogramSeries(WORKQUEUE.workDuration, SUFFIX.count), BALANCE_WINDOW_MS)),
+    ),
+  },
+  {
     id: 'lowPriorityDepth',
     title: 'Depth (low priority)',
     unit: 'items',

@@ -80,7 +80,7 @@ describe('mutations', () => {
     const servedStanding =
       'Depth (floor of the last minute, priority 0 and above) ≥ 20 items (minDepth) and Depth growth (priority 0 and above) > Completion rate × -0.2';
     const refilled =
-      'Depth (minimum, long window) ≥ Depth × 20% (drainShare) and Depth (minimum, long window) < Depth and Depth growth (half hour) > Completion rate × -0.2 and Add rate ≥ Completion rate × 20% (drainShare)';
+      'Depth (minimum, long window) ≥ Depth × 20% (drainShare) and Depth (minimum, long window) < Depth and Depth change per sync (half hour) > -0.2 and Add rate ≥ Completion rate × 20% (drainShare)';
     // The standing reading's own chain: not draining, or real changes standing, or a standing queue refilled.
     const standing = `Queue latency (mean) ≥ Work duration (mean) × 1000% (minWaitRatio) and (${notDraining} or (${servedStanding}) or (${refilled}))`;
     for (const one of [servedStanding, refilled, growing, outpaced, standing]) {

@@ -12,12 +12,12 @@ import { scenarioQueue } from '../support/scenario-queue.js';
 const SECOND = 1000;
 const KEYS = 6_000;
 
-/** The truth's drain time of the startup list for `params` (read from its facts). */
-async function truthDrainSeconds(params: Partial<SimulationParams>): Promise<number> {
-  const run = await runVirtual('startup-list', { ...params, durationMs: 60 * SECOND });
-  const facts = run.truth.queues[0]?.facts as Record<string, unknown>;
-  expect(typeof facts.drainSeconds).toBe('number');
-  return facts.drainSeconds as number;
+/** The drain time the truth of `scenario` states for `params` (read from its facts). */
+async function truthDrainSeconds(params: Partial<SimulationParams>, scenario = 'startup-list'): Promise<number> {
+  const run = await runVirtual(scenario, { ...params, durationMs: 60 * SECOND });
+  const facts = run.truth.queues[0]?.facts as Record<string, unknown> | undefined;
+  expect(typeof facts?.drainSeconds).toBe('number');
+  return facts?.drainSeconds as number;
 }
 
 /** The depth of the startup list for `params` after `seconds`. */
@@ -69,17 +69,12 @@ describe('a relist while the list drains', () => {
     'queues again on the %s queue what was worked off, and the work ends about the relist time later',
     { timeout: 120_000 },
     async (queue) => {
-      const base = await runVirtual('initial-list', { seed: 5, keys: RELIST_KEYS, queue, durationMs: 60 * SECOND });
-      const listSeconds = (base.truth.queues[0]?.facts as Record<string, number>).drainSeconds as number;
+      const params = { seed: 5, keys: RELIST_KEYS, queue } as const;
+      const listSeconds = await truthDrainSeconds(params, 'initial-list');
       const relistAt = Math.round(listSeconds / 2);
-      const run = await runVirtual('initial-list', {
-        seed: 5,
-        keys: RELIST_KEYS,
-        queue,
-        relistAtSeconds: relistAt,
-        durationMs: 60 * SECOND,
-      });
-      expect((run.truth.queues[0]?.facts as Record<string, number>).drainSeconds).toBe(listSeconds + relistAt);
+      expect(await truthDrainSeconds({ ...params, relistAtSeconds: relistAt }, 'initial-list')).toBe(
+        listSeconds + relistAt,
+      );
       // Half the list worked off, then all of it queued again: nearly every object waits just after the relist.
       expect(await relistedDepthAfter(relistAt, relistAt - 10, queue)).toBeLessThan(RELIST_KEYS * 0.65);
       expect(await relistedDepthAfter(relistAt, relistAt + 20, queue)).toBeGreaterThan(RELIST_KEYS * 0.85);

@@ -55,14 +55,16 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
               // the depth now: a queue that keeps up empties between its bursts, while an overloaded one falls back
               // only to the level where deduplication balances it, keys × (1 − capacity / arrivals)), it stands above
               // that lowest (it was refilled from there, where a list worked off since before the window began has
-              // its lowest now), over the half hour it does not fall, and it is still fed: arrivals of at least the
-              // drain share of the completions (at balance they equal them; after a refill they fall only by the
-              // share of objects already waiting, and recover as it falls back). A list lifted by a jump (a relist
-              // while it is worked off) is fed by a trickle and falls at nearly the whole throughput.
+              // its lowest now), over the half hour it did not fall on balance (end to end, by less than the drain
+              // share of the syncs completed in it: the least-squares slope weighs a lift minutes ago as much as the
+              // fall before it), and it is still fed: arrivals of at least the drain share of the completions (at
+              // balance they equal them; after a refill they fall only by the share of objects already waiting, and
+              // recover as it falls back). A list lifted by a jump (a relist while it is worked off) is fed by a
+              // trickle, or by real changes while it falls on balance over the half hour.
               allOf(
                 relate(sig('sustainedDepthMin'), '>=', 'depth', t.drainShare),
                 relate(sig('sustainedDepthMin'), '<', 'depth'),
-                fallsSlowerThanDrain('depthTrend', t.drainShare),
+                compare('depthChangePerSync', '>', negated(t.drainShare)),
                 relate(sig('addRate'), '>=', 'completionRate', t.drainShare),
               ),
             ),
@@ -93,8 +95,8 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
  * and the standing test applies. Two falls are not a list draining: a priority queue's low-priority part
  * falling while a floor of real changes, served first, stands; and a standing queue falling back to its
  * balance after a resync refilled it (its lowest over the long window stays above a fifth of its depth, over
- * the half hour it does not fall, and arrivals still feed it at a fifth of its completions or more, where a
- * list relisted while it drains is fed by a trickle).
+ * the half hour it does not fall on balance, end to end, by a fifth of the syncs completed, and arrivals still
+ * feed it at a fifth of its completions or more, where a list relisted while it drains is fed by a trickle).
  *
  * A burst that lands on a queue keeping up (a bulk change of thousands of objects, a short spike) drains
  * at the capacity left over, every worker busy and its keys waiting minutes, but the least-squares slopes
@@ -160,6 +162,7 @@ export const backlog = defineRule({
     'addRate',
     'completionRate',
     'depthTrend',
+    'depthChangePerSync',
     'sustainedDepthMin',
     'trendDepthMin',
     'busyWorkers',
