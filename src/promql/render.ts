@@ -25,7 +25,9 @@ export type RenderOptions = {
   /**
    * The query language of the server that evaluates the text: `promql` (the default: Prometheus, Thanos, Mimir,
    * Cortex) or `metricsql` (VictoriaMetrics), where `rate` and `deriv` are written differently
-   * (`renderMetricsQLRate`, `renderMetricsQLDeriv`).
+   * (`renderMetricsQLRate`, `renderMetricsQLDeriv`), and `delta` and `increase` as MetricsQL's `delta_prometheus` and
+   * `increase_prometheus`: from the window's own first sample, as Prometheus reads them, not from the sample before
+   * the window (nor, for a counter born inside it, from zero).
    */
   readonly dialect?: QueryDialect;
 };
@@ -49,6 +51,7 @@ function render(expr: Expr, options: RenderOptions): string {
       if (options.dialect === 'metricsql' && options.windowOverride === undefined) {
         if (expr.fn === 'rate') return renderMetricsQLRate(inner, expr.windowMs);
         if (expr.fn === 'deriv') return renderMetricsQLDeriv(inner, expr.windowMs);
+        if (expr.fn === 'delta' || expr.fn === 'increase') return `${expr.fn}_prometheus(${inner}[${window}])`;
       }
       return `${expr.fn}(${param}${inner}[${window}])`;
     }

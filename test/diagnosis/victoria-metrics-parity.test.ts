@@ -111,11 +111,14 @@ function relativeDifference(a: number, b: number): number {
   return Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b), NOISE_FLOOR);
 }
 
-/** The windows of the `rate`s a signal reads; none for a signal over gauges. */
+/**
+ * The windows of the `rate`s, `increase`s and `delta`s a signal reads (each from the samples at the window's edges,
+ * which Prometheus extrapolates to them and MetricsQL does not); none for a signal over gauges alone.
+ */
 function rateWindows(expr: Expr): number[] {
   switch (expr.kind) {
     case 'range':
-      return expr.fn === 'rate' ? [expr.windowMs] : [];
+      return ['rate', 'increase', 'delta'].includes(expr.fn) ? [expr.windowMs] : [];
     case 'aggregate':
     case 'histogram_quantile':
     case 'clamp_min':

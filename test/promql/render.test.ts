@@ -43,7 +43,7 @@ describe('renderPromQL', () => {
     );
   });
 
-  it('writes rate for MetricsQL scaled by the share of the window the series has existed, deriv over two samples or more, and nothing else anew', () => {
+  it('writes rate for MetricsQL scaled by the share of the window the series has existed, deriv over two samples or more, delta and increase from the window alone, and nothing else anew', () => {
     const metricsql = (id: Parameters<typeof signal>[0]) =>
       renderPromQL(signal(id).expr, { dialect: 'metricsql', extraMatchers: [eq('job', 'ctrl')] });
     expect(metricsql('sustainedBusyWorkers')).toBe(
@@ -52,6 +52,10 @@ describe('renderPromQL', () => {
     // A slope only where the window holds two samples, as Prometheus has it (MetricsQL answers 0 over one).
     expect(metricsql('depthSlope')).toBe(
       'sum without (priority) ((deriv(workqueue_depth{job="ctrl"}[10m]) and count_over_time(workqueue_depth{job="ctrl"}[10m]) > 1))',
+    );
+    // A change over the window from its own first sample, as Prometheus reads it, not from the sample before it.
+    expect(metricsql('depthChangePerSync')).toBe(
+      '(sum without (priority) (delta_prometheus(workqueue_depth{job="ctrl"}[30m]))) / (sum without (priority) (increase_prometheus(workqueue_work_duration_seconds_count{job="ctrl"}[30m])))',
     );
     // Gauges and quantiles over time read the same in both languages.
     for (const id of ['depth', 'depthMedian', 'depthMin', 'longestRunningMax'] as const)
