@@ -292,11 +292,10 @@ export interface SimulationParams {
   /** How long the burst of distinct objects lasts, in seconds, where the scenario has one (short-spike); else ignored. */
   readonly spikeSeconds?: number | undefined;
   /**
-   * When the informer relists every object, in seconds after the start: a
-   * watch whose resourceVersion has expired (410 Gone, as after a control-plane upgrade) is restarted with a full
-   * list, and every object comes back as an update with its resourceVersion unchanged, queued like a resync (at low
-   * priority on the priority queue), where the scenario has an initial list (initial-list, startup-list,
-   * starved-backlog). Else ignored.
+   * When the informer relists every object, in seconds after the start, where the scenario has an initial list
+   * (initial-list, startup-list, starved-backlog); else ignored. A watch whose resourceVersion has expired (410 Gone,
+   * as after a control-plane upgrade) is restarted with a full list, and every object comes back as an update with
+   * its resourceVersion unchanged, queued like a resync (at low priority on the priority queue).
    */
   readonly relistAtSeconds?: number | undefined;
   /** Share of syncs that block on a slow dependency, where the scenario has them (blocking-call); else ignored. */

@@ -31,11 +31,12 @@ import type { SignalValue } from '../units.js';
  * times the mean sync, λ·E[S]): each add is one later sync, so the two agree while the depth holds. They part
  * when the window holds work added before it: a start-up list or a burst worked off keeps every worker busy,
  * and minutes after the list is gone the long window still reads them busy while the arrivals alone keep them
- * 80% busy. A queue that drains is not saturated by what it drains, over the trend window or the last five minutes
- * alike: a list lifted by a jump (every object queued again by a relist while it is worked off) drains on at the
- * whole throughput while the trend window's slope reads the jump as a rise for most of ten minutes. Without the maximum the offered load is read
- * against the inferred pool, the busy workers: the last stretch of a long list under changes at 80% of capacity
- * falls at a fifth of the throughput or less and never reaches zero, a pool full of the list, not of the arrivals.
+ * 80% busy. A queue that drains is not saturated by what it drains, over the trend window or the last five
+ * minutes alike: a list lifted by a jump (every object queued again by a relist while it is worked off) drains on
+ * at the whole throughput while the trend window's slope reads the jump as a rise for most of ten minutes. Without
+ * the maximum the offered load is read against the inferred pool, the busy workers: the last stretch of a long
+ * list under changes at 80% of capacity falls at a fifth of the throughput or less and never reaches zero, a pool
+ * full of the list, not of the arrivals.
  *
  * Utilization is read over the long window: at one or two workers (controller-runtime's default is one) the
  * busy time of five minutes swings by several percent with Poisson arrivals and skewed sync times, so a
