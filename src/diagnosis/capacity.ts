@@ -63,6 +63,14 @@ export function notDraining(share: Expr | number): Expr {
 export function drainsNow(share: Expr | number): Expr {
   return fallsAtDrain('recentDepthSlope', share);
 }
+
+/**
+ * `recentDepthSlope > -share × completionRate`: the queue does not drain now, over the last five minutes (the
+ * complement of `drainsNow`).
+ */
+export function notDrainingNow(share: Expr | number): Expr {
+  return fallsSlowerThanDrain('recentDepthSlope', share);
+}
 /**
  * `lowPriorityDepthSlope > -share × completionRate`: a priority queue's low-priority keys (initial list, resyncs)
  * are not being worked off: what holds the workers at priority 0 starves them. Absent without low-priority depth.

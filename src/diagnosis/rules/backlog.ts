@@ -4,6 +4,7 @@ import {
   DRAIN_SHARE,
   fallsSlowerThanDrain,
   notDraining,
+  notDrainingNow,
   recommendedWorkers,
   TARGET_UTILIZATION,
 } from '../capacity.js';
@@ -36,7 +37,7 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
           // alone still reads a fall that has stopped: an overload settling where deduplication balances it).
           allOf(
             compare('depthTrend', '>=', t.minGrowth),
-            anyOf(notDraining(t.drainShare), fallsSlowerThanDrain('recentDepthSlope', t.drainShare)),
+            anyOf(notDraining(t.drainShare), notDrainingNow(t.drainShare)),
           ),
           // Standing: once many keys wait, deduplication absorbs new events, adds fall to the completion rate and
           // the depth levels off; keys then wait far longer than a sync takes. Not while draining, unless what

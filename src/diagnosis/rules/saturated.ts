@@ -1,6 +1,6 @@
 import { allOf, anyOf, binary } from '../../promql/expr.js';
 import { formatDuration } from '../../util/duration.js';
-import { DRAIN_SHARE, fallsSlowerThanDrain, notDraining, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
+import { DRAIN_SHARE, notDraining, notDrainingNow, recommendedWorkers, TARGET_UTILIZATION } from '../capacity.js';
 import { compare, relate, sig, unlessAny } from '../conditions.js';
 import { formatNumber, formatValue, numberOf } from '../format.js';
 import { defineRule, SHARE, type SignalSnapshot } from '../rule.js';
@@ -110,7 +110,7 @@ export const saturated = defineRule({
       ),
       // Not draining over the trend window, nor over the last five minutes: a list lifted by a jump (a relist while
       // it is worked off) drains on at the whole throughput while the trend window's slope still reads the jump.
-      allOf(notDraining(t.drainShare), fallsSlowerThanDrain('recentDepthSlope', t.drainShare)),
+      allOf(notDraining(t.drainShare), notDrainingNow(t.drainShare)),
     ),
   evidence: [
     'busyWorkers',
