@@ -308,9 +308,11 @@ export function overloadTruth(
   if (!truth.expected.includes('WorkqueueBacklog')) return truth;
   const ceiling = keys * (1 - cap / rate);
   const levelledOff = 3 * (keys / rate) * 1000 <= overloadedForMs;
+  if (!levelledOff) return truth;
   const waitS = ceiling / cap;
-  if (!levelledOff || waitS >= LATE_WAIT_S) return truth;
-  const note = `arrivals are ${round(rate / cap, 3)}× capacity over ${keys} objects: deduplication holds the depth near ${Math.round(ceiling)} keys, each waiting ${round(waitS, 1)} s; the workers are saturated, no change is reconciled late`;
+  const standing = `arrivals are ${round(rate / cap, 3)}× capacity over ${keys} objects: deduplication holds the depth near ${Math.round(ceiling)} keys, each waiting ${round(waitS, 1)} s`;
+  if (waitS >= LATE_WAIT_S) return { ...truth, note: `${standing}; changes are reconciled late` };
+  const note = `${standing}; the workers are saturated, no change is reconciled late`;
   // Without the max-workers metric, a depth that stands clear of zero is what shows every worker busy all along.
   if (!exposesMaxWorkers(params.flavor) && ceiling >= NEVER_DRAINED_SPREADS * Math.sqrt((keys * cap) / rate)) {
     return {
