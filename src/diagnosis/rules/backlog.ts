@@ -142,6 +142,8 @@ export const backlog = defineRule({
     drainShare: DRAIN_SHARE,
     targetUtilization: TARGET_UTILIZATION,
   },
+  // No shorter than the trend window: a single jump of the depth (a relist, a resync) leaves the window before a
+  // reading that only the jump holds (its least-squares rise) can have held for the whole `for`.
   forMs: 10 * MINUTE_MS,
   condition: (t) =>
     binary(
