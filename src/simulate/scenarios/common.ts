@@ -149,9 +149,13 @@ export function relistedList(
   const relist = params.relistAtSeconds;
   if (relist === undefined) return { drainSeconds: listSeconds, note: '', events: {} };
   const drainSeconds = listSeconds + relist;
+  const relisted = `; every object is relisted at ${round(relist / 60, 1)} minutes (an expired watch) and queued again`;
   return {
     drainSeconds,
-    note: `; every object is relisted at ${round(relist / 60, 1)} minutes (an expired watch) and queued again, so the queue's work ends after about ${Math.round(drainSeconds / 60)} minutes`,
+    // A list that is never worked off (arrivals at or over capacity) has no end for the relist to move.
+    note: Number.isFinite(drainSeconds)
+      ? `${relisted}, so the queue's work ends after about ${Math.round(drainSeconds / 60)} minutes`
+      : relisted,
     events: { relistAtMs: relist * SECOND },
   };
 }
