@@ -356,4 +356,17 @@ describe('computed truth at the edges', () => {
     expect(truthOf('blocking-call', { rate: 0 }).queues[0]!.expected).toEqual([]);
     expect(truthOf('stuck-worker', { rate: 0 }).queues[0]!.expected).toEqual([]);
   });
+
+  it("a load's syncs that block owe slow work beside the load's own findings, whatever the scenario", () => {
+    // 8 workers of 30 s syncs at the median (log-normal, sigma 0.6): most syncs pass 10 s, a dozen a minute.
+    const backlog = truthOf('backlog', { workers: 8, syncMs: 30_000, rate: 0.25 }).queues[0]!;
+    expect(backlog.expected).toEqual(['WorkqueueBacklog', 'WorkqueueSlowWork']);
+    for (const name of ['saturation', 'busy-but-fine', 'gradual-backlog', 'bulk-change']) {
+      expect(truthOf(name, { syncMs: 30_000 }).queues[0]!.expected, name).toContain('WorkqueueSlowWork');
+    }
+    // Syncs of half a second never pass 10 s: the load's truth alone.
+    expect(truthOf('backlog', { workers: 4, syncMs: 500, keys: 360 }).queues[0]!.expected).toEqual([
+      'WorkqueueBacklog',
+    ]);
+  });
 });

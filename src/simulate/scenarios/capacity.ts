@@ -18,6 +18,7 @@ import {
   round,
   steadySync,
 } from './common.js';
+import { blockingPerMinute, withBlockingTail } from './slow-work.js';
 
 // ---------------------------------------------------------------------------------------------
 // backlog
@@ -35,7 +36,11 @@ export function backlogController(params: SimulationParams, name = 'pod'): Contr
   const ceiling = load > 1 ? keys * (1 - 1 / load) : 0;
   // A backlog that deduplication has levelled off is a backlog while its keys wait long; a small population
   // levels off at a few keys per worker, each reconciled within seconds: saturation.
-  const truth = overloadTruth({ keys, rate, capacity: cap }, params);
+  const blocking = blockingPerMinute(sync, Math.min(rate, cap));
+  const truth = withBlockingTail(overloadTruth({ keys, rate, capacity: cap }, params), {
+    fewest: blocking,
+    most: blocking,
+  });
   return {
     name,
     workers,
@@ -95,7 +100,10 @@ export const saturation: Scenario = {
           keys,
           events: { rate, keys: { kind: 'uniform' } },
           sync: steadySync(sync),
-          truth: risingCapacityTruth(rate / cap, finalUtilization, params),
+          truth: withBlockingTail(risingCapacityTruth(rate / cap, finalUtilization, params), {
+            fewest: blockingPerMinute(sync, Math.min(rate, cap)),
+            most: blockingPerMinute(sync, Math.min(finalUtilization, 1) * cap),
+          }),
           facts: {
             capacityPerSecond: round(cap, 3),
             arrivalsPerSecond: rate,
@@ -151,13 +159,19 @@ export const gradualBacklog: Scenario = {
           keys,
           events: { rate, ramp: { overMs: GRADUAL_RAMP_MS, toRate: finalRate }, keys: { kind: 'uniform' } },
           sync: steadySync(sync),
-          truth: {
-            ...final,
-            // Found within one `for` of the queue ceasing to drain: where arrivals pass capacity by the 2% the
-            // depth needs to rise measurably against the completions instead of random-walking back to zero.
-            ...(Number.isFinite(overloadedAtMs) ? { onsetMs: drainsUntilMs } : {}),
-            note: `arrivals rise from ${round(rate / cap, 2)}× to ${round(finalRate / cap, 2)}× capacity; overloaded from ${round(overloadedAtMs / MINUTE, 1)}m`,
-          },
+          truth: withBlockingTail(
+            {
+              ...final,
+              // Found within one `for` of the queue ceasing to drain: where arrivals pass capacity by the 2% the
+              // depth needs to rise measurably against the completions instead of random-walking back to zero.
+              ...(Number.isFinite(overloadedAtMs) ? { onsetMs: drainsUntilMs } : {}),
+              note: `arrivals rise from ${round(rate / cap, 2)}× to ${round(finalRate / cap, 2)}× capacity; overloaded from ${round(overloadedAtMs / MINUTE, 1)}m`,
+            },
+            {
+              fewest: blockingPerMinute(sync, Math.min(rate, cap)),
+              most: blockingPerMinute(sync, Math.min(finalRate, cap)),
+            },
+          ),
           facts: {
             capacityPerSecond: round(cap, 3),
             initialRate: rate,

@@ -29,7 +29,7 @@ import {
   UNWATCHED_UPDATE,
   withMedian,
 } from './common.js';
-import { blockingShareOf, blockingSyncsOwe } from './slow-work.js';
+import { blockingPerMinute, withBlockingTail } from './slow-work.js';
 
 // ---------------------------------------------------------------------------------------------
 // healthy
@@ -325,6 +325,11 @@ export const bulkChange: Scenario = {
     // The list's allowances run from when it lands.
     let truth: QueueTruthSpec =
       list.allowedUntilMs === undefined ? list : { ...list, allowedUntilMs: list.allowedUntilMs + startMs };
+    // Syncs of the steady events before the change, every worker's while it drains.
+    truth = withBlockingTail(truth, {
+      fewest: blockingPerMinute(sync, Math.min(rate, cap)),
+      most: blockingPerMinute(sync, cap),
+    });
     if (truth.expected.length === 0 && undrainedAtEnd(drainedAtMs, params)) {
       truth = {
         expected: [],
@@ -364,7 +369,7 @@ export const busyButFine: Scenario = {
     'items wait, depth and queue latency stay bounded with no trend. Busy is not saturated.',
   defaults: loadDefaults(BUSY),
   build: (params) => {
-    const { workers, keys, rate, capacity: cap } = loadSizes(params, BUSY);
+    const { workers, keys, rate, capacity: cap, sync } = loadSizes(params, BUSY);
     const finalUtilization = (rate + backgroundPollsPerSecond(keys, rate, params)) / cap;
     return {
       leader: true,
@@ -375,8 +380,11 @@ export const busyButFine: Scenario = {
           workers,
           keys,
           events: { rate, keys: { kind: 'uniform' } },
-          sync: steadySync(BUSY_SYNC),
-          truth: risingCapacityTruth(rate / cap, finalUtilization, params),
+          sync: steadySync(sync),
+          truth: withBlockingTail(risingCapacityTruth(rate / cap, finalUtilization, params), {
+            fewest: blockingPerMinute(sync, Math.min(rate, cap)),
+            most: blockingPerMinute(sync, Math.min(finalUtilization, 1) * cap),
+          }),
           facts: {
             capacityPerSecond: round(cap, 2),
             utilization: round(rate / cap, 3),
@@ -412,8 +420,8 @@ export const slowButSteady: Scenario = {
     const cap = capacity(workers, sync);
     const utilization = (rate * (1 + SLOW_WRITE_ON_CHANGE)) / cap;
     const finalUtilization = utilization + backgroundPollsPerSecond(keys, rate, params) / cap;
-    // Syncs of 10 s or more a minute: the share of the syncs that pass it, at the syncs a second (capacity at most).
-    const blockingPerMinute = (load: number) => Math.min(load, 1) * cap * blockingShareOf(sync) * 60;
+    // Syncs of 10 s or more a minute, at the syncs a second (capacity at most).
+    const blockingAt = (load: number) => blockingPerMinute(sync, Math.min(load, 1) * cap);
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'dns-operator'),
@@ -427,12 +435,12 @@ export const slowButSteady: Scenario = {
           events: { rate, keys: { kind: 'uniform' }, resyncPeriodMs: 10 * 60 * MINUTE },
           sync: steadySync(sync, SLOW_WRITE_ON_CHANGE),
           truth: withBlockingTail(risingCapacityTruth(utilization, finalUtilization, params), {
-            fewest: blockingPerMinute(utilization),
-            most: blockingPerMinute(finalUtilization),
+            fewest: blockingAt(utilization),
+            most: blockingAt(finalUtilization),
           }),
           facts: {
             meanSyncSeconds: round(meanMs(sync) / 1000, 3),
-            blockingSyncsPerHour: round(blockingPerMinute(utilization) * 60, 2),
+            blockingSyncsPerHour: round(blockingAt(utilization) * 60, 2),
             utilization: round(utilization, 3),
             finalUtilization: round(finalUtilization, 3),
           },
@@ -441,41 +449,6 @@ export const slowButSteady: Scenario = {
     };
   },
 };
-
-/**
- * How many syncs of the tail must have finished, on average, before their count says they recur: ten, the fewest
- * whose count (Poisson) comes to two or more on all but one run in two thousand. A tail that passes 10 s by a second
- * or two is seldom caught running (a scrape must fall in that second), so only the finished syncs show it.
- */
-const TAIL_SYNCS_SEEN = 10;
-
-/**
- * `truth` with what the tail of uniformly slow syncs owes: syncs that pass `BLOCKING_AT_MS` block as a blocking
- * call's do, whatever their cause, and owe slow work where they recur (`blockingSyncsOwe`), once
- * `TAIL_SYNCS_SEEN` of them have finished. `perMinute`: how many a minute at the start (`fewest`) and, with the
- * background's polls, at the end (`most`).
- */
-function withBlockingTail(
-  truth: QueueTruthSpec,
-  perMinute: { readonly fewest: number; readonly most: number },
-): QueueTruthSpec {
-  const atFewest = blockingSyncsOwe(perMinute.fewest);
-  const atMost = blockingSyncsOwe(perMinute.most);
-  const tail = `syncs of 10 s or more ${round(perMinute.fewest * 60, 1)} an hour`;
-  if (atFewest === 'owed')
-    return {
-      ...truth,
-      expected: [...truth.expected, 'WorkqueueSlowWork'],
-      onsetMs: Math.max(truth.onsetMs ?? 0, Math.ceil((TAIL_SYNCS_SEEN / perMinute.fewest) * MINUTE)),
-      note: `${truth.note}; ${tail}: they block`,
-    };
-  if (atMost === 'none') return truth;
-  return {
-    ...truth,
-    allowed: [...truth.allowed, 'WorkqueueSlowWork'],
-    note: `${truth.note}; ${tail}: they block, but rarer than one in two minutes`,
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // event-per-sync

@@ -60,6 +60,46 @@ export function blockingShareOf(dist: DurationDist): number {
   return shareAbove(dist, BLOCKING_AT_MS);
 }
 
+/** Syncs of `BLOCKING_AT_MS` or longer a minute among `syncsPerSecond` drawn from `sync`. */
+export function blockingPerMinute(sync: DurationDist, syncsPerSecond: number): number {
+  return syncsPerSecond * blockingShareOf(sync) * 60;
+}
+
+/**
+ * How many syncs of the tail must have finished, on average, before their count says they recur: ten, the fewest
+ * whose count (Poisson) comes to two or more on all but one run in two thousand. A tail that passes 10 s by a second
+ * or two is seldom caught running (a scrape must fall in that second), so only the finished syncs show it.
+ */
+const TAIL_SYNCS_SEEN = 10;
+
+/**
+ * `truth` with what the tail of a load's syncs owes (uniformly slow syncs, or a backlog's and a saturated pool's
+ * when their syncs are slow): syncs that pass `BLOCKING_AT_MS` block as a blocking call's do, whatever their cause, and owe slow work where they recur (`blockingSyncsOwe`), once
+ * `TAIL_SYNCS_SEEN` of them have finished. `perMinute`: how many a minute at the start (`fewest`) and, with the
+ * background's polls, at the end (`most`).
+ */
+export function withBlockingTail(
+  truth: QueueTruthSpec,
+  perMinute: { readonly fewest: number; readonly most: number },
+): QueueTruthSpec {
+  const atFewest = blockingSyncsOwe(perMinute.fewest);
+  const atMost = blockingSyncsOwe(perMinute.most);
+  const tail = `syncs of 10 s or more ${round(perMinute.fewest * 60, 1)} an hour`;
+  if (atFewest === 'owed')
+    return {
+      ...truth,
+      expected: [...truth.expected, 'WorkqueueSlowWork'],
+      onsetMs: Math.max(truth.onsetMs ?? 0, Math.ceil((TAIL_SYNCS_SEEN / perMinute.fewest) * MINUTE)),
+      note: `${truth.note}; ${tail}: they block`,
+    };
+  if (atMost === 'none') return truth;
+  return {
+    ...truth,
+    allowed: [...truth.allowed, 'WorkqueueSlowWork'],
+    note: `${truth.note}; ${tail}: they block, but rarer than one in two minutes`,
+  };
+}
+
 /** How long a sync must have run before anyone, looking at it, would call it stuck rather than slow. */
 const STUCK_AFTER_MS = 5 * MINUTE;
 
