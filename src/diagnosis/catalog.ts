@@ -70,6 +70,8 @@ export type RuleSettings = {
   readonly rule: DiagnosisRule;
   readonly thresholds: ThresholdValues;
   readonly forMs: number;
+  /** The rule's `keepFiringForMs`, 0 without one. */
+  readonly keepFiringForMs: number;
   readonly enabled: boolean;
 };
 
@@ -106,5 +108,5 @@ function settingsFor(r: DiagnosisRule, layers: ReadonlyArray<RuleOverride | unde
     if (layer.disabled !== undefined) enabled = !layer.disabled;
     if (layer.condition !== undefined) rule = { ...r, condition: layer.condition };
   }
-  return { rule, thresholds, forMs, enabled };
+  return { rule, thresholds, forMs, keepFiringForMs: r.keepFiringForMs ?? 0, enabled };
 }

@@ -292,11 +292,18 @@ export async function checkConditions(
 
   const results: CheckResult[] = [];
   const tracing: Array<{ plan: Plan; alive: Set<string>; since: Map<string, number>; earliest: number }> = [];
+  const keeping: KeptCheck[] = [];
   const floor = Math.max(at - SINCE_LOOKBACK_MS, options.historyStartMs ?? Number.NEGATIVE_INFINITY);
   plans.forEach((plan, i) => {
     const times = timesOf[i] ?? [at];
     const holds = (t: number, key: string) => (plan.steps.get(t) ?? NOTHING).has(key);
     const from = times[0] ?? at;
+    if (plan.check.traceSince && keepOf(plan.check.settings) > 0) {
+      const kept: KeptCheck = { plan, firing: new Set(), since: new Map() };
+      results.push({ keys: kept.firing, since: kept.since });
+      keeping.push(kept);
+      return;
+    }
     if (!plan.check.traceSince) {
       const atKeys = plan.steps.get(at) ?? NOTHING;
       results.push({ keys: new Set([...atKeys].filter((k) => times.every((t) => holds(t, k)))), since: new Map() });
@@ -358,6 +365,8 @@ export async function checkConditions(
     }
   }
 
+  for (const kept of keeping) await replayKept(backend, kept, options, floor);
+
   // A time off the grid is never asked for again.
   if (grid !== at) for (const plan of plans) plan.steps.delete(at);
   for (const trace of tracing) {
@@ -366,6 +375,96 @@ export async function checkConditions(
     for (const [key, sinceMs] of trace.since) remembered.set(key, { sinceMs, atMs: at });
   }
   return { results, atVectors };
+}
+
+/** A rule kept firing through dips (`keepFiringForMs`) and what it gives: the keys firing, and since when. */
+type KeptCheck = { readonly plan: Plan; readonly firing: Set<string>; readonly since: Map<string, number> };
+
+/** A rule's `keepFiringForMs`; an observation is never kept. */
+function keepOf(settings: ConditionSettings): number {
+  return 'rule' in settings ? settings.keepFiringForMs : 0;
+}
+
+/**
+ * The keys of a rule kept firing through dips that fire or are pending at `at`, and since when, as a Prometheus
+ * alert with `keep_firing_for` is: pending from a step where the condition holds, firing once it has held at
+ * every step of the `for`, and once firing, firing on through steps where it does not hold until the keep has
+ * passed since the first of them (the condition holding again within it resumes the same alert, its `for` not
+ * started again). The state is replayed step by step from the last time it was surely inactive: a run of steps
+ * without the condition as long as the keep (a firing alert has resolved by then, a pending one at once), or the
+ * lookback's `floor`, where a key whose condition held on and off since is taken as starting there.
+ */
+async function replayKept(
+  backend: DiagnosisBackend,
+  kept: KeptCheck,
+  options: CheckOptions,
+  floor: number,
+): Promise<void> {
+  const { at, step, signal } = options;
+  const { plan, firing, since } = kept;
+  const { forMs } = plan.check.settings;
+  const keepMs = keepOf(plan.check.settings);
+  const holds = (t: number, key: string) => (plan.steps.get(t) ?? NOTHING).has(key);
+  const grid = gridStepAtOrBefore(at, options);
+  // Steps without the condition after which a firing alert has resolved: the first at the keep or later.
+  const resolvedAfter = Math.ceil(keepMs / step) + 1;
+
+  // Keys holding at `at` or at a step of the keep before it: only those can fire or be pending.
+  const recent = grid >= floor ? stepTimes(grid, step, Math.floor((grid - Math.max(floor, grid - keepMs)) / step)) : [];
+  await fill(backend, [plan], recent, signal);
+  const keys = new Set(plan.steps.get(at) ?? NOTHING);
+  for (const t of recent) for (const key of plan.steps.get(t) ?? NOTHING) keys.add(key);
+  if (keys.size === 0) return;
+
+  // Back from `at` to each key's last run of `resolvedAfter` steps without the condition, a chunk at a time.
+  const startOf = new Map<string, number>();
+  const missedRun = new Map<string, number>();
+  for (const key of keys) missedRun.set(key, holds(at, key) || grid === at ? 0 : 1);
+  let earliest = grid + step;
+  while (missedRun.size > 0 && earliest - step >= floor) {
+    const end = earliest - step;
+    const count = Math.min(TRACE_CHUNK, Math.floor((end - floor) / step) + 1);
+    const older = stepTimes(end, step, count - 1);
+    await fill(backend, [plan], older, signal);
+    for (let i = older.length - 1; i >= 0 && missedRun.size > 0; i--) {
+      const t = older[i] as number;
+      for (const [key, run] of missedRun) {
+        const missed = holds(t, key) ? 0 : run + 1;
+        if (missed >= resolvedAfter) {
+          startOf.set(key, t);
+          missedRun.delete(key);
+        } else missedRun.set(key, missed);
+      }
+      earliest = t;
+    }
+  }
+  for (const key of missedRun.keys()) startOf.set(key, earliest);
+
+  for (const [key, start] of startOf) {
+    const times = stepTimes(grid, step, Math.round((grid - start) / step));
+    if (grid !== at) times.push(at);
+    let activeSince: number | undefined;
+    let isFiring = false;
+    let missedSince: number | undefined;
+    for (const t of times) {
+      if (holds(t, key)) {
+        missedSince = undefined;
+        activeSince ??= t;
+        if (t - activeSince >= forMs) isFiring = true;
+        continue;
+      }
+      if (isFiring) {
+        missedSince ??= t;
+        if (t - missedSince < keepMs) continue;
+      }
+      activeSince = undefined;
+      isFiring = false;
+      missedSince = undefined;
+    }
+    if (activeSince === undefined) continue;
+    since.set(key, activeSince);
+    if (isFiring) firing.add(key);
+  }
 }
 
 /** The last step of the grid at or before `t`. */

@@ -141,6 +141,11 @@ export type DiagnosisRule<K extends string = string> = ConditionDefinition<K> & 
   readonly severity: Severity;
   readonly scope: RuleScope;
   /**
+   * How long a firing finding stays firing after its condition last held (an alert's `keep_firing_for`): a
+   * condition that holds again within it neither ends the finding nor starts its `for` again. None by default.
+   */
+  readonly keepFiringForMs?: number;
+  /**
    * Target-scope rules: what the engine reports for a target without queues, from what it knows of the
    * target. Without it, a target-scope rule reports a finding for the targets its condition holds for.
    */

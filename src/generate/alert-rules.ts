@@ -1,7 +1,7 @@
 /**
  * The Prometheus rules: one group, the recording rules (`recording-rules.ts`) first, then one alert per
  * enabled diagnosis. The expression is the rule's condition with the thresholds in force, over the recorded
- * series; `for` is the rule's duration, and the annotations are built from the rule's text with the alert's
+ * series; `for` is the rule's duration (and `keep_firing_for` its keep, where it has one), and the annotations are built from the rule's text with the alert's
  * measured values filled in by Prometheus at evaluation time.
  */
 
@@ -22,6 +22,8 @@ export type AlertingRule = {
   readonly alert: string;
   readonly expr: string;
   readonly for: string;
+  /** The rule's `keepFiringForMs`, where it has one (Prometheus 2.42 and later). */
+  readonly keep_firing_for?: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: { readonly summary: string; readonly description: string; readonly runbook_url: string };
 };
@@ -67,11 +69,12 @@ function alertingRule(
   scope: QueryScope,
   runbookBaseUrl: string,
 ): AlertingRule {
-  const { rule, forMs } = analysis.settings;
+  const { rule, forMs, keepFiringForMs } = analysis.settings;
   return {
     alert: rule.id,
     expr,
     for: formatDuration(forMs),
+    ...(keepFiringForMs > 0 ? { keep_firing_for: formatDuration(keepFiringForMs) } : {}),
     labels: { [LABEL.severity]: rule.severity },
     annotations: {
       summary: goTemplate(summary(analysis, plan, scope)),

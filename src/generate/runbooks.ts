@@ -46,7 +46,7 @@ function tableCell(text: string): string {
 }
 
 export function runbook(analysis: RuleAnalysis, scope: QueryScope = {}): string {
-  const { rule, thresholds, forMs } = analysis.settings;
+  const { rule, thresholds, forMs, keepFiringForMs } = analysis.settings;
   const context: TextContext = { signals: {}, thresholds };
   const alertLabels = scopedIdentityLabels(ruleIdentityScope(rule.scope), scope);
   const selector = scope.selector ?? [];
@@ -67,7 +67,7 @@ export function runbook(analysis: RuleAnalysis, scope: QueryScope = {}): string 
     '',
     `- **Severity:** ${rule.severity}`,
     ...(analysis.settings.enabled ? [] : ['- **Disabled** by the configuration: no alert is generated for it.']),
-    `- **Fires when** the condition below has held for **${formatDuration(forMs)}** (checked at every rule evaluation).`,
+    `- **Fires when** the condition below has held for **${formatDuration(forMs)}** (checked at every rule evaluation)${keepFiringForMs > 0 ? `, and **stays firing ${formatDuration(keepFiringForMs)}** after it last held (\`keep_firing_for\`: a condition holding again within it resumes the alert)` : ''}.`,
     `- **One alert per** ${rule.scope === 'queue' ? 'work queue' : 'scraped target'}, labelled ${alertLabels.map((l) => `\`${l}\``).join(', ')}${rule.scope === 'queue' ? ' (`controller` only with controller-runtime)' : ''}.`,
     '',
     '## What fired',

@@ -40,6 +40,8 @@ export type RuleView = {
   readonly enabled: boolean;
   /** How long the condition must hold, as a Prometheus duration. */
   readonly for: string;
+  /** How long a firing finding stays firing after the condition last held (`keep_firing_for`); absent without one. */
+  readonly keepFiringFor?: string;
   readonly thresholds: Readonly<Record<string, ThresholdView>>;
   /** The alert expression (PromQL) with the thresholds in force. */
   readonly expr: string;
@@ -113,6 +115,7 @@ function ruleView(settings: RuleSettings, runbookBaseUrl: string): RuleView {
     scope: rule.scope,
     enabled: settings.enabled,
     for: formatDuration(settings.forMs),
+    ...(settings.keepFiringForMs > 0 ? { keepFiringFor: formatDuration(settings.keepFiringForMs) } : {}),
     thresholds,
     expr: renderPromQL(conditionWith(rule, settings.thresholds)),
     meaning: rule.text.meaning,

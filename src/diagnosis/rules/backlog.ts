@@ -87,7 +87,9 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
  * Backlog: keys arrive faster than the workers finish them, so the queue never drains. Either the depth
  * keeps growing, or (once deduplication caps it) it stands high with keys waiting far longer than a sync
  * takes. A burst that drains (resync, rollout, a short spike) reaches zero within the window; a backlog
- * does not, for the whole `forMs`.
+ * does not, for the whole `forMs`. Once firing it stays firing for a trend window after the condition last held
+ * (`keepFiringForMs`): between the refills of a standing queue fed by batches, its depth can fall as a list being
+ * worked off falls for minutes.
  *
  * The drain bound (`DRAIN_SHARE`): a queue whose depth falls by at least a fifth of its completions (the
  * least-squares slope over the trend window) is draining, whatever its size, and is never a backlog: an
@@ -145,6 +147,11 @@ export const backlog = defineRule({
   // No shorter than the trend window: a single jump of the depth (a relist, a resync) leaves the window before a
   // reading that only the jump holds (its least-squares rise) can have held for the whole `for`.
   forMs: 10 * MINUTE_MS,
+  // As long as the trend window: a standing queue refilled by batches holds a reading while a refill is within the
+  // trend window, and between refills falls as a list being worked off falls (deduplication absorbs a batch whose keys
+  // still wait, so refills come less often than the batches). Kept firing for another trend window, a backlog
+  // refilled at least every two trend windows stays one; a queue that drained ends it a trend window later.
+  keepFiringForMs: 10 * MINUTE_MS,
   condition: (t) =>
     binary(
       'unless',
