@@ -4,7 +4,8 @@
  * of the same source). A condition that holds at `at` but not yet at every step of its `for` is pending, as a
  * Prometheus alert is: its `since` is known and it fires at `since + for` if it keeps holding. A `for` is never
  * shortened: steps before the first sample hold nothing, so a history shorter than `for` leaves the condition
- * pending, never firing.
+ * pending, never firing. A rule with a keep (`keepFiringForMs`) fires on through steps where its condition does not
+ * hold, as an alert with `keep_firing_for` does; its state is replayed from the steps (`replayKept`), not carried.
  *
  * Steps lie on the grid of multiples of `step` (offset by `phase` where the backend's numbers are exact only at
  * its own times: a Prometheus's rule group evaluations), so successive evaluations ask for the same times: what a
