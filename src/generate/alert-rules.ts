@@ -1,8 +1,8 @@
 /**
  * The Prometheus rules: one group, the recording rules (`recording-rules.ts`) first, then one alert per
  * enabled diagnosis. The expression is the rule's condition with the thresholds in force, over the recorded
- * series; `for` is the rule's duration (and `keep_firing_for` its keep, where it has one), and the annotations are built from the rule's text with the alert's
- * measured values filled in by Prometheus at evaluation time.
+ * series; `for` is the rule's duration (and `keep_firing_for` its keep, where it has one), and the annotations
+ * are built from the rule's text with the alert's measured values filled in by Prometheus at evaluation time.
  */
 
 import type { RuleOverrides } from '../diagnosis/catalog.js';
