@@ -18,7 +18,7 @@ import {
   round,
   steadySync,
 } from './common.js';
-import { blockingPerMinute, withBlockingTail } from './slow-work.js';
+import { withSyncTail } from './slow-work.js';
 
 // ---------------------------------------------------------------------------------------------
 // backlog
@@ -36,11 +36,7 @@ export function backlogController(params: SimulationParams, name = 'pod'): Contr
   const ceiling = load > 1 ? keys * (1 - 1 / load) : 0;
   // A backlog that deduplication has levelled off is a backlog while its keys wait long; a small population
   // levels off at a few keys per worker, each reconciled within seconds: saturation.
-  const blocking = blockingPerMinute(sync, Math.min(rate, cap));
-  const truth = withBlockingTail(overloadTruth({ keys, rate, capacity: cap }, params), {
-    fewest: blocking,
-    most: blocking,
-  });
+  const truth = withSyncTail(overloadTruth({ keys, rate, capacity: cap }, params), sync, cap, { from: load, to: load });
   return {
     name,
     workers,
@@ -100,9 +96,9 @@ export const saturation: Scenario = {
           keys,
           events: { rate, keys: { kind: 'uniform' } },
           sync: steadySync(sync),
-          truth: withBlockingTail(risingCapacityTruth(rate / cap, finalUtilization, params), {
-            fewest: blockingPerMinute(sync, Math.min(rate, cap)),
-            most: blockingPerMinute(sync, Math.min(finalUtilization, 1) * cap),
+          truth: withSyncTail(risingCapacityTruth(rate / cap, finalUtilization, params), sync, cap, {
+            from: rate / cap,
+            to: finalUtilization,
           }),
           facts: {
             capacityPerSecond: round(cap, 3),
@@ -159,7 +155,7 @@ export const gradualBacklog: Scenario = {
           keys,
           events: { rate, ramp: { overMs: GRADUAL_RAMP_MS, toRate: finalRate }, keys: { kind: 'uniform' } },
           sync: steadySync(sync),
-          truth: withBlockingTail(
+          truth: withSyncTail(
             {
               ...final,
               // Found within one `for` of the queue ceasing to drain: where arrivals pass capacity by the 2% the
@@ -167,10 +163,9 @@ export const gradualBacklog: Scenario = {
               ...(Number.isFinite(overloadedAtMs) ? { onsetMs: drainsUntilMs } : {}),
               note: `arrivals rise from ${round(rate / cap, 2)}× to ${round(finalRate / cap, 2)}× capacity; overloaded from ${round(overloadedAtMs / MINUTE, 1)}m`,
             },
-            {
-              fewest: blockingPerMinute(sync, Math.min(rate, cap)),
-              most: blockingPerMinute(sync, Math.min(finalRate, cap)),
-            },
+            sync,
+            cap,
+            { from: rate / cap, to: finalRate / cap },
           ),
           facts: {
             capacityPerSecond: round(cap, 3),

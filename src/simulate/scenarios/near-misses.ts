@@ -29,7 +29,7 @@ import {
   UNWATCHED_UPDATE,
   withMedian,
 } from './common.js';
-import { blockingPerMinute, withBlockingTail } from './slow-work.js';
+import { blockingPerMinute, withSyncTail } from './slow-work.js';
 
 // ---------------------------------------------------------------------------------------------
 // healthy
@@ -326,10 +326,7 @@ export const bulkChange: Scenario = {
     let truth: QueueTruthSpec =
       list.allowedUntilMs === undefined ? list : { ...list, allowedUntilMs: list.allowedUntilMs + startMs };
     // Syncs of the steady events before the change, every worker's while it drains.
-    truth = withBlockingTail(truth, {
-      fewest: blockingPerMinute(sync, Math.min(rate, cap)),
-      most: blockingPerMinute(sync, cap),
-    });
+    truth = withSyncTail(truth, sync, cap, { from: rate / cap, to: 1 });
     if (truth.expected.length === 0 && undrainedAtEnd(drainedAtMs, params)) {
       truth = {
         expected: [],
@@ -381,9 +378,9 @@ export const busyButFine: Scenario = {
           keys,
           events: { rate, keys: { kind: 'uniform' } },
           sync: steadySync(sync),
-          truth: withBlockingTail(risingCapacityTruth(rate / cap, finalUtilization, params), {
-            fewest: blockingPerMinute(sync, Math.min(rate, cap)),
-            most: blockingPerMinute(sync, Math.min(finalUtilization, 1) * cap),
+          truth: withSyncTail(risingCapacityTruth(rate / cap, finalUtilization, params), sync, cap, {
+            from: rate / cap,
+            to: finalUtilization,
           }),
           facts: {
             capacityPerSecond: round(cap, 2),
@@ -420,8 +417,6 @@ export const slowButSteady: Scenario = {
     const cap = capacity(workers, sync);
     const utilization = (rate * (1 + SLOW_WRITE_ON_CHANGE)) / cap;
     const finalUtilization = utilization + backgroundPollsPerSecond(keys, rate, params) / cap;
-    // Syncs of 10 s or more a minute, at the syncs a second (capacity at most).
-    const blockingAt = (load: number) => blockingPerMinute(sync, Math.min(load, 1) * cap);
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'dns-operator'),
@@ -434,13 +429,13 @@ export const slowButSteady: Scenario = {
           // default SyncPeriod of 10 hours.
           events: { rate, keys: { kind: 'uniform' }, resyncPeriodMs: 10 * 60 * MINUTE },
           sync: steadySync(sync, SLOW_WRITE_ON_CHANGE),
-          truth: withBlockingTail(risingCapacityTruth(utilization, finalUtilization, params), {
-            fewest: blockingAt(utilization),
-            most: blockingAt(finalUtilization),
+          truth: withSyncTail(risingCapacityTruth(utilization, finalUtilization, params), sync, cap, {
+            from: utilization,
+            to: finalUtilization,
           }),
           facts: {
             meanSyncSeconds: round(meanMs(sync) / 1000, 3),
-            blockingSyncsPerHour: round(blockingAt(utilization) * 60, 2),
+            blockingSyncsPerHour: round(blockingPerMinute(sync, cap, utilization) * 60, 2),
             utilization: round(utilization, 3),
             finalUtilization: round(finalUtilization, 3),
           },

@@ -60,9 +60,28 @@ export function blockingShareOf(dist: DurationDist): number {
   return shareAbove(dist, BLOCKING_AT_MS);
 }
 
-/** Syncs of `BLOCKING_AT_MS` or longer a minute among `syncsPerSecond` drawn from `sync`. */
-export function blockingPerMinute(sync: DurationDist, syncsPerSecond: number): number {
-  return syncsPerSecond * blockingShareOf(sync) * 60;
+/**
+ * Syncs of `BLOCKING_AT_MS` or longer a minute among those drawn from `sync` by workers of `capacity` syncs a second
+ * under a load of `load` × capacity: they complete the load, their capacity at most.
+ */
+export function blockingPerMinute(sync: DurationDist, capacity: number, load: number): number {
+  return Math.min(load, 1) * capacity * blockingShareOf(sync) * 60;
+}
+
+/**
+ * `truth` with what the tail of syncs drawn from `sync` owes (`withBlockingTail`), for workers of `capacity` syncs a
+ * second under a load rising from `load.from` to `load.to` × capacity over the run.
+ */
+export function withSyncTail(
+  truth: QueueTruthSpec,
+  sync: DurationDist,
+  capacity: number,
+  load: { readonly from: number; readonly to: number },
+): QueueTruthSpec {
+  return withBlockingTail(truth, {
+    fewest: blockingPerMinute(sync, capacity, load.from),
+    most: blockingPerMinute(sync, capacity, load.to),
+  });
 }
 
 /**
@@ -78,7 +97,7 @@ const TAIL_SYNCS_SEEN = 10;
  * `TAIL_SYNCS_SEEN` of them have finished. `perMinute`: how many a minute at the start (`fewest`) and, with the
  * background's polls, at the end (`most`).
  */
-export function withBlockingTail(
+function withBlockingTail(
   truth: QueueTruthSpec,
   perMinute: { readonly fewest: number; readonly most: number },
 ): QueueTruthSpec {
