@@ -10,10 +10,14 @@ import {
   backgroundPollsPerSecond,
   type LoadSizes,
   leaseName,
+  listDrainSeconds,
+  listDrainTruth,
   loadDefaults,
   loadSizes,
   MINUTE,
   overloadTruth,
+  relistedList,
+  relistedOverloadTruth,
   risingCapacityTruth,
   round,
   steadySync,
@@ -36,12 +40,21 @@ export function backlogController(params: SimulationParams, name = 'pod'): Contr
   const ceiling = load > 1 ? keys * (1 - 1 / load) : 0;
   // A backlog that deduplication has levelled off is a backlog while its keys wait long; a small population
   // levels off at a few keys per worker, each reconciled within seconds: saturation.
-  const truth = withSyncTail(overloadTruth({ keys, rate, capacity: cap }, params), sync, cap, { from: load, to: load });
+  const overload = overloadTruth({ keys, rate, capacity: cap }, params);
+  // A relist queues every object not already waiting: over an overload the depth jumps and falls back to where
+  // deduplication balances it (`relistedOverloadTruth`); under capacity it is a list of every object, worked off in
+  // the time left over (`listDrainTruth`).
+  const relist = relistedList(listDrainSeconds(keys, rate, cap), params);
+  const relisted =
+    load >= 1
+      ? relistedOverloadTruth(overload, { keys, rate }, params)
+      : listDrainTruth(load, relist.drainSeconds, params, relist.note.replace(/^; /, ''));
+  const truth = withSyncTail(relisted, sync, cap, { from: load, to: load });
   return {
     name,
     workers,
     keys,
-    events: { rate, keys: { kind: 'uniform' } },
+    events: { rate, keys: { kind: 'uniform' }, ...relist.events },
     sync: steadySync(sync),
     truth,
     facts: {

@@ -330,6 +330,42 @@ export function overloadTruth(
 }
 
 /**
+ * Share of the throughput at or above which a falling depth reads as a list being worked off: `listDrainTruth`'s
+ * list ends falling at 15% of it, too close to call against a queue that holds its level.
+ */
+const LIST_FALL_SHARE = 1 - BUSY_ENOUGH_FOR_SATURATION;
+
+/**
+ * The truth of an overload (`overloadTruth`, `sizes`) whose informer relists every object at `relistAtSeconds`:
+ * every object not already waiting is queued, so the depth jumps towards every object, and with no arrival counted
+ * for a key that waits it falls back at the whole throughput at first; deduplication returns it to its balance,
+ * keys × (1 − capacity / arrivals), with the time constant keys / arrivals. While it falls by more than 15% of
+ * the throughput (`LIST_FALL_SHARE`: keys / arrivals × ln(1 / 0.15) after the relist) it is, to anyone reading the
+ * depth, a list being worked off. A backlog the overload (from the start) has sustained for a quarter of an hour
+ * (`SUSTAINED_LOAD_MS`) before the relist stays owed through that fall, its keys waiting all along; one the relist
+ * lands on sooner is owed from the fall's end. Without a relist `truth` is returned; without a backlog owed, its note
+ * gains the relist.
+ */
+export function relistedOverloadTruth(
+  truth: QueueTruthSpec,
+  sizes: { readonly keys: number; readonly rate: number },
+  params: Pick<SimulationParams, 'relistAtSeconds'>,
+): QueueTruthSpec {
+  if (params.relistAtSeconds === undefined) return truth;
+  const relistMs = params.relistAtSeconds * SECOND;
+  const relisted = `${truth.note}; every object is relisted at ${round(relistMs / MINUTE, 1)} minutes (an expired watch)`;
+  if (!truth.expected.includes('WorkqueueBacklog')) return { ...truth, note: relisted };
+  const fallMs = (sizes.keys / sizes.rate) * Math.log(1 / LIST_FALL_SHARE) * SECOND;
+  const note = `${relisted} and falls back to the balance in about ${Math.round(fallMs / MINUTE)} minutes`;
+  if (relistMs >= SUSTAINED_LOAD_MS) return { ...truth, note: `${note}, a backlog all along` };
+  return {
+    ...truth,
+    onsetMs: Math.max(truth.onsetMs ?? 0, relistMs + fallMs),
+    note: `${note}, before the overload was sustained: owed from the end of that fall`,
+  };
+}
+
+/**
  * How far clear of zero, in its own spread, a deduplicated standing depth stays over a run: never drained. The
  * waiting keys come and go at random: each of the keys not waiting gets an event at rate / keys, and a worker takes
  * one at the capacity. Pulled back to its level at rate / keys per key of excess and pushed about by both streams
