@@ -52,10 +52,60 @@ function mix32(x: number): number {
 const UINT32 = 4_294_967_296;
 
 /**
- * A controller's resolved controller-level background, precomputed for the hot path. Which keys poll, and at
- * what interval, is a seeded hash of the key (stream `<name>/background/polling` gives the salts), so it is
- * fixed per key and costs no table.
+ * Which of a controller's keys wait on something outside and are polled with `RequeueAfter`, and at what interval:
+ * a seeded hash of the key (stream `<name>/background/polling` gives the salts), fixed per key and costing no table.
+ * The simulated controller and its ground truth read the same roles.
  */
+export class PollingRoles {
+  private readonly threshold: number;
+  private readonly salt: number;
+  private readonly intervalSalt: number;
+  private readonly intervalMinMs: number;
+  private readonly intervalSpanMs: number;
+
+  constructor(controller: Pick<ControllerSpec, 'name' | 'keys'>, seed: number, spec: BackgroundSpec) {
+    const share = Math.min(spec.pollingKeyShare, spec.pollingMaxKeys / Math.max(1, controller.keys));
+    this.threshold = share * UINT32;
+    const salts = new Random(seed, `${controller.name}/background/polling`);
+    this.salt = salts.nextUint32();
+    this.intervalSalt = salts.nextUint32();
+    this.intervalMinMs = spec.pollIntervalMs[0];
+    this.intervalSpanMs = spec.pollIntervalMs[1] - spec.pollIntervalMs[0];
+  }
+
+  /** Whether any key can poll. */
+  get any(): boolean {
+    return this.threshold > 0;
+  }
+
+  /** Whether `key` is waiting on something external (polled with `RequeueAfter`). */
+  isPolling(key: number): boolean {
+    return this.threshold > 0 && mix32(key ^ this.salt) < this.threshold;
+  }
+
+  /** The fixed poll interval of `key`, whole ms. */
+  intervalMs(key: number): number {
+    return this.intervalMinMs + Math.round((this.intervalSpanMs * mix32(key ^ this.intervalSalt)) / UINT32);
+  }
+
+  /** How many of `keys` keys poll. */
+  count(keys: number): number {
+    if (this.threshold <= 0) return 0;
+    let count = 0;
+    for (let key = 0; key < keys; key++) if (this.isPolling(key)) count++;
+    return count;
+  }
+
+  /** Polls a second that all the polling keys among `keys` make once each is polled. */
+  pollsPerSecond(keys: number): number {
+    if (this.threshold <= 0) return 0;
+    let perSecond = 0;
+    for (let key = 0; key < keys; key++) if (this.isPolling(key)) perSecond += 1000 / this.intervalMs(key);
+    return perSecond;
+  }
+}
+
+/** A controller's resolved controller-level background, precomputed for the hot path. */
 export class ControllerBackground {
   readonly conflictShare: number;
   readonly optionalGetShare: number;
@@ -65,11 +115,7 @@ export class ControllerBackground {
   readonly resync: ResyncPlan | null;
   /** Whether any per-sync component is on. */
   readonly perSync: boolean;
-  private readonly pollThreshold: number;
-  private readonly pollSalt: number;
-  private readonly intervalSalt: number;
-  private readonly intervalMinMs: number;
-  private readonly intervalSpanMs: number;
+  readonly polling: PollingRoles;
 
   constructor(controller: ControllerSpec, seed: number, spec: BackgroundSpec) {
     this.conflictShare = spec.conflictShare;
@@ -77,31 +123,7 @@ export class ControllerBackground {
     this.conflictThreshold = spec.conflictShare * UINT32;
     this.optionalGetThreshold = spec.optionalGetShare * UINT32;
     this.resync = resyncPlan(controller, seed, spec);
-    const pollingShare = Math.min(spec.pollingKeyShare, spec.pollingMaxKeys / Math.max(1, controller.keys));
-    this.pollThreshold = pollingShare * UINT32;
-    const salts = new Random(seed, `${controller.name}/background/polling`);
-    this.pollSalt = salts.nextUint32();
-    this.intervalSalt = salts.nextUint32();
-    this.intervalMinMs = spec.pollIntervalMs[0];
-    this.intervalSpanMs = spec.pollIntervalMs[1] - spec.pollIntervalMs[0];
-    this.perSync = this.conflictShare > 0 || this.optionalGetShare > 0 || this.pollThreshold > 0;
-  }
-
-  /** Whether `key` is waiting on something external (polled with `RequeueAfter`). */
-  isPolling(key: number): boolean {
-    return this.pollThreshold > 0 && mix32(key ^ this.pollSalt) < this.pollThreshold;
-  }
-
-  /** The fixed poll interval of `key`, whole ms. */
-  pollIntervalMs(key: number): number {
-    return this.intervalMinMs + Math.round((this.intervalSpanMs * mix32(key ^ this.intervalSalt)) / UINT32);
-  }
-
-  /** How many of `keys` keys poll. */
-  pollingKeys(keys: number): number {
-    if (this.pollThreshold <= 0) return 0;
-    let count = 0;
-    for (let key = 0; key < keys; key++) if (this.isPolling(key)) count++;
-    return count;
+    this.polling = new PollingRoles(controller, seed, spec);
+    this.perSync = this.conflictShare > 0 || this.optionalGetShare > 0 || this.polling.any;
   }
 }

@@ -350,7 +350,7 @@ export class SimController {
       this.conflicted.add(key);
       return flags | CONFLICT;
     }
-    if (background.isPolling(key)) flags |= POLL;
+    if (background.polling.isPolling(key)) flags |= POLL;
     return flags;
   }
 
@@ -393,7 +393,7 @@ export class SimController {
       this.stats.polls++;
       reconcile?.requeueAfter();
       this.queue.forget(key);
-      this.queue.addAfter(key, this.background.pollIntervalMs(key), priority);
+      this.queue.addAfter(key, this.background.polling.intervalMs(key), priority);
     } else {
       switch (result.kind) {
         case 'success':

@@ -277,7 +277,7 @@ function queueBackground(controller: ControllerSpec, seed: number, spec: Backgro
     conflictShare: spec.conflictShare,
     optionalGetShare: spec.optionalGetShare,
     pollingKeyShare: spec.pollingKeyShare,
-    pollingKeys: background.pollingKeys(controller.keys),
+    pollingKeys: background.polling.count(controller.keys),
     pollIntervalMs: spec.pollIntervalMs,
     resync: background.resync,
   };

@@ -26,6 +26,7 @@ import {
   advanceTo,
   DEFAULT_START_MS,
   getScenario,
+  groundTruth,
   resolveParams,
   runVirtual,
   scrapeTimes,
@@ -171,13 +172,13 @@ describe('polling keys', () => {
       { controllers: [polling], background: only({ pollingKeyShare: 0.02, pollingMaxKeys: 20 }) },
       10 * MINUTE,
     );
-    const background = process.controllers[0]!.background;
-    const pollingKeys = syncTimes.flatMap((_, key) => (background.isPolling(key) ? [key] : []));
-    expect(pollingKeys.length).toBe(background.pollingKeys(keys));
+    const roles = process.controllers[0]!.background.polling;
+    const pollingKeys = syncTimes.flatMap((_, key) => (roles.isPolling(key) ? [key] : []));
+    expect(pollingKeys.length).toBe(roles.count(keys));
     expect(pollingKeys.length).toBeGreaterThan(10);
     expect(pollingKeys.length).toBeLessThan(35);
     for (const key of pollingKeys) {
-      const interval = background.pollIntervalMs(key);
+      const interval = roles.intervalMs(key);
       expect(interval).toBeGreaterThanOrEqual(30_000);
       expect(interval).toBeLessThanOrEqual(60_000);
       const times = syncTimes[key]!;
@@ -185,10 +186,23 @@ describe('polling keys', () => {
       // Each poll is queued `interval` after the previous sync ended (1 ms after it started).
       for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeCloseTo(interval + 1, 6);
     }
-    for (const key of syncTimes.keys()) if (!background.isPolling(key)) expect(syncTimes[key]).toHaveLength(1);
+    for (const key of syncTimes.keys()) if (!roles.isPolling(key)) expect(syncTimes[key]).toHaveLength(1);
     expect(value(CONTROLLER_RUNTIME.reconcileTotal, { ...C, result: 'requeue_after' })).toBe(stats!.polls);
     expect(value(WORKQUEUE.retries, W)).toBe(stats!.polls);
     expect(value(CONTROLLER_RUNTIME.reconcileErrors, C)).toBe(0);
+  });
+
+  it("a load scenario's truth counts the polls of the run's own polling objects, not the average number", () => {
+    // Seed 109011 draws 33 polling objects of 10,000 where 20 is the average; an event reaches each within the
+    // 45 minutes with probability 1 − exp(−7.06 × 2,700 / 10,000) = 0.851, and each is polled every 30 to 60 s.
+    const scenario = getScenario('busy-but-fine');
+    const params = resolveParams({ seed: 109011, workers: 1, keys: 10_000, durationMs: 45 * MINUTE }, scenario);
+    const queue = groundTruth(scenario, params).queues[0]!;
+    expect(queue.background?.pollingKeys).toBe(33);
+    const facts = queue.facts as { finalUtilization: number; utilization: number; capacityPerSecond: number };
+    const pollsPerSecond = (facts.finalUtilization - facts.utilization) * facts.capacityPerSecond;
+    expect(pollsPerSecond).toBeGreaterThan((33 * 0.851) / 60 - 0.01);
+    expect(pollsPerSecond).toBeLessThan((33 * 0.851) / 30 + 0.01);
   });
 
   it('a polling key whose sync fails keeps failing: only would-be successes poll', async () => {

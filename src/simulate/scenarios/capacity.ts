@@ -98,13 +98,14 @@ export const saturation: Scenario = {
   defaults: loadDefaults(SATURATION),
   build: (params) => {
     const { workers, keys, rate, capacity: cap, sync } = loadSizes(params, SATURATION);
-    const finalUtilization = (rate + backgroundPollsPerSecond(keys, rate, params)) / cap;
+    const name = 'machine';
+    const finalUtilization = (rate + backgroundPollsPerSecond({ name, keys }, rate, params)) / cap;
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'cluster-operator'),
       controllers: [
         {
-          name: 'machine',
+          name,
           workers,
           keys,
           events: { rate, keys: { kind: 'uniform' } },

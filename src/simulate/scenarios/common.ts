@@ -3,8 +3,10 @@
  * capacity arithmetic that ground truths are computed from.
  */
 import { DEFAULT_BACKGROUND } from '../background.js';
+import { PollingRoles } from '../controller-background.js';
 import { type DurationDist, meanMs, sampler } from '../distributions.js';
 import {
+  type ControllerSpec,
   type DiagnosisId,
   type EventSpec,
   type Flavor,
@@ -81,26 +83,25 @@ export function leaseName(flavor: Flavor, processName: string): string {
 }
 
 /**
- * Syncs per second the default background adds, by the end of the run, to a controller over `keys` objects whose
- * events arrive at `eventRate`: the few objects waiting on something outside (`pollingKeyShare` of the objects, at
- * most `pollingMaxKeys`), each polled with `RequeueAfter` every 30 to 60 s once an event has first synced it, so
- * only the share of them an event has reached by then (each object sees an event every keys / eventRate
- * seconds, or every one of them at once where `initialList` syncs every object at the start); none with the
- * background off. Part of the offered load: on a few workers with syncs of seconds, twenty polls a minute keep
- * most of a worker busy.
+ * Syncs per second the default background adds, by the end of the run, to `controller` (its name seeds which of its
+ * objects poll) whose events arrive at `eventRate`: the objects waiting on something outside (`pollingKeyShare` of
+ * them, at most `pollingMaxKeys` on average; the seeded draw of the run, `PollingRoles`, not that average), each
+ * polled with `RequeueAfter` at its own interval of 30 to 60 s once an event has first synced it, so only the share
+ * of them an event has reached by then (each object sees an event every keys / eventRate seconds, or every one of
+ * them at once where `initialList` syncs every object at the start); none with the background off. Part of the
+ * offered load: on a few workers with syncs of seconds, twenty polls a minute keep most of a worker busy.
  */
 export function backgroundPollsPerSecond(
-  keys: number,
+  controller: Pick<ControllerSpec, 'name' | 'keys'>,
   eventRate: number,
-  params: Pick<SimulationParams, 'background' | 'durationMs'>,
+  params: Pick<SimulationParams, 'background' | 'durationMs' | 'seed'>,
   initialList = false,
 ): number {
+  const keys = controller.keys;
   if (params.background === 'off' || keys <= 0) return 0;
-  const { pollingKeyShare, pollingMaxKeys, pollIntervalMs } = DEFAULT_BACKGROUND;
   // An initial list syncs every object at the start: every polling object is reached at once.
   const reached = initialList ? 1 : 1 - Math.exp(-(eventRate * (params.durationMs / SECOND)) / keys);
-  const polling = Math.min(pollingKeyShare * keys, pollingMaxKeys) * reached;
-  return (polling * SECOND) / ((pollIntervalMs[0] + pollIntervalMs[1]) / 2);
+  return new PollingRoles(controller, params.seed, DEFAULT_BACKGROUND).pollsPerSecond(keys) * reached;
 }
 
 /** Share of the syncs of a real change that write the object's status (`steadySync`'s `writeOnChange`) in the list and batch scenarios. */

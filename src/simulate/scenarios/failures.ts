@@ -95,7 +95,7 @@ export function persistentFailureController(params: SimulationParams, name = 'db
   const requeuedAtOnce = params.backoffBaseMs === 0 && failing > 0;
   // Settled, each failing object fails at every event for it, and once per maximum backoff in waves.
   const steadyErrorsPerSecond = (failing * rate) / keys;
-  const drawnPollsPerSecond = backgroundPollsPerSecond(keys, rate, params, true);
+  const drawnPollsPerSecond = backgroundPollsPerSecond({ name, keys }, rate, params, true);
   // Each poll's sync asks for the next one, and so does the sync of every event for a polling object.
   const countedPollsPerSecond = polling * (SECOND / POLL_INTERVAL_MS + rate / keys);
   const syncShare = steadyErrorsPerSecond / (rate + drawnPollsPerSecond + countedPollsPerSecond);

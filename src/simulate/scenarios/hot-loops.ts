@@ -113,7 +113,8 @@ export function statusWriteLoopController(params: SimulationParams, name = 'ingr
   // One add per looping sync: the echo of its write.
   const loopAddsPerSecond = (loopBusy * 1000) / sync;
   // Real changes and the background's polls add without a write.
-  const loopShare = loopAddsPerSecond / (loopAddsPerSecond + rate + backgroundPollsPerSecond(keys, rate, params));
+  const loopShare =
+    loopAddsPerSecond / (loopAddsPerSecond + rate + backgroundPollsPerSecond({ name, keys }, rate, params));
   const note = `${hotKeys} keys update their own status on every sync${echoedWhileRunning ? `, ${statusAtMs} ms into it,` : ''} and are woken by the echo of that write${
     echoedWhileRunning && !exposesMaxWorkers(params.flavor)
       ? '; the echoes hold the depth off zero as a full pool would, and without a max-workers metric nothing tells the two apart'

@@ -367,13 +367,14 @@ export const busyButFine: Scenario = {
   defaults: loadDefaults(BUSY),
   build: (params) => {
     const { workers, keys, rate, capacity: cap, sync } = loadSizes(params, BUSY);
-    const finalUtilization = (rate + backgroundPollsPerSecond(keys, rate, params)) / cap;
+    const name = 'ingress';
+    const finalUtilization = (rate + backgroundPollsPerSecond({ name, keys }, rate, params)) / cap;
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'ingress-operator'),
       controllers: [
         {
-          name: 'ingress',
+          name,
           workers,
           keys,
           events: { rate, keys: { kind: 'uniform' } },
@@ -416,13 +417,14 @@ export const slowButSteady: Scenario = {
     const sync = params.syncMs === undefined ? SLOW_SYNC : withMedian(SLOW_SYNC, params.syncMs);
     const cap = capacity(workers, sync);
     const utilization = (rate * (1 + SLOW_WRITE_ON_CHANGE)) / cap;
-    const finalUtilization = utilization + backgroundPollsPerSecond(keys, rate, params) / cap;
+    const name = 'dnsrecord';
+    const finalUtilization = utilization + backgroundPollsPerSecond({ name, keys }, rate, params) / cap;
     return {
       leader: true,
       leaseName: leaseName(params.flavor, 'dns-operator'),
       controllers: [
         {
-          name: 'dnsrecord',
+          name,
           workers,
           keys,
           // Syncs of 2 s: a full resync would hold every worker for minutes, so it keeps controller-runtime's
