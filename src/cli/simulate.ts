@@ -147,7 +147,7 @@ export function registerSimulateCommand(program: Command): void {
     .option('--spike-seconds <s>', 'short-spike: how long the burst of distinct objects lasts (default 120)')
     .option(
       '--relist-at-seconds <s>',
-      'initial-list, startup-list, starved-backlog: when the informer relists every object (an expired watch), seconds after the start (default none)',
+      "initial-list, startup-list, starved-backlog, backlog (and mixed's pod controller): when the informer relists every object (an expired watch), seconds after the start (default none)",
     )
     .option('--blocking-share <share>', 'blocking-call: share of syncs that block, 0 to 1 (default 0.008)')
     .option(
