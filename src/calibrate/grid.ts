@@ -36,6 +36,7 @@ const NUMBER_FIELDS = [
   'blockingShare',
   'blockingSeconds',
   'syncMs',
+  'scrapeIntervalMs',
 ] as const;
 
 export function parseCalibrationGrid(text: string, file: string): CalibrationCase[] {

@@ -21,11 +21,11 @@ import { describeExpr } from '../generate/condition-analysis.js';
 import type { Expr } from '../promql/expr.js';
 import { renderPromQL } from '../promql/render.js';
 import { diagnoseSource } from '../service/diagnose-source.js';
-import { type GroundTruth, runVirtual } from '../simulate/index.js';
+import type { GroundTruth } from '../simulate/index.js';
 import { recordingSourceFromText } from '../sources/recording-source.js';
 import type { MetricsSource } from '../sources/source.js';
 import { compareWithTruth, type QueueVerdict } from './compare.js';
-import { type CalibrationCase, describeCase, everyJudgedStep } from './run.js';
+import { type CalibrationCase, describeCase, everyJudgedStep, simulateCase } from './run.js';
 
 /** The factors each threshold is mutated by. */
 export const THRESHOLD_FACTORS = [0.5, 2] as const;
@@ -207,9 +207,8 @@ export async function runMutations(
 }
 
 async function prepare(c: CalibrationCase): Promise<PreparedCase> {
-  const { scenario, ...params } = c;
-  const run = await runVirtual(scenario, params);
-  const source = recordingSourceFromText(run.recording.text(), `${scenario}-${params.seed ?? 'default'}.om`);
+  const run = await simulateCase(c);
+  const source = recordingSourceFromText(run.recording.text(), `${c.scenario}-${c.seed ?? 'default'}.om`);
   const range = source.dataRange();
   if (range === undefined) throw new Error(`${describeCase(c)}: empty recording`);
   const times = everyJudgedStep(range);

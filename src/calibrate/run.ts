@@ -10,12 +10,16 @@ import { RULES, type RuleOverrides } from '../diagnosis/catalog.js';
 import { EVALUATION_INTERVAL_MS } from '../diagnosis/rule.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { diagnoseSource } from '../service/diagnose-source.js';
-import { runVirtual, type SimulationParams } from '../simulate/index.js';
+import { runVirtual, type SimulationParams, type VirtualRun } from '../simulate/index.js';
 import { recordingSourceFromText } from '../sources/recording-source.js';
 import { compareWithTruth, type QueueVerdict } from './compare.js';
 
 /** One run: a scenario with parameters (defaults where absent). */
-export type CalibrationCase = { readonly scenario: string } & Partial<SimulationParams>;
+export type CalibrationCase = {
+  readonly scenario: string;
+  /** The interval the recording is scraped at (the simulator's default where absent). */
+  readonly scrapeIntervalMs?: number;
+} & Partial<SimulationParams>;
 
 export type JudgeOptions = {
   /**
@@ -33,16 +37,15 @@ export async function runCase(
   overrides: RuleOverrides = {},
   options: JudgeOptions = {},
 ): Promise<QueueVerdict[]> {
-  const { scenario, ...params } = c;
-  const run = await runVirtual(scenario, params);
-  const file = `${scenario}-${params.seed ?? 'default'}.om`;
+  const run = await simulateCase(c);
+  const file = `${c.scenario}-${c.seed ?? 'default'}.om`;
   const source = recordingSourceFromText(run.recording.text(), file);
   // Kept across the judged times, as the service keeps it across its evaluations: a recording's data does not
   // change once read, so every step a condition was evaluated at stays valid and `since` is carried.
   const memory = new EvaluationMemory();
   try {
     const range = source.dataRange();
-    if (range === undefined) throw new Error(`scenario ${scenario} produced an empty recording`);
+    if (range === undefined) throw new Error(`scenario ${c.scenario} produced an empty recording`);
     const verdicts: QueueVerdict[] = [];
     const backend = memoizedBackend(source.backend);
     for (const atMs of judgedTimes(range, options)) {
@@ -60,6 +63,12 @@ export async function runCase(
     memory.close();
     await source.close();
   }
+}
+
+/** `c`'s scenario run on virtual time and recorded at its scrape interval. */
+export function simulateCase(c: CalibrationCase): Promise<VirtualRun> {
+  const { scenario, scrapeIntervalMs, ...params } = c;
+  return runVirtual(scenario, params, scrapeIntervalMs === undefined ? {} : { scrapeIntervalMs });
 }
 
 /** The end of the recording; with `everyStep`, every evaluation step from the first `for` up to it. */
@@ -111,5 +120,6 @@ export function describeCase(c: CalibrationCase): string {
   if (c.durationMs !== undefined) parts.push(`duration=${c.durationMs / 60_000}m`);
   if (c.flavor !== undefined) parts.push(`flavor=${c.flavor}`);
   if (c.queue !== undefined) parts.push(`queue=${c.queue}`);
+  if (c.scrapeIntervalMs !== undefined) parts.push(`scrape=${c.scrapeIntervalMs / 1000}s`);
   return parts.join(' ');
 }

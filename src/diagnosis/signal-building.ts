@@ -67,6 +67,20 @@ export function perQueue(inner: Expr): Expr {
   return sumWithout(WORKQUEUE_NOISE_LABELS, inner);
 }
 
+/**
+ * The lowest of `metric` over the last minute, or over the last two where the minute holds no sample. At a scrape
+ * interval of a minute (give or take its jitter) a one-minute window is now and then empty, and an empty window
+ * would read as no floor at all, ending every `for` that asks for one; two minutes always hold a sample there. At
+ * intervals up to half a minute the minute always holds one, and this is its floor.
+ */
+export function minuteFloor(metric: string, matchers: readonly LabelMatcher[] = []): Expr {
+  return binary(
+    'or',
+    rangeFn('min_over_time', metric, MINUTE_MS, matchers),
+    rangeFn('min_over_time', metric, 2 * MINUTE_MS, matchers),
+  );
+}
+
 export function rate(metric: string, windowMs: number = W, matchers: readonly LabelMatcher[] = []): Expr {
   return rangeFn('rate', metric, windowMs, matchers);
 }

@@ -39,8 +39,8 @@ import {
   BACKOFF_CAP_WINDOW_MS,
   BALANCE_WINDOW_MS,
   histogramSeries,
-  MINUTE_MS,
   meanSignal,
+  minuteFloor,
   perQueue,
   quantileSignal,
   rate,
@@ -187,15 +187,15 @@ const signalList = [
     unit: 'items',
     scope: 'queue',
     description:
-      'Lowest depth over the long window, once its samples span nine tenths of it (as many as the last five minutes hold, three times over, less a tenth). A free worker takes a waiting key at once, so a queue whose depth never reached zero in that time had every worker busy all along; over the few minutes of a new series (a restarted controller, a new scraper) that proves nothing.',
+      'Lowest depth over the long window, once its samples span nine tenths of it (the window holds a sample older than that: more samples than its last nine tenths hold, at any scrape interval up to a tenth of the window). A free worker takes a waiting key at once, so a queue whose depth never reached zero in that time had every worker busy all along; over the few minutes of a new series (a restarted controller, a new scraper) that proves nothing.',
     expr: perQueue(
       binary(
         'and',
         rangeFn('min_over_time', WORKQUEUE.depth, SUSTAINED_WINDOW_MS),
         binary(
-          '>=',
+          '>',
           rangeFn('count_over_time', WORKQUEUE.depth, SUSTAINED_WINDOW_MS),
-          binary('*', rangeFn('count_over_time', WORKQUEUE.depth, W), num((SPANNED_SHARE * SUSTAINED_WINDOW_MS) / W)),
+          rangeFn('count_over_time', WORKQUEUE.depth, SPANNED_SHARE * SUSTAINED_WINDOW_MS),
         ),
       ),
     ),
@@ -206,8 +206,8 @@ const signalList = [
     unit: 'items',
     scope: 'queue',
     description:
-      'Lowest depth over the last minute. Checked at every 30-second step of a `for`, it shows a queue that did not drain once in that time, without waiting for a longer window to fill.',
-    expr: perQueue(rangeFn('min_over_time', WORKQUEUE.depth, MINUTE_MS)),
+      'Lowest depth over the last minute (over the last two where the minute holds no scrape, at a scrape interval of a minute). Checked at every 30-second step of a `for`, it shows a queue that did not drain once in that time, without waiting for a longer window to fill.',
+    expr: perQueue(minuteFloor(WORKQUEUE.depth)),
   },
   {
     id: 'depthSlope',
@@ -301,7 +301,7 @@ const signalList = [
     scope: 'queue',
     description:
       "Lowest depth over the last minute of a priority queue's keys at priority 0 or above: its real changes, which it hands out before any low-priority key. Absent for the classic queue, and for a priority queue that has queued no such key.",
-    expr: byPriority(perQueue(rangeFn('min_over_time', WORKQUEUE.depth, MINUTE_MS, [PRIORITY_QUEUE_NORMAL]))),
+    expr: byPriority(perQueue(minuteFloor(WORKQUEUE.depth, [PRIORITY_QUEUE_NORMAL]))),
   },
   {
     id: 'normalPriorityDepthSlope',

@@ -78,6 +78,9 @@ const COMPOSITE_SIGNAL_NAMES: Readonly<Partial<Record<SignalId, { metric: string
   unexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate5m' },
   sustainedUnexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate15m' },
   steadyUnexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate20m' },
+  // The minute's floor, over two minutes where the minute holds no scrape: the names they always had.
+  depthFloor: { metric: WORKQUEUE.depth, operations: 'min_over_time1m' },
+  normalPriorityDepthFloor: { metric: 'workqueue_depth_normal_priority', operations: 'min_over_time1m' },
   // The long window's floor, recorded only once its samples span the window: the name it always had.
   sustainedDepthMin: { metric: WORKQUEUE.depth, operations: 'min_over_time15m' },
   // The trend window's floor, recorded only for a series older than the window.
