@@ -354,10 +354,11 @@ export function relistedOverloadTruth(
 ): QueueTruthSpec {
   if (params.relistAtSeconds === undefined) return truth;
   const relistMs = params.relistAtSeconds * SECOND;
-  const relisted = `${truth.note}; every object is relisted at ${round(relistMs / MINUTE, 1)} minutes (an expired watch)`;
+  // An overload is never worked off: the relist's words without an end of the work.
+  const relisted = `${truth.note}${relistedList(Number.POSITIVE_INFINITY, params).note}`;
   if (!truth.expected.includes('WorkqueueBacklog')) return { ...truth, note: relisted };
   const fallMs = (sizes.keys / sizes.rate) * Math.log(1 / LIST_FALL_SHARE) * SECOND;
-  const note = `${relisted} and falls back to the balance in about ${Math.round(fallMs / MINUTE)} minutes`;
+  const note = `${relisted}; the depth falls back to the balance in about ${Math.round(fallMs / MINUTE)} minutes`;
   if (relistMs >= SUSTAINED_LOAD_MS) return { ...truth, note: `${note}, a backlog all along` };
   return {
     ...truth,
