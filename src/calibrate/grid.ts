@@ -32,6 +32,7 @@ const NUMBER_FIELDS = [
   'transientShare',
   'outageSeconds',
   'spikeSeconds',
+  'batchSize',
   'relistAtSeconds',
   'blockingShare',
   'blockingSeconds',

@@ -113,6 +113,7 @@ export function describeCase(c: CalibrationCase): string {
   if (c.transientShare !== undefined) parts.push(`transientShare=${c.transientShare}`);
   if (c.outageSeconds !== undefined) parts.push(`outageSeconds=${c.outageSeconds}`);
   if (c.spikeSeconds !== undefined) parts.push(`spikeSeconds=${c.spikeSeconds}`);
+  if (c.batchSize !== undefined) parts.push(`batchSize=${c.batchSize}`);
   if (c.relistAtSeconds !== undefined) parts.push(`relistAtSeconds=${c.relistAtSeconds}`);
   if (c.blockingShare !== undefined) parts.push(`blockingShare=${c.blockingShare}`);
   if (c.blockingSeconds !== undefined) parts.push(`blockingSeconds=${c.blockingSeconds}`);

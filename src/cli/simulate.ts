@@ -64,6 +64,7 @@ interface SimulateFlags {
   transientShare?: string;
   outageSeconds?: string;
   spikeSeconds?: string;
+  batchSize?: string;
   relistAtSeconds?: string;
   blockingShare?: string;
   blockingSeconds?: string;
@@ -145,6 +146,7 @@ export function registerSimulateCommand(program: Command): void {
     )
     .option('--outage-seconds <s>', 'dependency-outage: how long the dependency is down (default 360)')
     .option('--spike-seconds <s>', 'short-spike: how long the burst of distinct objects lasts (default 120)')
+    .option('--batch-size <n>', 'sawtooth-batches: distinct objects each batch touches (default 30000, at most --keys)')
     .option(
       '--relist-at-seconds <s>',
       "initial-list, startup-list, starved-backlog, backlog (and mixed's pod controller): when the informer relists every object (an expired watch), seconds after the start (default none)",
@@ -156,7 +158,7 @@ export function registerSimulateCommand(program: Command): void {
     )
     .option(
       '--sync-ms <ms>',
-      "backlog, gradual-backlog, saturation: median sync time of the main controller; the load keeps its ratio to capacity; hot-loop-status-write: of the looping keys; slow-but-steady: of every sync; persistent-failure: of the failing keys' syncs (default: the scenario's)",
+      "backlog, gradual-backlog, saturation: median sync time of the main controller; the load keeps its ratio to capacity; sawtooth-batches: of every sync (the batch keeps its size); hot-loop-status-write: of the looping keys; slow-but-steady: of every sync; persistent-failure: of the failing keys' syncs (default: the scenario's)",
     )
     .option('--start <time>', 'time of the first sample (RFC 3339 or unix seconds)', '2026-01-01T00:00:00Z')
     .option('--record <file>', 'recording to write (virtual time); FILE.truth.json gets the ground truth')
@@ -311,6 +313,7 @@ function parseParams(flags: SimulateFlags, scenario: Scenario): SimulationParams
         : { transientShare: number('--transient-share', flags.transientShare) }),
       ...(flags.outageSeconds === undefined ? {} : { outageSeconds: number('--outage-seconds', flags.outageSeconds) }),
       ...(flags.spikeSeconds === undefined ? {} : { spikeSeconds: number('--spike-seconds', flags.spikeSeconds) }),
+      ...(flags.batchSize === undefined ? {} : { batchSize: integer('--batch-size', flags.batchSize) }),
       ...(flags.relistAtSeconds === undefined
         ? {}
         : { relistAtSeconds: number('--relist-at-seconds', flags.relistAtSeconds) }),

@@ -292,6 +292,11 @@ export interface SimulationParams {
   /** How long the burst of distinct objects lasts, in seconds, where the scenario has one (short-spike); else ignored. */
   readonly spikeSeconds?: number | undefined;
   /**
+   * How many distinct objects each periodic batch touches, where the scenario has batches (sawtooth-batches); else
+   * ignored.
+   */
+  readonly batchSize?: number | undefined;
+  /**
    * When the informer relists every object, in seconds after the start, where the scenario has an initial list
    * (initial-list, startup-list, starved-backlog); else ignored. A watch whose resourceVersion has expired (410 Gone,
    * as after a control-plane upgrade) is restarted with a full list, and every object comes back as an update with

@@ -137,6 +137,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
   check('transientShare', input.transientShare, 0, 1, false);
   check('outageSeconds', input.outageSeconds, 1, MAX_DURATION_MS / 1000, false);
   check('spikeSeconds', input.spikeSeconds, 1, MAX_DURATION_MS / 1000, false);
+  check('batchSize', input.batchSize, 1, MAX_KEYS, true);
   check('relistAtSeconds', input.relistAtSeconds, 0, MAX_DURATION_MS / 1000, false);
   check('blockingShare', input.blockingShare, 0, 1, false);
   check('blockingSeconds', input.blockingSeconds, 0.001, MAX_BLOCKING_SECONDS, false);
@@ -174,6 +175,7 @@ export function resolveParams(input: Partial<SimulationParams> = {}, scenario?: 
     ...(input.transientShare === undefined ? {} : { transientShare: input.transientShare }),
     ...(input.outageSeconds === undefined ? {} : { outageSeconds: input.outageSeconds }),
     ...(input.spikeSeconds === undefined ? {} : { spikeSeconds: input.spikeSeconds }),
+    ...(input.batchSize === undefined ? {} : { batchSize: input.batchSize }),
     ...(input.relistAtSeconds === undefined ? {} : { relistAtSeconds: input.relistAtSeconds }),
     ...(input.blockingShare === undefined ? {} : { blockingShare: input.blockingShare }),
     ...(input.blockingSeconds === undefined ? {} : { blockingSeconds: input.blockingSeconds }),

@@ -105,6 +105,11 @@ describe('simulate --scenario --out', () => {
     [['--scenario', 'healthy', '--workers', '0', '--out', 'x'], /workers must be an integer from 1/],
     [['--scenario', 'healthy', '--keys', '2.5', '--out', 'x'], /--keys must be a non-negative integer/],
     [['--scenario', 'healthy', '--rate', 'fast', '--out', 'x'], /--rate must be a number/],
+    [['--scenario', 'sawtooth-batches', '--batch-size', '0', '--out', 'x'], /batchSize must be an integer from 1/],
+    [
+      ['--scenario', 'sawtooth-batches', '--batch-size', 'many', '--out', 'x'],
+      /--batch-size must be a non-negative integer/,
+    ],
     [
       ['--scenario', 'hot-loop-status-write', '--status-at-ms', 'early', '--out', 'x'],
       /--status-at-ms must be a number/,

@@ -352,6 +352,35 @@ describe('computed truth at the edges', () => {
     ]);
   });
 
+  it('batches that take longer than their period to work off are a backlog from the second, past a tenth of capacity', () => {
+    // 128 workers of 40 s syncs at the median (log-normal, sigma 0.5: 45.3 s on average) complete 2.82 a second. A
+    // batch of 1,472 objects every 8 minutes, each change and a tenth more for its status echo, is 3.4 a second with
+    // the steady 0.022: 1.2 times capacity. The first batch lands on an empty queue; the second on what is left.
+    const outpaced = truthOf('sawtooth-batches', { workers: 128, syncMs: 40_000, rate: 0.02, batchSize: 1_472 });
+    const q = outpaced.queues[0]!;
+    expect(q.expected).toEqual(['WorkqueueBacklog', 'WorkqueueSlowWork']);
+    expect(q.onsetMs).toBe(9 * 60_000);
+    expect(q.causeMs).toBe(60_000);
+    // 1,284 objects a batch: 1.05 times capacity, too close to call either way.
+    const close = truthOf('sawtooth-batches', { workers: 128, syncMs: 40_000, rate: 0.02, batchSize: 1_284 })
+      .queues[0]!;
+    expect(close.expected).toEqual(['WorkqueueSlowWork']);
+    expect(close.allowed).toEqual(expect.arrayContaining(['WorkqueueBacklog', 'WorkqueueSaturated']));
+    // The default batches drain in about two and a half minutes: nothing.
+    expect(truthOf('sawtooth-batches').queues[0]!.expected).toEqual([]);
+  });
+
+  it('syncs whose tail runs past five minutes often enough allow a stuck worker, never owe one', () => {
+    // 40 s at the median (sigma 0.5): one sync in 36,000 passes 300 s (4 sigma); at 2.82 a second, 0.28 an hour, more
+    // than one in an eight-hour shift. At 20 s (5.4 sigma) one in 33 million: none.
+    const tail = truthOf('sawtooth-batches', { workers: 128, syncMs: 40_000, rate: 0.02, batchSize: 1_472 }).queues[0]!;
+    expect(tail.allowed).toContain('WorkqueueStuckWorker');
+    expect(tail.expected).not.toContain('WorkqueueStuckWorker');
+    const short = truthOf('sawtooth-batches', { workers: 128, syncMs: 20_000, rate: 0.02, batchSize: 1_472 })
+      .queues[0]!;
+    expect(short.allowed).not.toContain('WorkqueueStuckWorker');
+  });
+
   it('no events: nothing blocks and nothing gets stuck', () => {
     expect(truthOf('blocking-call', { rate: 0 }).queues[0]!.expected).toEqual([]);
     expect(truthOf('stuck-worker', { rate: 0 }).queues[0]!.expected).toEqual([]);

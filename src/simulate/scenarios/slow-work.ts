@@ -70,7 +70,8 @@ export function blockingPerMinute(sync: DurationDist, capacity: number, load: nu
 
 /**
  * `truth` with what the tail of syncs drawn from `sync` owes (`withBlockingTail`), for workers of `capacity` syncs a
- * second under a load rising from `load.from` to `load.to` × capacity over the run.
+ * second under a load rising from `load.from` to `load.to` × capacity over the run, and a stuck worker allowed where
+ * that tail runs past `STUCK_AFTER_MS` more often than the occasional stall.
  */
 export function withSyncTail(
   truth: QueueTruthSpec,
@@ -78,10 +79,19 @@ export function withSyncTail(
   capacity: number,
   load: { readonly from: number; readonly to: number },
 ): QueueTruthSpec {
-  return withBlockingTail(truth, {
+  const blocking = withBlockingTail(truth, {
     fewest: blockingPerMinute(sync, capacity, load.from),
     most: blockingPerMinute(sync, capacity, load.to),
   });
+  // A sync of the tail that runs past the stuck line holds its worker as a stuck one does, for as long: calling it
+  // stuck is fair wherever such syncs come more often than the occasional stall.
+  const stuckPerMinute = Math.min(load.to, 1) * capacity * shareAbove(sync, STUCK_AFTER_MS) * 60;
+  if (blockingSyncsOwe(stuckPerMinute) === 'none' || blocking.allowed.includes('WorkqueueStuckWorker')) return blocking;
+  return {
+    ...blocking,
+    allowed: [...blocking.allowed, 'WorkqueueStuckWorker'],
+    note: `${blocking.note}; syncs past ${STUCK_AFTER_MS / MINUTE} minutes ${round(stuckPerMinute * 60, 2)} an hour: each holds its worker as a stuck one does`,
+  };
 }
 
 /**
