@@ -55,17 +55,17 @@ export function blockingSyncsOwe(perMinute: number): 'owed' | 'allowed' | 'none'
   return perMinute * 60 * OCCASIONAL_EVERY_HOURS >= 1 ? 'allowed' : 'none';
 }
 
-/** The share of syncs drawn from `dist` that block: `BLOCKING_AT_MS` or longer. */
-export function blockingShareOf(dist: DurationDist): number {
-  return shareAbove(dist, BLOCKING_AT_MS);
-}
-
 /**
  * Syncs of `BLOCKING_AT_MS` or longer a minute among those drawn from `sync` by workers of `capacity` syncs a second
  * under a load of `load` × capacity: they complete the load, their capacity at most.
  */
 export function blockingPerMinute(sync: DurationDist, capacity: number, load: number): number {
-  return Math.min(load, 1) * capacity * blockingShareOf(sync) * 60;
+  return syncsPastPerMinute(sync, capacity, load, BLOCKING_AT_MS);
+}
+
+/** Syncs of `ms` or longer a minute, counted as `blockingPerMinute` counts those of `BLOCKING_AT_MS`. */
+function syncsPastPerMinute(sync: DurationDist, capacity: number, load: number, ms: number): number {
+  return Math.min(load, 1) * capacity * shareAbove(sync, ms) * 60;
 }
 
 /**
@@ -85,7 +85,7 @@ export function withSyncTail(
   });
   // A sync of the tail that runs past the stuck line holds its worker as a stuck one does, for as long: calling it
   // stuck is fair wherever such syncs come more often than the occasional stall.
-  const stuckPerMinute = Math.min(load.to, 1) * capacity * shareAbove(sync, STUCK_AFTER_MS) * 60;
+  const stuckPerMinute = syncsPastPerMinute(sync, capacity, load.to, STUCK_AFTER_MS);
   if (blockingSyncsOwe(stuckPerMinute) === 'none' || blocking.allowed.includes('WorkqueueStuckWorker')) return blocking;
   return {
     ...blocking,
