@@ -60,7 +60,7 @@ export function loadSizes(
   d: LoadSizes,
 ): Sizes & { readonly capacity: number; readonly sync: DurationDist } {
   const workers = params.workers ?? d.workers;
-  const sync = params.syncMs === undefined ? d.sync : withMedian(d.sync, params.syncMs);
+  const sync = withSyncMs(d.sync, params);
   const cap = capacity(workers, sync);
   return {
     workers,
@@ -71,10 +71,14 @@ export function loadSizes(
   };
 }
 
-/** `dist` moved to the median `medianMs`, its spread kept: a log-normal sync time. */
-export function withMedian(dist: DurationDist, medianMs: number): DurationDist {
+/**
+ * `dist` moved to the median `--sync-ms` gives (`params.syncMs`), its spread kept: a log-normal sync time; `dist` itself
+ * where none is given.
+ */
+export function withSyncMs(dist: DurationDist, params: Pick<SimulationParams, 'syncMs'>): DurationDist {
+  if (params.syncMs === undefined) return dist;
   if (dist.kind !== 'lognormal') throw new Error(`a scenario's load syncs are log-normal, got ${dist.kind}`);
-  return { ...dist, medianMs };
+  return { ...dist, medianMs: params.syncMs };
 }
 
 /** The lease a process holds: kube-controller-manager's, or an operator's leader-election id. */

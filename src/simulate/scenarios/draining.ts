@@ -24,7 +24,7 @@ import {
   type Sizes,
   sizes,
   steadySync,
-  withMedian,
+  withSyncMs,
 } from './common.js';
 import { withSyncTail } from './slow-work.js';
 
@@ -148,7 +148,7 @@ export const sawtoothBatches: Scenario = {
   defaults: SAWTOOTH,
   build: (params) => {
     const { workers, keys, rate } = sizes(params, SAWTOOTH);
-    const sync = params.syncMs === undefined ? SAWTOOTH_SYNC : withMedian(SAWTOOTH_SYNC, params.syncMs);
+    const sync = withSyncMs(SAWTOOTH_SYNC, params);
     const cap = capacity(workers, sync);
     const batch = Math.min(params.batchSize ?? BATCH_SIZE, keys);
     // The batch's changes and the steady ones each write status now and then: the echoes are syncs too.

@@ -28,7 +28,7 @@ import {
   type Sizes,
   sizes,
   steadySync,
-  withMedian,
+  withSyncMs,
 } from './common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -78,7 +78,7 @@ export function persistentFailureController(params: SimulationParams, name = 'db
   const invalid = Math.min(keys - failing, params.invalidKeys ?? 0);
   const polling = Math.min(keys - failing - invalid, params.pollingKeys ?? 0);
   const share = failing / keys;
-  const failingSync = params.syncMs === undefined ? FAILING_SYNC : withMedian(FAILING_SYNC, params.syncMs);
+  const failingSync = withSyncMs(FAILING_SYNC, params);
   const rejected =
     invalid > 0
       ? `; ${invalid} objects name a user that cannot exist: every sync of them is rejected with a terminal error, counted and not retried, nothing for the controller to fix`

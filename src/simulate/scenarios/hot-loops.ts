@@ -27,7 +27,7 @@ import {
   sizes,
   steadySync,
   UNWATCHED_UPDATE,
-  withMedian,
+  withSyncMs,
 } from './common.js';
 
 /** Mean delay from a write to its watch event (uniform 2–20 ms in the process model). */
@@ -88,7 +88,7 @@ export function statusWriteLoopController(params: SimulationParams, name = 'ingr
   const { workers, keys, rate } = sizes(params, STATUS_WRITE);
   const hotKeys = Math.min(params.loopKeys ?? STATUS_HOT_KEYS, keys);
   // `syncMs` moves the looping keys' syncs (a loop whose sync first waits on a slow call, then writes).
-  const loopSync = params.syncMs === undefined ? STATUS_SYNC : withMedian(STATUS_SYNC, params.syncMs);
+  const loopSync = withSyncMs(STATUS_SYNC, params);
   const sync = meanMs(loopSync);
   const statusAtMs = params.statusAtMs;
   // A status updated early in the sync is echoed while the sync runs: the key is counted in the depth meanwhile and
@@ -188,7 +188,7 @@ const NORMAL_SYNC = lognormal(8, 0.5);
 function noBackoffLoop(params: SimulationParams, defaults: Sizes) {
   const { workers, keys, rate } = sizes(params, defaults);
   const failing = Math.min(params.loopKeys ?? FAILING_KEYS, keys);
-  const failingSync = params.syncMs === undefined ? FAILING_SYNC : withMedian(FAILING_SYNC, params.syncMs);
+  const failingSync = withSyncMs(FAILING_SYNC, params);
   const loopAddsPerSecond = (Math.min(failing, workers) * 1000) / meanMs(failingSync);
   return { workers, keys, rate, failing, failingSync, loopAddsPerSecond };
 }
@@ -413,7 +413,7 @@ const LOOP_LIST_SHARE_SHOWN = 0.15;
 export function loopBesideListController(params: SimulationParams, name = 'loadbalancer'): ControllerSpec {
   const { workers, keys, rate } = sizes(params, BESIDE_LIST);
   const looping = Math.min(params.loopKeys ?? BESIDE_LIST_LOOP_KEYS, keys);
-  const listedSync = params.syncMs === undefined ? PROVIDER_SYNC : withMedian(PROVIDER_SYNC, params.syncMs);
+  const listedSync = withSyncMs(PROVIDER_SYNC, params);
   // The echo of a looping key's status update comes while its sync still runs: the key is handed out again the
   // moment it is done, so each looping key holds a worker for good (the ones beyond the workers wait their turn).
   const heldWorkers = Math.min(looping, workers);

@@ -27,7 +27,7 @@ import {
   sizes,
   steadySync,
   UNWATCHED_UPDATE,
-  withMedian,
+  withSyncMs,
 } from './common.js';
 import { blockingPerMinute, withSyncTail } from './slow-work.js';
 
@@ -414,7 +414,7 @@ export const slowButSteady: Scenario = {
   build: (params) => {
     const { workers, keys, rate } = sizes(params, SLOW);
     // `syncMs` moves the median of the uniformly slow syncs (a slower provider), their spread kept.
-    const sync = params.syncMs === undefined ? SLOW_SYNC : withMedian(SLOW_SYNC, params.syncMs);
+    const sync = withSyncMs(SLOW_SYNC, params);
     const cap = capacity(workers, sync);
     const utilization = (rate * (1 + SLOW_WRITE_ON_CHANGE)) / cap;
     const name = 'dnsrecord';
