@@ -106,6 +106,8 @@ export function settleMs(expr: Expr): number {
   switch (expr.kind) {
     case 'range':
       return expr.windowMs;
+    case 'subquery':
+      return expr.windowMs + settleMs(expr.expr);
     case 'binary':
       if (expr.op === 'or') return Math.min(settleMs(expr.lhs), settleMs(expr.rhs));
       if (expr.op === 'unless') return settleMs(expr.lhs);

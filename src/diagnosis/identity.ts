@@ -81,6 +81,7 @@ export function withPlacementLabels(expr: Expr, options: IdentityOptions = {}): 
       case 'histogram_quantile':
       case 'clamp_min':
       case 'signal':
+      case 'subquery':
         return { ...e, expr: visit(e.expr) };
       case 'binary': {
         const on = e.matching?.on;

@@ -33,6 +33,7 @@ import {
   rangeFn,
   regexMatch,
   selector,
+  subquery,
   sumWithout,
 } from '../promql/expr.js';
 import {
@@ -70,6 +71,35 @@ export {
 } from './signal-building.js';
 
 const W = SIGNAL_WINDOW_MS;
+
+/**
+ * Each queue's whole depth now (all its priorities summed), and 0 for a queue that exists but has no depth series
+ * yet: controller-runtime's priority queue creates a priority's depth series at its first add, while its adds counter
+ * exists from the queue's construction.
+ */
+const QUEUE_DEPTH_NOW = binary(
+  'or',
+  perQueue(selector(WORKQUEUE.depth)),
+  binary('*', num(0), perQueue(selector(WORKQUEUE.adds))),
+);
+/**
+ * The step of the depth slopes' subqueries: a third of the default scrape interval, so that each scrape's depth is
+ * held over about three points and the slope is that of the depth as scraped, within a fraction of a scrape. At a
+ * step equal to the scrape interval, the scrapes' jitter makes a step read one sample twice and skip the next,
+ * which moves the half-hour slope of a sawtooth of 1,500 keys by a tenth of a key a second.
+ */
+const DEPTH_SLOPE_STEP_MS = 5_000;
+
+/**
+ * The least-squares slope of a queue's whole depth over `windowMs`: of the sum of its priorities' depths, never the
+ * sum of each priority's slope. A priority level first used inside the window (the first resync's keys at -100, a
+ * first change at 0 after a list) opens its series with the keys it already holds, so its own slope reads only their
+ * fall, and the sum of the slopes a fall of the whole queue that did not happen; the queue's depth before it, 0 where
+ * the queue had no depth series at all, is what makes its rise part of the slope.
+ */
+function queueDepthSlope(windowMs: number): Expr {
+  return subquery('deriv', QUEUE_DEPTH_NOW, windowMs, DEPTH_SLOPE_STEP_MS);
+}
 /**
  * The line, in seconds, past which a sync is slow: the work-duration histogram's 10 s bucket, the only bound above
  * a second present in both bucket layouts (client-go's decades end at it). The slow-sync signals count finished
@@ -215,8 +245,8 @@ const signalList = [
     unit: '1/s',
     scope: 'queue',
     description:
-      'Least-squares slope of the depth over the trend window, in items per second: positive and sustained means arrivals outpace the workers.',
-    expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, TREND_WINDOW_MS)),
+      "Least-squares slope of the queue's whole depth (its priorities summed) over the trend window, in items per second: positive and sustained means arrivals outpace the workers.",
+    expr: queueDepthSlope(TREND_WINDOW_MS),
   },
   {
     id: 'recentDepthSlope',
@@ -224,8 +254,8 @@ const signalList = [
     unit: '1/s',
     scope: 'queue',
     description:
-      "Least-squares slope of the depth over the last five minutes: whether the queue is draining now. The trend window's slope still reads a burst that arrived minutes ago (a two-minute bulk change keeps it positive for most of ten minutes after it ended), while this one falls with the depth once the workers overtake the arrivals.",
-    expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, W)),
+      "Least-squares slope of the queue's whole depth over the last five minutes: whether the queue is draining now. The trend window's slope still reads a burst that arrived minutes ago (a two-minute bulk change keeps it positive for most of ten minutes after it ended), while this one falls with the depth once the workers overtake the arrivals.",
+    expr: queueDepthSlope(W),
   },
   {
     id: 'depthTrend',
@@ -233,8 +263,8 @@ const signalList = [
     unit: '1/s',
     scope: 'queue',
     description:
-      'Least-squares slope of the depth over half an hour: the balance of batches that arrive faster than they drain, whose depth falls between arrivals but rises from one to the next.',
-    expr: perQueue(rangeFn('deriv', WORKQUEUE.depth, BALANCE_WINDOW_MS)),
+      "Least-squares slope of the queue's whole depth over half an hour: the balance of batches that arrive faster than they drain, whose depth falls between arrivals but rises from one to the next.",
+    expr: queueDepthSlope(BALANCE_WINDOW_MS),
   },
   {
     id: 'depthChangePerSync',

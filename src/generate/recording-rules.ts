@@ -85,6 +85,10 @@ const COMPOSITE_SIGNAL_NAMES: Readonly<Partial<Record<SignalId, { metric: string
   sustainedDepthMin: { metric: WORKQUEUE.depth, operations: 'min_over_time15m' },
   // The trend window's floor, recorded only for a series older than the window.
   trendDepthMin: { metric: WORKQUEUE.depth, operations: 'min_over_time10m' },
+  // The slopes of the whole depth (a subquery over the summed priorities): the names they always had.
+  depthSlope: { metric: WORKQUEUE.depth, operations: 'deriv10m' },
+  recentDepthSlope: { metric: WORKQUEUE.depth, operations: 'deriv5m' },
+  depthTrend: { metric: WORKQUEUE.depth, operations: 'deriv30m' },
   // The half hour's net change of the depth per sync completed in it.
   depthChangePerSync: { metric: WORKQUEUE.depth, operations: 'delta_per_sync30m' },
   servedFirstDepthMin: { metric: 'workqueue_depth_served_first', operations: 'min_over_time5m' },

@@ -31,6 +31,7 @@ function collectLeaves(expr: Expr, into: Set<Expr>): boolean {
       return true;
     case 'selector':
     case 'range':
+    case 'subquery':
       return false;
     default:
       return childrenOf(expr).every((child) => collectLeaves(child, into));

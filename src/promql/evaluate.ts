@@ -10,7 +10,10 @@ import type { Expr, LabelMatcher } from './expr.js';
 import { bucketGrouping, bucketQuantiles, rangeOverSeries, type SeriesPoints } from './functions.js';
 import { planFor, withLabelSets } from './input-plans.js';
 import { namelessLabelSets } from './nameless-label-sets.js';
+import { type StepVectors, stepVectorOf, subqueryVector } from './subquery.js';
 import type { InstantVector, Labels } from './vector.js';
+
+export { StepVectors } from './subquery.js';
 
 export type { SeriesPoints };
 
@@ -50,26 +53,42 @@ function rangeKey(expr: Extract<Expr, { kind: 'range' }>): string {
   return key;
 }
 
-/** `expr` at `atMs`; with a `memo`, the expression itself and its signal nodes are looked up and kept there. */
-export function evaluate(expr: Expr, store: SeriesStore, atMs: number, memo?: SubtreeMemo): InstantVector {
+/**
+ * `expr` at `atMs`; with a `memo`, the expression itself and its signal nodes are looked up and kept there; with
+ * `steps`, the inner vectors of its subqueries are looked up and kept by step time (valid for one state of the store,
+ * across evaluation times).
+ */
+export function evaluate(
+  expr: Expr,
+  store: SeriesStore,
+  atMs: number,
+  memo?: SubtreeMemo,
+  steps?: StepVectors,
+): InstantVector {
   const remembered = memo?.get(expr);
   if (remembered !== undefined) return remembered;
-  const result = evaluateValue(expr, store, atMs, memo);
+  const result = evaluateValue(expr, store, atMs, memo, steps);
   const vector = result.kind === 'vector' ? result.samples : [{ labels: {}, value: result.value }];
   memo?.set(expr, vector);
   return vector;
 }
 
-function evaluateValue(expr: Expr, store: SeriesStore, atMs: number, memo: SubtreeMemo | undefined): Value {
+function evaluateValue(
+  expr: Expr,
+  store: SeriesStore,
+  atMs: number,
+  memo: SubtreeMemo | undefined,
+  steps: StepVectors | undefined,
+): Value {
   switch (expr.kind) {
     case 'number':
     case 'threshold':
       return { kind: 'scalar', value: expr.value };
     case 'signal': {
-      if (memo === undefined) return evaluateValue(expr.expr, store, atMs, memo);
+      if (memo === undefined) return evaluateValue(expr.expr, store, atMs, memo, steps);
       const remembered = memo.get(expr.expr);
       if (remembered !== undefined) return { kind: 'vector', samples: remembered };
-      const value = evaluateValue(expr.expr, store, atMs, memo);
+      const value = evaluateValue(expr.expr, store, atMs, memo, steps);
       if (value.kind === 'vector') memo.set(expr.expr, value.samples);
       return value;
     }
@@ -84,14 +103,26 @@ function evaluateValue(expr: Expr, store: SeriesStore, atMs: number, memo: Subtr
       }
       return { kind: 'vector', samples };
     }
+    case 'subquery': {
+      const inner = expr.expr;
+      const innerAt = (t: number) =>
+        steps === undefined
+          ? stepVectorOf(evaluate(inner, store, t))
+          : steps.vectorAt(inner, t, () => evaluate(inner, store, t));
+      return { kind: 'vector', samples: subqueryVector(expr, atMs, innerAt) };
+    }
     case 'aggregate':
-      return { kind: 'vector', samples: aggregate(expr, vectorOf(expr.expr, store, atMs, memo)) };
+      return { kind: 'vector', samples: aggregate(expr, vectorOf(expr.expr, store, atMs, memo, steps)) };
     case 'histogram_quantile':
-      return { kind: 'vector', samples: quantile(expr, vectorOf(expr.expr, store, atMs, memo)) };
+      return { kind: 'vector', samples: quantile(expr, vectorOf(expr.expr, store, atMs, memo, steps)) };
     case 'clamp_min':
-      return { kind: 'vector', samples: clampMin(expr, vectorOf(expr.expr, store, atMs, memo)) };
+      return { kind: 'vector', samples: clampMin(expr, vectorOf(expr.expr, store, atMs, memo, steps)) };
     case 'binary':
-      return binaryOp(expr, evaluateValue(expr.lhs, store, atMs, memo), evaluateValue(expr.rhs, store, atMs, memo));
+      return binaryOp(
+        expr,
+        evaluateValue(expr.lhs, store, atMs, memo, steps),
+        evaluateValue(expr.rhs, store, atMs, memo, steps),
+      );
   }
 }
 
@@ -101,8 +132,14 @@ function rangeVector(expr: Extract<Expr, { kind: 'range' }>, store: SeriesStore,
   return rangeOverSeries(fn, store.select(metric, matchers, atMs - windowMs, atMs), atMs, windowMs, param).samples;
 }
 
-function vectorOf(expr: Expr, store: SeriesStore, atMs: number, memo: SubtreeMemo | undefined): InstantVector {
-  const value = evaluateValue(expr, store, atMs, memo);
+function vectorOf(
+  expr: Expr,
+  store: SeriesStore,
+  atMs: number,
+  memo: SubtreeMemo | undefined,
+  steps: StepVectors | undefined,
+): InstantVector {
+  const value = evaluateValue(expr, store, atMs, memo, steps);
   if (value.kind !== 'vector') throw new TypeError('expected an instant vector, got a scalar');
   return value.samples;
 }

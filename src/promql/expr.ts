@@ -21,6 +21,9 @@ export type RangeFunction =
   | 'count_over_time'
   | 'quantile_over_time';
 
+/** Functions the signals apply over a subquery. */
+export type SubqueryFunction = 'deriv';
+
 export type AggregateOp = 'sum' | 'max' | 'min' | 'count' | 'avg';
 export type ArithmeticOp = '+' | '-' | '*' | '/';
 export type ComparisonOp = '>' | '<' | '>=' | '<=' | '==' | '!=';
@@ -45,6 +48,21 @@ export type Expr =
       readonly windowMs: number;
       /** The φ of `quantile_over_time(φ, metric[window])`, 0 to 1; absent for every other function. */
       readonly param?: number;
+    }
+  /**
+   * `fn((expr)[window:step])`: `expr` evaluated at every multiple of `step` after the window's start through its end,
+   * and `fn` over those points. The window is open at its start, as Prometheus 3 and VictoriaMetrics take a
+   * subquery's range; Prometheus 2, whose ranges are closed, is sent it a millisecond shorter (render.ts), so that
+   * every server reads the same steps.
+   */
+  | {
+      readonly kind: 'subquery';
+      readonly fn: SubqueryFunction;
+      readonly expr: Expr;
+      /** Window in milliseconds. */
+      readonly windowMs: number;
+      /** Step in milliseconds. */
+      readonly stepMs: number;
     }
   | {
       readonly kind: 'aggregate';
@@ -91,6 +109,11 @@ export function quantileOverTime(
   matchers: readonly LabelMatcher[] = [],
 ): Expr {
   return { kind: 'range', fn: 'quantile_over_time', metric, matchers, windowMs, param: phi };
+}
+
+/** `fn((expr)[window:step])`. */
+export function subquery(fn: SubqueryFunction, expr: Expr, windowMs: number, stepMs: number): Expr {
+  return { kind: 'subquery', fn, expr, windowMs, stepMs };
 }
 
 export function sumWithout(labels: readonly string[], expr: Expr): Expr {
@@ -156,6 +179,7 @@ export function childrenOf(expr: Expr): Expr[] {
     case 'histogram_quantile':
     case 'clamp_min':
     case 'signal':
+    case 'subquery':
       return [expr.expr];
     case 'binary':
       return [expr.lhs, expr.rhs];
@@ -184,5 +208,6 @@ export function metricsOf(expr: Expr): string[] {
  */
 export function longestRangeOf(expr: Expr): number {
   if (expr.kind === 'range') return expr.windowMs;
+  if (expr.kind === 'subquery') return expr.windowMs + longestRangeOf(expr.expr);
   return childrenOf(expr).reduce((longest, child) => Math.max(longest, longestRangeOf(child)), 0);
 }

@@ -7,14 +7,18 @@
  * so a server on the same loop stays responsive while many queues are evaluated, and it stops at the next
  * expression once the call's signal is aborted. What is kept across a yield is computed vectors only (the
  * per-time memo), never samples read out of the history: a selection is read one series at a time.
+ *
+ * Subqueries' inner vectors are kept across times and calls (`StepVectors`): each new time computes only the steps
+ * its windows add. What the history's change watermark says was written at or before a step time is computed
+ * again, and steps older than every window a batch reads are forgotten.
  */
 
 import type { ChangeReader } from '../store/change-watermarks.js';
 import type { History } from '../store/history.js';
 import { EventLoopSlicer } from '../util/event-loop-slicer.js';
 import type { DiagnosisBackend } from './backend.js';
-import { evaluate, type SeriesStore, type SubtreeMemo } from './evaluate.js';
-import type { Expr } from './expr.js';
+import { evaluate, type SeriesStore, StepVectors, type SubtreeMemo } from './evaluate.js';
+import { type Expr, longestRangeOf } from './expr.js';
 import type { InstantVector, Labels } from './vector.js';
 
 /** A store that can also list series, as the in-process history does. */
@@ -29,6 +33,8 @@ export interface StoreBackendOptions {
 }
 
 export function createStoreBackend(store: ListableSeriesStore, options: StoreBackendOptions = {}): DiagnosisBackend {
+  const steps = new StepVectors();
+  const written = store.changes?.();
   const evaluateBatch = async (
     exprs: readonly Expr[],
     timesMs: readonly number[],
@@ -37,10 +43,13 @@ export function createStoreBackend(store: ListableSeriesStore, options: StoreBac
     const slicer = new EventLoopSlicer({ ...options, signal });
     const out = exprs.map(() => new Array<InstantVector>(timesMs.length));
     for (const [timeIndex, t] of timesMs.entries()) {
+      // Read before each time: samples a scrape wrote while the previous one yielded are seen by this one.
+      if (written !== undefined) steps.forgetFrom(written.takeEarliest());
+      if (timeIndex === 0) steps.forgetBefore(t - Math.max(0, ...exprs.map(longestRangeOf)));
       const memo: SubtreeMemo = new Map();
       for (const [exprIndex, expr] of exprs.entries()) {
         await slicer.pause();
-        (out[exprIndex] as InstantVector[])[timeIndex] = evaluate(expr, store, t, memo);
+        (out[exprIndex] as InstantVector[])[timeIndex] = evaluate(expr, store, t, memo, steps);
       }
     }
     return out;

@@ -50,10 +50,20 @@ function render(expr: Expr, options: RenderOptions): string {
       const param = expr.param === undefined ? '' : `${formatNumber(expr.param)}, `;
       if (options.dialect === 'metricsql' && options.windowOverride === undefined) {
         if (expr.fn === 'rate') return renderMetricsQLRate(inner, expr.windowMs);
-        if (expr.fn === 'deriv') return renderMetricsQLDeriv(inner, expr.windowMs);
+        if (expr.fn === 'deriv') return renderMetricsQLDeriv(`${inner}[${window}]`);
         if (expr.fn === 'delta' || expr.fn === 'increase') return `${expr.fn}_prometheus(${inner}[${window}])`;
       }
       return `${expr.fn}(${param}${inner}[${window}])`;
+    }
+    case 'subquery': {
+      // A subquery's window is the definition's in every dialect: it is not a scrape-interval window to widen. It is
+      // open at its start (expr.ts): a millisecond shorter, a closed range (Prometheus 2) reads the same steps as an
+      // open one (Prometheus 3, MetricsQL), at any time but one a millisecond before a step.
+      const window = formatDuration(expr.windowMs - 1);
+      const range = `(${render(expr.expr, options)})[${window}:${formatDuration(expr.stepMs)}]`;
+      return options.dialect === 'metricsql' && expr.fn === 'deriv'
+        ? renderMetricsQLDeriv(range)
+        : `${expr.fn}(${range})`;
     }
     case 'aggregate':
       return `${expr.op} ${expr.mode} (${expr.labels.join(', ')}) (${render(expr.expr, options)})`;
@@ -98,14 +108,13 @@ function renderMetricsQLRate(selectorText: string, windowMs: number): string {
 }
 
 /**
- * `deriv(sel[w])` for VictoriaMetrics: only where the window holds two samples or more, as in Prometheus, whose
+ * `deriv(sel[w])` (or of a subquery, `deriv((expr)[w:step])`) for VictoriaMetrics: only where the window holds two samples or more, as in Prometheus, whose
  * least-squares slope needs two points and is absent otherwise. MetricsQL answers 0 over a single sample, so a
  * series born in the last scrape of the window (a priority level a resync has just opened) read as flat there and
  * missing here.
  */
-function renderMetricsQLDeriv(selectorText: string, windowMs: number): string {
-  const window = formatDuration(windowMs);
-  return `(deriv(${selectorText}[${window}]) and count_over_time(${selectorText}[${window}]) > 1)`;
+function renderMetricsQLDeriv(rangeText: string): string {
+  return `(deriv(${rangeText}) and count_over_time(${rangeText}) > 1)`;
 }
 
 /** Binary operands are parenthesised unless they are atoms, so the tree's shape survives precedence rules. */

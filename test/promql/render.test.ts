@@ -8,7 +8,13 @@ import { formatDuration, renderPromQL } from '../../src/promql/render.js';
 describe('renderPromQL', () => {
   it('renders signals with priority summed away and gauges never rated', () => {
     expect(renderPromQL(signal('depth').expr)).toBe('sum without (priority) (workqueue_depth)');
-    expect(renderPromQL(signal('depthSlope').expr)).toBe('sum without (priority) (deriv(workqueue_depth[10m]))');
+    // The slope of the whole depth (priorities summed, 0 before a queue's first depth series), not a sum of slopes.
+    expect(renderPromQL(signal('depthSlope').expr)).toBe(
+      'deriv(((sum without (priority) (workqueue_depth)) or (0 * (sum without (priority) (workqueue_adds_total))))[9m59s999ms:5s])',
+    );
+    expect(renderPromQL(signal('lowPriorityDepthSlope').expr)).toBe(
+      '(sum without (priority) (deriv(workqueue_depth{priority=~"-[0-9]+"}[10m]))) unless (count without (priority) (workqueue_depth{priority!="", priority!~"-?[0-9]+"}))',
+    );
     expect(renderPromQL(signal('addRate').expr)).toBe('sum without (priority) (rate(workqueue_adds_total[5m]))');
     expect(renderPromQL(signal('depthMedian').expr)).toBe(
       'sum without (priority) (quantile_over_time(0.5, workqueue_depth[5m]))',
@@ -50,8 +56,16 @@ describe('renderPromQL', () => {
       'sum without (priority) ((rate(workqueue_work_duration_seconds_sum{job="ctrl"}[15m]) * clamp_max((time() - tfirst_over_time(workqueue_work_duration_seconds_sum{job="ctrl"}[30m])) / 900, 1)))',
     );
     // A slope only where the window holds two samples, as Prometheus has it (MetricsQL answers 0 over one).
-    expect(metricsql('depthSlope')).toBe(
-      'sum without (priority) ((deriv(workqueue_depth{job="ctrl"}[10m]) and count_over_time(workqueue_depth{job="ctrl"}[10m]) > 1))',
+    expect(metricsql('lowPriorityDepthSlope')).toContain(
+      'sum without (priority) ((deriv(workqueue_depth{priority=~"-[0-9]+", job="ctrl"}[10m]) and count_over_time(workqueue_depth{priority=~"-[0-9]+", job="ctrl"}[10m]) > 1))',
+    );
+    // The same over a subquery's points; its window is the definition's (open at its start: written a millisecond
+    // shorter), never a dashboard's.
+    const wholeDepth =
+      '((sum without (priority) (workqueue_depth{job="ctrl"})) or (0 * (sum without (priority) (workqueue_adds_total{job="ctrl"}))))[9m59s999ms:5s]';
+    expect(metricsql('depthSlope')).toBe(`(deriv(${wholeDepth}) and count_over_time(${wholeDepth}) > 1)`);
+    expect(renderPromQL(signal('depthSlope').expr, { windowOverride: '$__rate_interval' })).toContain(
+      '[9m59s999ms:5s]',
     );
     // A change over the window from its own first sample, as Prometheus reads it, not from the sample before it.
     expect(metricsql('depthChangePerSync')).toBe(

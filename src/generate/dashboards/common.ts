@@ -56,6 +56,7 @@ export function narrowed(expr: Expr, matchers: readonly LabelMatcher[]): Expr {
     case 'histogram_quantile':
     case 'clamp_min':
     case 'signal':
+    case 'subquery':
       return { ...expr, expr: narrowed(expr.expr, matchers) };
     case 'binary':
       return { ...expr, lhs: narrowed(expr.lhs, matchers), rhs: narrowed(expr.rhs, matchers) };
