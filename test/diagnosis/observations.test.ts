@@ -183,7 +183,9 @@ describe('ListDraining', () => {
     const [observation] = list.observations;
     // The drain rate is the slope of the depth as held at 5 s steps between its 15 s scrapes: the line's within a
     // fraction of a percent, not to the last digit.
-    expect(observation?.summary).toMatch(/^A list of 12000 items is draining at 67(\.\d)?\/s: empty in about 2\.9\dm\.$/);
+    expect(observation?.summary).toMatch(
+      /^A list of 12000 items is draining at 67(\.\d)?\/s: empty in about 2\.9\dm\.$/,
+    );
     expect(observation?.evidence.timeToDrain?.unit).toBe('s');
     expect(observation?.evidence.timeToDrain?.value).toBeGreaterThan((12_000 / 67) * 0.99);
     expect(observation?.evidence.timeToDrain?.value).toBeLessThan((12_000 / 67) * 1.01);
