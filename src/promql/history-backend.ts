@@ -32,6 +32,22 @@ export interface StoreBackendOptions {
   readonly sliceMs?: number;
 }
 
+/** The longest range of each expression a batch evaluates, computed once per expression (the same objects every time). */
+const LONGEST_RANGE = new WeakMap<Expr, number>();
+
+function longestRangeOfAll(exprs: readonly Expr[]): number {
+  let longest = 0;
+  for (const expr of exprs) {
+    let rangeMs = LONGEST_RANGE.get(expr);
+    if (rangeMs === undefined) {
+      rangeMs = longestRangeOf(expr);
+      LONGEST_RANGE.set(expr, rangeMs);
+    }
+    longest = Math.max(longest, rangeMs);
+  }
+  return longest;
+}
+
 export function createStoreBackend(store: ListableSeriesStore, options: StoreBackendOptions = {}): DiagnosisBackend {
   const steps = new StepVectors();
   const written = store.changes?.();
@@ -45,7 +61,7 @@ export function createStoreBackend(store: ListableSeriesStore, options: StoreBac
     for (const [timeIndex, t] of timesMs.entries()) {
       // Read before each time: samples a scrape wrote while the previous one yielded are seen by this one.
       if (written !== undefined) steps.forgetFrom(written.takeEarliest());
-      if (timeIndex === 0) steps.forgetBefore(t - Math.max(0, ...exprs.map(longestRangeOf)));
+      if (timeIndex === 0) steps.forgetBefore(t - longestRangeOfAll(exprs));
       const memo: SubtreeMemo = new Map();
       for (const [exprIndex, expr] of exprs.entries()) {
         await slicer.pause();
