@@ -8,17 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Labels } from '../../src/exposition/labels.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../src/metrics/names.js';
-import {
-  aggregateBy,
-  binary,
-  type Expr,
-  num,
-  histogramQuantile as quantileOf,
-  rangeFn,
-  selector,
-  subquery,
-  sumWithout,
-} from '../../src/promql/expr.js';
+import { aggregateBy, histogramQuantile as quantileOf, rangeFn, subquery, sumWithout } from '../../src/promql/expr.js';
 import { histogramQuantile, type RangeFunctionName, type VectorSample } from '../../src/promql/functions.js';
 import { renderPromQL } from '../../src/promql/render.js';
 import type { History } from '../../src/store/history.js';
@@ -33,6 +23,7 @@ import {
   startPrometheus,
 } from '../support/prometheus.js';
 import { generateRecording, type RecordingSpec } from '../support/recordings.js';
+import { WHOLE_DEPTH } from '../support/whole-depth.js';
 
 const START = 1_700_000_000;
 const SPEC: RecordingSpec = {
@@ -75,13 +66,6 @@ const range =
   (fn: RangeFunctionName, metric: string) =>
   (h: History, atMs: number, windowMs: number): VectorSample[] =>
     rangeOver(h, fn, metric, [], atMs, windowMs).samples;
-
-/** Each queue's whole depth, 0 where it counts adds but has no depth series: what the depth slopes' subqueries read. */
-const WHOLE_DEPTH: Expr = binary(
-  'or',
-  sumWithout([LABEL.priority], selector(WORKQUEUE.depth)),
-  binary('*', num(0), sumWithout([LABEL.priority], selector(WORKQUEUE.adds))),
-);
 
 /**
  * `deriv((WHOLE_DEPTH)[w:step])` as the service writes it (a millisecond shorter: its window is open at the start),

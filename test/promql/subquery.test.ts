@@ -6,22 +6,18 @@
 import { describe, expect, it } from 'vitest';
 import { parseExposition } from '../../src/exposition/parser.js';
 import { LABEL, WORKQUEUE } from '../../src/metrics/names.js';
-import { binary, type Expr, num, rangeFn, selector, subquery, sumWithout } from '../../src/promql/expr.js';
+import { type Expr, rangeFn, subquery, sumWithout } from '../../src/promql/expr.js';
 import { createStoreBackend, historyStore } from '../../src/promql/history-backend.js';
 import { StepVectors, stepTimes } from '../../src/promql/subquery.js';
 import { History, type ScrapeTarget } from '../../src/store/history.js';
 import { evaluateOver } from '../support/history-range.js';
+import { WHOLE_DEPTH } from '../support/whole-depth.js';
 
 /** On the 15 s grid: the subqueries' steps fall on the scrapes. */
 const T0 = 1_700_000_010_000;
 const S = 1000;
 const TARGET: ScrapeTarget = { id: 'ctrl/a:1', labels: { job: 'ctrl', instance: 'a:1' } };
 
-const WHOLE_DEPTH: Expr = binary(
-  'or',
-  sumWithout([LABEL.priority], selector(WORKQUEUE.depth)),
-  binary('*', num(0), sumWithout([LABEL.priority], selector(WORKQUEUE.adds))),
-);
 const slope = (windowMs: number): Expr => subquery('deriv', WHOLE_DEPTH, windowMs, 15 * S);
 
 describe('subquery step times', () => {
