@@ -45,8 +45,9 @@ const MiB = 1024 * KiB;
  */
 export const MEMORY_COSTS = {
   /**
-   * The service holding one small queue: Node, the modules, the HTTP server, the parse worker (measured 93 MiB), and
-   * the encoders of the answers' compressions running at once (about 10 MiB, `COMPRESSION_SLOTS`).
+   * The service holding one small queue: Node, the modules, the HTTP server, the parse worker (measured 93 MiB;
+   * 121 MiB in a later run, whose other costs came well under theirs: docs/deployment.md), and the encoders of the
+   * answers' compressions running at once (about 10 MiB, `COMPRESSION_SLOTS`).
    */
   serviceBytes: 104 * MiB,
   /** A held series, its samples and labels aside: its record and index, and its share of an evaluation (14.2 KiB). */
