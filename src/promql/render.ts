@@ -109,9 +109,9 @@ function renderMetricsQLRate(selectorText: string, windowMs: number): string {
 
 /**
  * `deriv(sel[w])` (or of a subquery, `deriv((expr)[w:step])`) for VictoriaMetrics: only where the window holds two
- * samples or more, as in Prometheus, whose least-squares slope needs two points and is absent otherwise. MetricsQL answers 0 over a single sample, so a
- * series born in the last scrape of the window (a priority level a resync has just opened) read as flat there and
- * missing here.
+ * samples or more, as in Prometheus, whose least-squares slope needs two points and is absent otherwise. MetricsQL
+ * answers 0 over a single sample, so a series born in the last scrape of the window (a priority level a resync has
+ * just opened) read as flat there and missing here.
  */
 function renderMetricsQLDeriv(rangeText: string): string {
   return `(deriv(${rangeText}) and count_over_time(${rangeText}) > 1)`;
