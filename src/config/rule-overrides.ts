@@ -80,6 +80,8 @@ const RETIRED_THRESHOLDS: Partial<Record<RuleId, Record<string, string>>> = {
       "requeued errors without retries prove a loop by their own rate (minAddRate): a loop's adds are its errors, and the real changes beside it, which a share of the adds counted against it, say nothing about the loop",
   },
   WorkqueueBacklog: {
+    minWaitRatio:
+      'a change is late by the seconds it waits, not by the syncs (minWait): at full busy a key waits as many syncs as keys stand per worker, and the wait in syncs of a full pool below capacity falls with its size (Erlang C), so ten syncs was right for one worker and ten times too many for eight',
     arrivalRatio:
       'a growing depth already proves arrivals above completions: both queues count an add only for a key not already waiting, and the depth moves by the adds less the keys handed out; it never decided',
   },

@@ -82,7 +82,7 @@ describe('mutations', () => {
     const refilled =
       'Depth (minimum, long window) ≥ Depth × 20% (drainShare) and Depth (minimum, long window) < Depth and Depth change per sync (half hour) > -0.2 and Add rate ≥ Completion rate × 20% (drainShare)';
     // The standing reading's own chain: not draining, or real changes standing, or a standing queue refilled.
-    const standing = `Queue latency (mean) ≥ Work duration (mean) × 1000% (minWaitRatio) and (${notDraining} or (${servedStanding}) or (${refilled}))`;
+    const standing = `Queue latency (mean) ≥ 5s (minWait) and (${notDraining} or (${servedStanding}) or (${refilled}))`;
     for (const one of [servedStanding, refilled, growing, outpaced, standing]) {
       expect(clauses.filter((c) => c === one)).toHaveLength(1);
     }

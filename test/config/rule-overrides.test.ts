@@ -26,7 +26,7 @@ describe('parseRuleOverrides', () => {
     const settings = ruleSettings(overrides);
     const backlog = settings.find((s) => s.rule.id === 'WorkqueueBacklog');
     expect(backlog?.thresholds.minDepth).toBe(50);
-    expect(backlog?.thresholds.minWaitRatio).toBe(10);
+    expect(backlog?.thresholds.minWait).toBe(5);
     expect(backlog?.forMs).toBe(900_000);
     expect(settings.find((s) => s.rule.id === 'WorkqueueSaturated')?.enabled).toBe(false);
   });
@@ -151,6 +151,12 @@ describe('retired thresholds', () => {
   it("name the backlog's arrival ratio with the growing depth that already proves it", () => {
     expect(() => parseRuleOverrides({ WorkqueueBacklog: { thresholds: { arrivalRatio: 1.2 } } }, 'rules')).toThrow(
       /rules\.WorkqueueBacklog\.thresholds\.arrivalRatio: no longer a threshold: a growing depth already proves/,
+    );
+  });
+
+  it("name the backlog's wait in syncs with the wait in seconds that replaced it", () => {
+    expect(() => parseRuleOverrides({ WorkqueueBacklog: { thresholds: { minWaitRatio: 10 } } }, 'rules')).toThrow(
+      /rules\.WorkqueueBacklog\.thresholds\.minWaitRatio: no longer a threshold: a change is late by the seconds it waits, not by the syncs \(minWait\)/,
     );
   });
 

@@ -8,7 +8,7 @@ import {
   recommendedWorkers,
   TARGET_UTILIZATION,
 } from '../capacity.js';
-import { compare, negated, relate, scale, sig } from '../conditions.js';
+import { compare, negated, relate, sig } from '../conditions.js';
 import { describeSlope, directionOf } from '../direction.js';
 import { formatNumber, formatValue, numberOf } from '../format.js';
 import { defineRule, type SignalSnapshot, type ThresholdNodes, type ThresholdValues } from '../rule.js';
@@ -20,7 +20,7 @@ import { MINUTE_MS } from '../signals.js';
  * changes lift listed keys out of a low-priority list) are the standing reading of the depth served first: keys
  * lifted from a starved list carry their whole wait, so the wait holds it.
  */
-function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio' | 'drainShare'>): Expr {
+function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | 'drainShare'>): Expr {
   return allOf(
     compare('depthFloor', '>=', t.minDepth),
     anyOf(
@@ -40,11 +40,11 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
             anyOf(notDraining(t.drainShare), notDrainingNow(t.drainShare)),
           ),
           // Standing: once many keys wait, deduplication absorbs new events, adds fall to the completion rate and
-          // the depth levels off; keys then wait far longer than a sync takes. Not while draining, unless what
+          // the depth levels off; keys then wait long enough to be changes reconciled late. Not while draining, unless what
           // drains is a priority queue's low-priority part (a resync's keys, lifted to priority 0 by changes to
           // them) while a floor of real changes, served first, stands and does not drain: those keep every worker.
           allOf(
-            binary('>=', sig('queueLatencyMean'), scale('workDurationMean', t.minWaitRatio)),
+            compare('queueLatencyMean', '>=', t.minWait),
             anyOf(
               notDraining(t.drainShare),
               allOf(
@@ -85,8 +85,8 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWaitRatio
 
 /**
  * Backlog: keys arrive faster than the workers finish them, so the queue never drains. Either the depth
- * keeps growing, or (once deduplication caps it) it stands high with keys waiting far longer than a sync
- * takes. A burst that drains (resync, rollout, a short spike) reaches zero within the window; a backlog
+ * keeps growing, or (once deduplication caps it) it stands high with keys waiting long enough to be changes
+ * reconciled late. A burst that drains (resync, rollout, a short spike) reaches zero within the window; a backlog
  * does not, for the whole `forMs`. Once firing it stays firing for a trend window after the condition last held
  * (`keepFiringForMs`): between the refills of a standing queue fed by batches, its depth can fall as a list being
  * worked off falls for minutes.
@@ -127,7 +127,7 @@ export const backlog = defineRule({
       default: 20,
       unit: 'items',
       description:
-        "Depth that the queue must not fall below (its floor over each minute, at every step of the `for`) for a backlog to count: a queue that keeps up drains to zero between bursts. The detection curve turns on between 0.95 and 1.0 of capacity, where the depth stops random-walking back to zero, in 12 minutes (the `for` and the minute of floor). Twice the floor misses a standing backlog of about 60 keys whose depth dips toward 30 (the boundary grid); half of it is implied by the wait of ten syncs at two workers and more (Little's law). The same line tells a queue that kept up: under it within the trend window, a burst that landed and now drains is not a backlog.",
+        'Depth that the queue must not fall below (its floor over each minute, at every step of the `for`) for a backlog to count: a queue that keeps up drains to zero between bursts. The detection curve turns on between 0.95 and 1.0 of capacity, where the depth stops random-walking back to zero, in 12 minutes (the `for` and the minute of floor). Twice the floor misses a standing backlog of about 60 keys whose depth dips toward 30 (the boundary grid); a standing queue under it is reported saturated, not a backlog, however long its keys wait. The same line tells a queue that kept up: under it within the trend window, a burst that landed and now drains is not a backlog.',
     },
     minGrowth: {
       default: 0.02,
@@ -135,11 +135,11 @@ export const backlog = defineRule({
       description:
         'Depth growth (least-squares slope over the trend window, or over half an hour for batches) at or above which the queue is falling behind: 72 items an hour. A queue below capacity random-walks back to zero, its slope over ten minutes scattered around zero by a small fraction of an item a second; one over capacity by even 2% of a few syncs a second rises faster than this. The detection curve (4 workers, 42 syncs/s): silent at 0.95 of capacity, found on every seed from 1.0, where the depth stops returning to zero.',
     },
-    minWaitRatio: {
-      default: 10,
-      unit: 'ratio',
+    minWait: {
+      default: 5,
+      unit: 's',
       description:
-        "Mean queue wait per mean sync at or above which keys wait on the backlog (when deduplication hides the excess arrivals). Once many keys wait, events for them coalesce, adds fall to the completion rate and the depth levels off at keys × (1 − capacity/arrivals): the queue no longer grows, yet each key waits that depth over the completion rate. A saturated queue below capacity waits a few syncs (M/M/c at 90% busy: about nine at one worker, far fewer at many), so ten syncs' wait, sustained with the depth not falling, is keys queued behind a standing backlog. The curve over the population at 1.2× capacity: 20 and 200 keys (a standing depth of 3 and 33, each key waiting under a second) are never called a backlog, 2,000 keys and more on every seed.",
+        "Mean queue wait at or above which keys standing in a queue that holds its level are changes reconciled late (when deduplication hides the excess arrivals). Once many keys wait, events for them coalesce, adds fall to the completion rate and the depth levels off at keys × (1 − capacity/arrivals): the queue no longer grows, yet each key waits that depth over the completion rate. Five seconds is late: it is the whole budget of Kubernetes' own latency objectives for an object to be acted on (pod start-up, 5 s at the 99th percentile), spent waiting in one queue; a standing queue whose keys wait a second is a full pool keeping up with every object, however many events coalesce: saturated, not behind. The line is in seconds, not in syncs: at full busy a key waits as many syncs as keys stand per busy worker (Little's law), and what a full pool below its capacity waits in syncs falls with its size (Erlang C at 90% busy: about nine syncs at one worker, under one at eight), so no count of syncs holds for every pool. Twice the line misses 8 workers of 1.2 s syncs at 1.5× capacity over 120 objects, 40 keys standing 6 s each (the boundary grid); half of it calls a backlog only standing queues whose keys wait 2.5 to 5 s, where the truth allows one. The curve over the population at 1.2× capacity on 4 workers of 96 ms syncs: 20 and 200 keys (a standing depth of 3 and 33, each key waiting under a second) are never called a backlog, 2,000 keys and more (8 s and more) on every seed. A standing queue under the floor of `minDepth` is not a backlog however long its keys wait: tens of objects behind one or two slow workers are reported saturated.",
     },
     drainShare: DRAIN_SHARE,
     targetUtilization: TARGET_UTILIZATION,
