@@ -62,6 +62,8 @@ const ALL_KINDS = [PRIORITY, CLASSIC, COMPONENT_BASE] as const;
 const REST_CLIENT = CLIENT_GO.restClientRequests.replace(/_total$/, '');
 
 const BACKLOG_CAPACITY = 4 / (meanMs(lognormal(80, 0.6)) / 1000);
+/** 8 workers of the backlog scenario's syncs moved to a median of a second: its standing queues wait seconds. */
+const SLOW_BACKLOG_CAPACITY = 8 / (meanMs(lognormal(1000, 0.6)) / 1000);
 const SATURATION_SYNC_S = meanMs(lognormal(400, 0.5)) / 1000;
 const rate3 = (r: number) => Math.round(r * 1000) / 1000;
 
@@ -87,6 +89,18 @@ const SWEEPS: readonly Sweep[] = [
       x: keys,
       label: keys.toLocaleString('en-US'),
       params: { keys, rate: rate3(1.2 * BACKLOG_CAPACITY) },
+    })),
+    variants: [PRIORITY, CLASSIC],
+  },
+  {
+    rule: 'WorkqueueBacklog',
+    title: 'Backlog: keys at 1.5× capacity behind 8 workers of 1.2 s syncs (a key waits 0.05 s per object)',
+    axis: 'keys',
+    scenario: 'backlog',
+    points: [60, 90, 120, 180, 240, 480].map((keys) => ({
+      x: keys,
+      label: keys.toLocaleString('en-US'),
+      params: { keys, workers: 8, syncMs: 1000, rate: rate3(1.5 * SLOW_BACKLOG_CAPACITY) },
     })),
     variants: [PRIORITY, CLASSIC],
   },
