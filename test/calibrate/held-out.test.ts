@@ -24,7 +24,15 @@ describe('calibration on the held-out grid', () => {
     const runtimeWorkers = cases.filter((c) => c.flavor === 'controller-runtime').map((c) => c.workers);
     expect(runtimeWorkers).toContain(1);
     expect(runtimeWorkers).toContain(2);
-    expect(new Set(cases.map((c) => (c.durationMs ?? 0) / 60_000))).toEqual(new Set([30, 45, 60]));
+    // Durations are drawn from 30, 45 and 60 minutes; a case whose owed finding is due later runs past it, to the
+    // next quarter hour at least five minutes after the finding is due (never longer than that).
+    const durations = new Set(cases.map((c) => (c.durationMs ?? 0) / 60_000));
+    for (const drawn of [30, 45, 60]) expect(durations).toContain(drawn);
+    for (const c of cases.filter((c) => (c.durationMs ?? 0) > 60 * MINUTE)) {
+      const shortest = owedBy(c).shortestRunMs;
+      expect(shortest, describeCase(c)).toBeGreaterThan(60 * MINUTE);
+      expect(c.durationMs, describeCase(c)).toBe(Math.ceil(shortest / (15 * MINUTE)) * 15 * MINUTE);
+    }
     expect(new Set(cases.map((c) => c.flavor))).toEqual(new Set(['controller-runtime', 'component-base']));
     expect(cases.some((c) => c.background === 'off')).toBe(true);
     // controller-runtime on both its queues: the priority queue (its default, no `queue`) and the classic one.
