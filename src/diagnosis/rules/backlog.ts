@@ -40,9 +40,10 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | '
             anyOf(notDraining(t.drainShare), notDrainingNow(t.drainShare)),
           ),
           // Standing: once many keys wait, deduplication absorbs new events, adds fall to the completion rate and
-          // the depth levels off; keys then wait long enough to be changes reconciled late. Not while draining, unless what
-          // drains is a priority queue's low-priority part (a resync's keys, lifted to priority 0 by changes to
-          // them) while a floor of real changes, served first, stands and does not drain: those keep every worker.
+          // the depth levels off; keys then wait long enough to be changes reconciled late. Not while draining,
+          // unless what drains is a priority queue's low-priority part (a resync's keys, lifted to priority 0 by
+          // changes to them) while a floor of real changes, served first, stands and does not drain: those keep
+          // every worker.
           allOf(
             compare('queueLatencyMean', '>=', t.minWait),
             anyOf(
