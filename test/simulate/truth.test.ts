@@ -277,6 +277,19 @@ describe('computed truth at the edges', () => {
     ]);
   });
 
+  it('a startup list of slow syncs at half of capacity drains: no backlog, and its syncs block', () => {
+    // One worker of 60 s syncs at the median (log-normal, sigma 0.4: 65 s on average) completes 0.0154 a second; 0.007
+    // changes a second, each and a tenth more for its status echo, are half of it. Every sync passes 10 s: 0.92 a
+    // minute while the list keeps the worker busy, 0.46 once the changes alone do, rarer than one in two minutes.
+    const slow = truthOf('startup-list', { workers: 1, syncMs: 60_000, keys: 100, rate: 0.007, queue: 'priority' })
+      .queues[0]!;
+    expect(slow.expected).toEqual([]);
+    expect(slow.allowed).toEqual(['WorkqueueSlowWork']);
+    expect(Number(slow.facts?.meanSyncSeconds)).toBeCloseTo(65, 0);
+    // The default syncs (38 ms) never block.
+    expect(truthOf('startup-list').queues[0]!.allowed).not.toContain('WorkqueueSlowWork');
+  });
+
   it('an Event per sync overloaded over few objects stands deduplicated: saturated, not a backlog', () => {
     // 70 changes a second over 200 objects on one worker (about 58 syncs a second): 34 waiting, under a second each.
     const queue = truthOf('event-per-sync', { workers: 1, keys: 200, rate: 70 }).queues[0]!;

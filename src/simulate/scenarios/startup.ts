@@ -24,7 +24,9 @@ import {
   type Sizes,
   sizes,
   steadySync,
+  withSyncMs,
 } from './common.js';
+import { withSyncTail } from './slow-work.js';
 
 const STARTUP_SYNC = lognormal(38, 0.4);
 
@@ -35,7 +37,9 @@ function startupController(
   note: (listSeconds: number) => string,
 ): ControllerSpec {
   const { workers, keys, rate } = sizes(params, defaults);
-  const cap = capacity(workers, STARTUP_SYNC);
+  // `syncMs` moves the syncs' median (a controller of slow syncs, provisioning cloud resources), their spread kept.
+  const sync = withSyncMs(STARTUP_SYNC, params);
+  const cap = capacity(workers, sync);
   const load = changeLoad(rate, LIST_STATUS_WRITE_SHARE);
   const listSeconds = listDrainSeconds(keys, load, cap);
   const relist = relistedList(listSeconds, params);
@@ -52,12 +56,14 @@ function startupController(
       initialKeys: firstKeys(keys),
       ...relist.events,
     },
-    sync: steadySync(STARTUP_SYNC, LIST_STATUS_WRITE_SHARE),
+    sync: steadySync(sync, LIST_STATUS_WRITE_SHARE),
     // Overloaded on the classic queue, changes to listed keys join them: the depth falls from the list towards the
     // ~keys × (1 − capacity / arrivals) where arrivals and completions balance, over a time constant of keys /
     // arrivals, and its metrics show no more than a slowly draining list within the run (a backlog is allowed,
     // not expected). The priority queue serves changes first: their depth at priority 0 grows from the start.
-    truth:
+    // Slow syncs block as a blocking call's do: the list keeps every worker busy (the most syncs a minute), the
+    // changes alone once it is gone (the fewest).
+    truth: withSyncTail(
       params.queue === 'priority' || truth.expected.length === 0
         ? truth
         : {
@@ -65,10 +71,14 @@ function startupController(
             allowed: [...truth.expected, ...truth.allowed],
             note: 'arrivals outpace the workers, but with the classic queue changes join the listed keys and the depth falls towards its balance for the whole run',
           },
+      sync,
+      cap,
+      { from: load / cap, to: 1 },
+    ),
     facts: {
       capacityPerSecond: round(cap, 2),
       ...(Number.isFinite(drainSeconds) ? { drainSeconds: round(drainSeconds, 0) } : {}),
-      meanSyncSeconds: round(meanMs(STARTUP_SYNC) / 1000, 4),
+      meanSyncSeconds: round(meanMs(sync) / 1000, 4),
     },
   };
 }
