@@ -480,7 +480,10 @@ function targetReports(
     const findings: Finding[] = [];
     const unknown: UnknownRule[] = [];
     targetRules.forEach((ruleSettings, index) => {
-      const since = evaluated.results[index]?.since.get(target.name);
+      // A target rule finds something only once its condition has held for its whole `for` (firing), as its alert
+      // fires; holding for less (pending) is not a finding.
+      const result = evaluated.results[index];
+      const since = result?.keys.has(target.name) === true ? result.since.get(target.name) : undefined;
       const facts: TargetFacts = {
         ...(target.error !== undefined ? { error: target.error } : {}),
         ...(since !== undefined ? { holdingSinceMs: since } : {}),

@@ -4,6 +4,7 @@ import {
   DRAIN_SHARE,
   fallsSlowerThanDrain,
   notDraining,
+  notDrainingNow,
   recommendedWorkers,
   TARGET_UTILIZATION,
 } from '../capacity.js';
@@ -14,7 +15,7 @@ import { defineRule, type SignalSnapshot, type ThresholdNodes, type ThresholdVal
 import { MINUTE_MS } from '../signals.js';
 
 /**
- * A floor of waiting keys that grows, stands, or is served by no worker. A priority queue's real
+ * A floor of waiting keys that grows, outpaces its drain, stands, or is served by no worker. A priority queue's real
  * changes backing up (served first, their depth grows only under overload, however the whole depth moves as
  * changes lift listed keys out of a low-priority list) are the standing reading of the depth served first: keys
  * lifted from a starved list carry their whole wait, so the wait holds it.
@@ -29,15 +30,20 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | '
           // Growing: arrivals outpace completions (both queues count an add only for a key not already waiting, and
           // the depth moves by the adds less the keys handed out, so a growing depth is that excess).
           compare('depthSlope', '>=', t.minGrowth),
+          // Outpaced on balance: batches arrive faster than they drain, so each drain phase starts higher than the
+          // last, though the depth falls between them; over half an hour it rises. Each batch lands within the trend
+          // window, so over it the depth does not drain; a queue draining over the trend window and over the last
+          // five minutes alike is working off one list, whatever the half hour before it shows (the trend window
+          // alone still reads a fall that has stopped: an overload settling where deduplication balances it).
+          allOf(
+            compare('depthTrend', '>=', t.minGrowth),
+            anyOf(notDraining(t.drainShare), notDrainingNow(t.drainShare)),
+          ),
           // Standing: once many keys wait, deduplication absorbs new events, adds fall to the completion rate and
           // the depth levels off; keys then wait long enough to be changes reconciled late. Not while draining,
           // unless what drains is a priority queue's low-priority part (a resync's keys, lifted to priority 0 by
           // changes to them) while a floor of real changes, served first, stands and does not drain: those keep
-          // every worker. Batches that outpace their drain (each drain phase starting higher than the last, the
-          // depth falling between them) are standing too: each batch brings at least a batch period's completions
-          // and its last key waits them all, so keys wait half a period and more, minutes for batches minutes apart,
-          // and each batch lands within the trend window, over which the depth does not drain; batches seconds apart
-          // raise the ten-minute slope steadily.
+          // every worker.
           allOf(
             compare('queueLatencyMean', '>=', t.minWait),
             anyOf(
@@ -128,7 +134,7 @@ export const backlog = defineRule({
       default: 0.02,
       unit: '1/s',
       description:
-        'Depth growth (least-squares slope over the trend window) at or above which the queue is falling behind: 72 items an hour. A queue below capacity random-walks back to zero, its slope over ten minutes scattered around zero by a small fraction of an item a second; one over capacity by even 2% of a few syncs a second rises faster than this. The detection curve (4 workers, 42 syncs/s): silent at 0.95 of capacity, found on every seed from 1.0, where the depth stops returning to zero.',
+        'Depth growth (least-squares slope over the trend window, or over half an hour for batches) at or above which the queue is falling behind: 72 items an hour. A queue below capacity random-walks back to zero, its slope over ten minutes scattered around zero by a small fraction of an item a second; one over capacity by even 2% of a few syncs a second rises faster than this. The detection curve (4 workers, 42 syncs/s): silent at 0.95 of capacity, found on every seed from 1.0, where the depth stops returning to zero.',
     },
     minWait: {
       default: 5,
@@ -228,8 +234,8 @@ export const backlog = defineRule({
 /**
  * Which of the backlog's clauses the evidence shows now, in the order the texts prefer them: the depth growing,
  * the priority queue's real changes (priority 0 and above) growing while the whole depth does not, the depth
- * rising over half an hour while it stands (batches outpacing their drain), keys standing in a queue that holds its
- * level, or keys no worker serves (no sync finished over the window).
+ * rising over half an hour (batches outpacing their drain), keys standing in a queue that holds its level, or
+ * keys no worker serves (no sync finished over the window).
  */
 type BacklogShape = 'growing' | 'priority' | 'outpaced' | 'standing' | 'unserved';
 
@@ -259,7 +265,7 @@ function backlogEvidence(signals: SignalSnapshot, shape: BacklogShape): string {
     case 'priority':
       return `real changes back up: its depth at priority 0 and above is ${describeSlope(signals.normalPriorityDepthSlope)}, and they are served before any other key`;
     case 'outpaced':
-      return `over half an hour its depth is ${describeSlope(signals.depthTrend)}: batches arrive faster than they drain, and keys wait ${formatValue(signals.queueLatencyMean)} on average for a sync of ${formatValue(signals.workDurationMean)}`;
+      return `over half an hour its depth is ${describeSlope(signals.depthTrend)}: batches arrive faster than they drain`;
     case 'standing':
       return `keys wait ${formatValue(signals.queueLatencyMean)} on average for a sync of ${formatValue(signals.workDurationMean)}`;
     case 'unserved':

@@ -39,12 +39,15 @@ export const notObservable = defineRule({
   scope: 'target',
   thresholds: {},
   forMs: notObservableForMs,
-  // One presence check stands for every work-queue metric: a metrics provider creates a queue's depth gauge
-  // with its counters and histograms, together, when the queue is made; no provider, no workqueue_* at all.
+  // One presence check stands for every work-queue metric: a metrics provider creates a queue's adds counter with
+  // its other counters and histograms, together, when the queue is made (client-go's provider interface, component-
+  // base's, controller-runtime's for both its queues); no provider, no workqueue_* at all. Not the depth gauge: the
+  // priority queue's has a series per priority, made at the first add of that priority, so a queue no event has
+  // reached yet (a quiet controller just started) has none.
   condition: () =>
     binary(
       'unless',
-      binary('unless', perTarget(CONTROLLER_RUNTIME.reconcileTotal), perTarget(WORKQUEUE.depth), onTarget),
+      binary('unless', perTarget(CONTROLLER_RUNTIME.reconcileTotal), perTarget(WORKQUEUE.adds), onTarget),
       binary('==', selector(CLIENT_GO.leaderElectionMasterStatus), num(0)),
       onTarget,
     ),
