@@ -19,8 +19,10 @@ import { DEFAULT_RUNBOOK_BASE_URL } from '../src/diagnosis/runbook.js';
 import { CLIENT_GO } from '../src/metrics/names.js';
 import { escapeHtml } from '../src/server/page/render.js';
 import { diagnoseSource } from '../src/service/diagnose-source.js';
-import { lognormal, meanMs } from '../src/simulate/distributions.js';
+import { meanMs } from '../src/simulate/distributions.js';
 import { runVirtual, type SimulationParams } from '../src/simulate/index.js';
+import { BACKLOG_SYNC, SATURATION_SYNC } from '../src/simulate/scenarios/capacity.js';
+import { capacity, withSyncMs } from '../src/simulate/scenarios/common.js';
 import { recordingSourceFromText } from '../src/sources/recording-source.js';
 import { withoutFamilies } from '../src/store/recording-families.js';
 
@@ -61,10 +63,10 @@ const COMPONENT_BASE: Variant = {
 const ALL_KINDS = [PRIORITY, CLASSIC, COMPONENT_BASE] as const;
 const REST_CLIENT = CLIENT_GO.restClientRequests.replace(/_total$/, '');
 
-const BACKLOG_CAPACITY = 4 / (meanMs(lognormal(80, 0.6)) / 1000);
+const BACKLOG_CAPACITY = capacity(4, BACKLOG_SYNC);
 /** 8 workers of the backlog scenario's syncs moved to a median of a second: its standing queues wait seconds. */
-const SLOW_BACKLOG_CAPACITY = 8 / (meanMs(lognormal(1000, 0.6)) / 1000);
-const SATURATION_SYNC_S = meanMs(lognormal(400, 0.5)) / 1000;
+const SLOW_BACKLOG_CAPACITY = capacity(8, withSyncMs(BACKLOG_SYNC, { syncMs: 1000 }));
+const SATURATION_SYNC_S = meanMs(SATURATION_SYNC) / 1000;
 const rate3 = (r: number) => Math.round(r * 1000) / 1000;
 
 const SWEEPS: readonly Sweep[] = [

@@ -27,7 +27,8 @@ import { withSyncTail } from './slow-work.js';
 // ---------------------------------------------------------------------------------------------
 // backlog
 
-const BACKLOG_SYNC = lognormal(80, 0.6);
+/** The backlog scenario's syncs (log-normal around 80 ms); `--sync-ms` moves their median. */
+export const BACKLOG_SYNC = lognormal(80, 0.6);
 const BACKLOG: LoadSizes = { workers: 4, keys: 200_000, sync: BACKLOG_SYNC, load: 1.2, rateDigits: 3 };
 
 export function backlogController(params: SimulationParams, name = 'pod'): ControllerSpec {
@@ -85,7 +86,8 @@ export const backlog: Scenario = {
 // ---------------------------------------------------------------------------------------------
 // saturation
 
-const SATURATION_SYNC = lognormal(400, 0.5);
+/** The saturation scenario's syncs (log-normal around 400 ms); `--sync-ms` moves their median. */
+export const SATURATION_SYNC = lognormal(400, 0.5);
 const SATURATION: LoadSizes = { workers: 8, keys: 20_000, sync: SATURATION_SYNC, load: 0.93, rateDigits: 3 };
 
 export const saturation: Scenario = {
