@@ -3,7 +3,8 @@
  * nor errors behind them) is never passed over as healthy, whatever the number of looping keys L and workers W.
  * Its served-first depth is L − W (none when L ≤ W): up to twice the workers the HighAddRateLowDepth observation
  * reads it; a longer loop holds every worker, a saturation. On the priority queue the loop runs at priority 0 and
- * starves the initial list waiting at low priority, and the observation says so.
+ * starves the initial list waiting at low priority, and the observation says so; a loop long enough to be a
+ * saturation says so in the saturation's summary, and its fix asks to check the adds are real changes first.
  */
 import { describe, expect, it } from 'vitest';
 import type { QueueReport } from '../../src/diagnosis/report.js';
@@ -71,4 +72,19 @@ describe('a self-requeue loop', () => {
     expect(observation).toBeDefined();
     expect(observation?.summary).not.toContain('starves');
   });
+
+  it('a loop that holds every worker on the priority queue: saturated, the starved list named, the loop checked before adding workers', async () => {
+    const q = await loopQueue({ ...PRIORITY, workers: 2, loopKeys: 7, seed: 207, durationMs: SATURATION_DURATION_MS });
+    const saturated = q.findings.find((f) => f.rule === 'WorkqueueSaturated' && f.state === 'firing');
+    expect(q.signals['lowPriorityDepth']?.value).toBeGreaterThan(100);
+    expect(saturated?.summary).toMatch(/keys wait at low priority .* starves the list/);
+    expect(saturated?.fix).toMatch(/adds are real changes .* loop faster/);
+  }, 120_000);
+
+  it('on the classic queue the saturation names no starvation: it has no low-priority depth', async () => {
+    const q = await loopQueue({ ...CLASSIC, workers: 1, loopKeys: 4, seed: 104, durationMs: SATURATION_DURATION_MS });
+    const saturated = q.findings.find((f) => f.rule === 'WorkqueueSaturated' && f.state === 'firing');
+    expect(saturated).toBeDefined();
+    expect(saturated?.summary).not.toContain('starves');
+  }, 120_000);
 });

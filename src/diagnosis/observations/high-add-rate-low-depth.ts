@@ -1,11 +1,11 @@
 import { allOf, binary } from '../../promql/expr.js';
 import { DRAIN_SHARE, waitingPerBusyWorker } from '../capacity.js';
 import { compare, sig } from '../conditions.js';
-import { describeSlope } from '../direction.js';
 import { formatNumber, formatValue, numberOf, round } from '../format.js';
 import { defineObservation } from '../observation.js';
 import type { SignalSnapshot, ThresholdValues } from '../rule.js';
 import { MINUTE_MS } from '../signals.js';
+import { lowPriorityStarvation } from '../starvation.js';
 
 /**
  * High add rate, low depth: the classic small-depth-huge-adds reading. It is what a self-requeue loop looks
@@ -76,17 +76,8 @@ function failedCalls(signals: SignalSnapshot): string {
   return `failed requests outnumber the adds (${round(failed / adds)} per add), as when a call fails on every sync; `;
 }
 
-/**
- * A sentence for a priority queue whose low-priority keys (initial list, resyncs) wait and are not worked off
- * while the adds run hot: the list falls by less than the drain share of the completions (only as real changes
- * lift its keys to priority 0, if at all), since the workers serve priority 0 first and whatever holds them
- * starves the list; empty otherwise.
- */
+/** The starvation sentence after the summary, with its leading space; empty where the list is worked off. */
 function starvation(signals: SignalSnapshot, t: ThresholdValues<'drainShare'>): string {
-  const waiting = numberOf(signals.lowPriorityDepth);
-  const slope = numberOf(signals.lowPriorityDepthSlope);
-  const completions = numberOf(signals.completionRate);
-  if (waiting === undefined || waiting < 1 || slope === undefined || completions === undefined) return '';
-  if (slope <= -t.drainShare * completions) return '';
-  return ` Meanwhile ${formatNumber(signals.lowPriorityDepth)} keys wait at low priority (initial list, resyncs), and their depth at low priority is ${describeSlope(signals.lowPriorityDepthSlope)}, not worked off: the workers serve priority 0 first, so what holds them starves the list.`;
+  const sentence = lowPriorityStarvation(signals, t.drainShare);
+  return sentence === '' ? '' : ` ${sentence}`;
 }

@@ -5,6 +5,7 @@ import { compare, relate, sig, unlessAny } from '../conditions.js';
 import { formatNumber, formatValue, numberOf } from '../format.js';
 import { defineRule, SHARE, type SignalSnapshot } from '../rule.js';
 import { MINUTE_MS, SUSTAINED_WINDOW_MS } from '../signals.js';
+import { lowPriorityStarvation } from '../starvation.js';
 import type { SignalValue } from '../units.js';
 
 /**
@@ -124,6 +125,8 @@ export const saturated = defineRule({
     'sustainedDepthMin',
     'longestRunning',
     'addRate',
+    'lowPriorityDepth',
+    'lowPriorityDepthSlope',
   ],
   derivedTitles: {
     utilization: 'Utilization',
@@ -145,16 +148,22 @@ export const saturated = defineRule({
     };
   },
   text: {
-    summary: ({ signals }) =>
-      numberOf(signals.maxWorkers) === undefined && numberOf(signals.inferredWorkers) !== undefined
-        ? `Every worker is busy: the depth never fell below ${formatValue(signals.sustainedDepthMin)} over the last ${formatDuration(SUSTAINED_WINDOW_MS)}, so the ${formatNumber(signals.sustainedBusyWorkers)} busy workers are the whole pool (${formatValue(signals.inferredWorkers)}, inferred: the controller exposes no max-workers metric); keys wait ${formatValue(signals.queueLatencyMean)} on average for a worker.`
-        : `Workers are ${formatValue(signals.utilization)} busy (${formatNumber(signals.sustainedBusyWorkers)} of ${formatValue(signals.maxWorkers)}); keys wait ${formatValue(signals.queueLatencyMean)} on average for a worker.`,
+    summary: ({ signals, thresholds }) =>
+      [
+        numberOf(signals.maxWorkers) === undefined && numberOf(signals.inferredWorkers) !== undefined
+          ? `Every worker is busy: the depth never fell below ${formatValue(signals.sustainedDepthMin)} over the last ${formatDuration(SUSTAINED_WINDOW_MS)}, so the ${formatNumber(signals.sustainedBusyWorkers)} busy workers are the whole pool (${formatValue(signals.inferredWorkers)}, inferred: the controller exposes no max-workers metric); keys wait ${formatValue(signals.queueLatencyMean)} on average for a worker.`
+          : `Workers are ${formatValue(signals.utilization)} busy (${formatNumber(signals.sustainedBusyWorkers)} of ${formatValue(signals.maxWorkers)}); keys wait ${formatValue(signals.queueLatencyMean)} on average for a worker.`,
+        // On a priority queue, what holds every worker at priority 0 keeps the initial list and resyncs waiting.
+        lowPriorityStarvation(signals, thresholds.drainShare),
+      ]
+        .filter((sentence) => sentence !== '')
+        .join(' '),
     meaning:
       'The controller runs at the edge of its capacity. The queue is not growing yet, but every key waits for a free worker and any extra load turns into a backlog.',
     cause: ({ signals }) =>
       `Too few workers for the load: ${formatValue(signals.addRate)} arrive and each sync takes ${formatValue(signals.workDurationMean)} on average.`,
     fix: ({ signals, thresholds }) =>
-      `Set MaxConcurrentReconciles to about ${formatValue(signals.recommendedWorkers)} (Little's law: offered load / ${Math.round(thresholds.targetUtilization * 100)}% target utilization), or make syncs cheaper.`,
+      `Set MaxConcurrentReconciles to about ${formatValue(signals.recommendedWorkers)} (Little's law: offered load / ${Math.round(thresholds.targetUtilization * 100)}% target utilization), or make syncs cheaper. First check that the adds are real changes (against how often the watched objects change): keys that add themselves again (a write to an object the controller watches, a failure re-added without backoff) hold every worker the same way, and more workers only make them loop faster.`,
     confirm: [
       {
         text: 'Busy workers sit near the maximum (or, without one, the depth never reaches zero while they hold flat):',
