@@ -15,10 +15,10 @@ import { defineRule, type SignalSnapshot, type ThresholdNodes, type ThresholdVal
 import { MINUTE_MS } from '../signals.js';
 
 /**
- * A floor of waiting keys that grows, outpaces its drain, stands, or is served by no worker. A priority queue's real
- * changes backing up (served first, their depth grows only under overload, however the whole depth moves as
- * changes lift listed keys out of a low-priority list) are the standing reading of the depth served first: keys
- * lifted from a starved list carry their whole wait, so the wait holds it.
+ * A floor of waiting keys whose keys are late (they wait the line or more) and that outpaces its drain or stands,
+ * or that no worker serves. A priority queue's real changes backing up (served first, their depth grows only under
+ * overload, however the whole depth moves as changes lift listed keys out of a low-priority list) are the standing
+ * reading of the depth served first: keys lifted from a starved list carry their whole wait, so the wait holds it.
  */
 function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | 'drainShare'>): Expr {
   return allOf(
@@ -26,49 +26,53 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | '
     anyOf(
       binary(
         'unless',
-        anyOf(
-          // Growing: arrivals outpace completions (both queues count an add only for a key not already waiting, and
-          // the depth moves by the adds less the keys handed out, so a growing depth is that excess).
-          compare('depthSlope', '>=', t.minGrowth),
-          // Outpaced on balance: batches arrive faster than they drain, so each drain phase starts higher than the
-          // last, though the depth falls between them; over half an hour it rises. Each batch lands within the trend
-          // window, so over it the depth does not drain; a queue draining over the trend window and over the last
-          // five minutes alike is working off one list, whatever the half hour before it shows (the trend window
-          // alone still reads a fall that has stopped: an overload settling where deduplication balances it).
-          allOf(
-            compare('depthTrend', '>=', t.minGrowth),
-            anyOf(notDraining(t.drainShare), notDrainingNow(t.drainShare)),
-          ),
-          // Standing: once many keys wait, deduplication absorbs new events, adds fall to the completion rate and
-          // the depth levels off; keys then wait long enough to be changes reconciled late. Not while draining,
-          // unless what drains is a priority queue's low-priority part (a resync's keys, lifted to priority 0 by
-          // changes to them) while a floor of real changes, served first, stands and does not drain: those keep
-          // every worker.
-          allOf(
+        allOf(
+          // Late: a backlog is changes reconciled late. A depth growing (arrivals outpacing completions: both queues
+          // count an add only for a key not already waiting, and the depth moves by the adds less the keys handed
+          // out) makes its keys wait ever longer, by the excess share of the throughput every second (a tenth of a
+          // second a second at 1.1 times capacity), so a queue that grows for minutes has late keys; a depth
+          // deduplication holds where its workers clear it within the line is a full pool keeping up with every
+          // object, and the slope of its depth, strayed about by its own noise (a standing 100 keys reads ±0.013 a
+          // second over ten minutes) or lifted by its first fill, is no growth to report.
+          anyOf(
             compare('queueLatencyMean', '>=', t.minWait),
-            anyOf(
-              notDraining(t.drainShare),
-              allOf(
-                compare('normalPriorityDepthFloor', '>=', t.minDepth),
-                fallsSlowerThanDrain('normalPriorityDepthSlope', t.drainShare),
-              ),
-              // A fall between refills (resyncs queueing every object over a standing queue) is no list draining:
-              // over the long window the depth did not come near empty (its lowest stayed above the drain share of
-              // the depth now: a queue that keeps up empties between its bursts, while an overloaded one falls back
-              // only to the level where deduplication balances it, keys × (1 − capacity / arrivals)), it stands above
-              // that lowest (it was refilled from there, where a list worked off since before the window began has
-              // its lowest now), over the half hour it did not fall on balance (end to end, by less than the drain
-              // share of the syncs completed in it: the least-squares slope weighs a lift minutes ago as much as the
-              // fall before it), and it is still fed: arrivals of at least the drain share of the completions (at
-              // balance they equal them; after a refill they fall only by the share of objects already waiting, and
-              // recover as it falls back). A list lifted by a jump (a relist while it is worked off) is fed by a
-              // trickle, or by real changes while it falls on balance over the half hour.
-              allOf(
-                relate(sig('sustainedDepthMin'), '>=', 'depth', t.drainShare),
-                relate(sig('sustainedDepthMin'), '<', 'depth'),
-                compare('depthChangePerSync', '>', negated(t.drainShare)),
-                relate(sig('addRate'), '>=', 'completionRate', t.drainShare),
-              ),
+            // Or still growing now: a depth that rises over the last five minutes too, before its keys are late (a
+            // queue past its capacity by a few percent grows for minutes before its keys wait 5 s). A standing
+            // depth's first fill is out of that window within five minutes, and its noise does not hold there for
+            // a whole `for` (±0.036 a second over five minutes for 100 keys standing).
+            compare('recentDepthSlope', '>=', t.minGrowth),
+          ),
+          anyOf(
+            // Growing or standing: not draining a list (once many keys wait, deduplication absorbs new events, adds
+            // fall to the completion rate and the depth levels off).
+            notDraining(t.drainShare),
+            // Outpaced on balance: batches arrive faster than they drain, so each drain phase starts higher than the
+            // last, though the depth falls between them; over half an hour it rises. A queue draining over the trend
+            // window but not over the last five minutes, its depth higher than half an hour ago, has stopped falling
+            // (an overload settling where deduplication balances it, after a relist lifted it).
+            allOf(compare('depthTrend', '>=', t.minGrowth), notDrainingNow(t.drainShare)),
+            // A priority queue's low-priority part (a resync's keys, lifted to priority 0 by changes to them) drains
+            // while a floor of real changes, served first, stands and does not drain: those keep every worker.
+            allOf(
+              compare('normalPriorityDepthFloor', '>=', t.minDepth),
+              fallsSlowerThanDrain('normalPriorityDepthSlope', t.drainShare),
+            ),
+            // A fall between refills (resyncs queueing every object over a standing queue) is no list draining:
+            // over the long window the depth did not come near empty (its lowest stayed above the drain share of
+            // the depth now: a queue that keeps up empties between its bursts, while an overloaded one falls back
+            // only to the level where deduplication balances it, keys × (1 − capacity / arrivals)), it stands above
+            // that lowest (it was refilled from there, where a list worked off since before the window began has
+            // its lowest now), over the half hour it did not fall on balance (end to end, by less than the drain
+            // share of the syncs completed in it: the least-squares slope weighs a lift minutes ago as much as the
+            // fall before it), and it is still fed: arrivals of at least the drain share of the completions (at
+            // balance they equal them; after a refill they fall only by the share of objects already waiting, and
+            // recover as it falls back). A list lifted by a jump (a relist while it is worked off) is fed by a
+            // trickle, or by real changes while it falls on balance over the half hour.
+            allOf(
+              relate(sig('sustainedDepthMin'), '>=', 'depth', t.drainShare),
+              relate(sig('sustainedDepthMin'), '<', 'depth'),
+              compare('depthChangePerSync', '>', negated(t.drainShare)),
+              relate(sig('addRate'), '>=', 'completionRate', t.drainShare),
             ),
           ),
         ),
@@ -85,9 +89,11 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | '
 }
 
 /**
- * Backlog: keys arrive faster than the workers finish them, so the queue never drains. Either the depth
- * keeps growing, or (once deduplication caps it) it stands high with keys waiting long enough to be changes
- * reconciled late. A burst that drains (resync, rollout, a short spike) reaches zero within the window; a backlog
+ * Backlog: keys arrive faster than the workers finish them, so the queue never drains and changes are reconciled
+ * late. Either the depth keeps growing, or (once deduplication caps it) it stands high; either way its keys wait
+ * long enough to be changes reconciled late (`minWait`), since a depth that grows makes every key wait longer than
+ * the one before it. A full pool whose standing depth its workers clear within the line is saturated, not behind,
+ * however its slope strays. A burst that drains (resync, rollout, a short spike) reaches zero within the window; a backlog
  * does not, for the whole `forMs`. Once firing it stays firing for a trend window after the condition last held
  * (`keepFiringForMs`): between the refills of a standing queue fed by batches, its depth can fall as a list being
  * worked off falls for minutes.
@@ -134,13 +140,13 @@ export const backlog = defineRule({
       default: 0.02,
       unit: '1/s',
       description:
-        'Depth growth (least-squares slope over the trend window, or over half an hour for batches) at or above which the queue is falling behind: 72 items an hour. A queue below capacity random-walks back to zero, its slope over ten minutes scattered around zero by a small fraction of an item a second; one over capacity by even 2% of a few syncs a second rises faster than this. The detection curve (4 workers, 42 syncs/s): silent at 0.95 of capacity, found on every seed from 1.0, where the depth stops returning to zero.',
+        "Depth rise over half an hour (least-squares slope) at or above which batches outpace their drain: a queue with late keys that falls over the trend window but no longer over the last five minutes, and stands higher than half an hour ago, has stopped falling (an overload settling where deduplication balances it after a relist lifted it); 72 items an hour. The same rate of fall tells a priority queue's low-priority list being worked off while real changes are served first. A queue below capacity random-walks back to zero, its slope scattered around zero by a small fraction of an item a second; one over capacity by even 2% of a few syncs a second rises faster than this. A growing depth needs no slope of its own: it makes its keys late (the wait grows by the excess share of the throughput every second) and does not drain, which the standing reading holds.",
     },
     minWait: {
       default: 5,
       unit: 's',
       description:
-        "Mean queue wait at or above which keys standing in a queue that holds its level are changes reconciled late (when deduplication hides the excess arrivals). Once many keys wait, events for them coalesce, adds fall to the completion rate and the depth levels off at keys × (1 − capacity/arrivals): the queue no longer grows, yet each key waits that depth over the completion rate. Five seconds is late: it is the whole budget of Kubernetes' own latency objectives for an object to be acted on (pod start-up, 5 s at the 99th percentile), spent waiting in one queue; a standing queue whose keys wait a second is a full pool keeping up with every object, however many events coalesce: saturated, not behind. The line is in seconds, not in syncs: at full busy a key waits as many syncs as keys stand per busy worker (Little's law), and what a full pool below its capacity waits in syncs falls with its size (Erlang C at 90% busy: about nine syncs at one worker, under one at eight), so no count of syncs holds for every pool. Twice the line misses 8 workers of 1.2 s syncs at 1.5× capacity over 120 objects, 40 keys standing 6 s each (the boundary grid); half of it calls a backlog only standing queues whose keys wait 2.5 to 5 s, where the truth allows one. The detection curves over the population: at 1.5× the capacity of 8 workers of 1.2 s syncs, 60 and 90 objects (20 and 30 keys standing, 3 and 4.5 s each) are never called a backlog, 120 and more (6 s and more) on every seed in 12 minutes; at 1.2× the capacity of 4 workers of 96 ms syncs, 20 and 200 objects (3 and 33 standing, under a second each) never, 2,000 and more (8 s and more) on every seed. A standing queue under the floor of `minDepth` is not a backlog however long its keys wait: tens of objects behind one or two slow workers are reported saturated.",
+        "Mean queue wait at or above which waiting keys are changes reconciled late, which every reading of a backlog needs (but a queue no worker serves, where nothing finishes to measure a wait): a depth that grows makes it so within minutes, at 1.1 times capacity a tenth of a second more every second, and a depth that stands must wait it to be behind (when deduplication hides the excess arrivals). Once many keys wait, events for them coalesce, adds fall to the completion rate and the depth levels off at keys × (1 − capacity/arrivals): the queue no longer grows, yet each key waits that depth over the completion rate. Five seconds is late: it is the whole budget of Kubernetes' own latency objectives for an object to be acted on (pod start-up, 5 s at the 99th percentile), spent waiting in one queue; a standing queue whose keys wait a second is a full pool keeping up with every object, however many events coalesce: saturated, not behind. The line is in seconds, not in syncs: at full busy a key waits as many syncs as keys stand per busy worker (Little's law), and what a full pool below its capacity waits in syncs falls with its size (Erlang C at 90% busy: about nine syncs at one worker, under one at eight), so no count of syncs holds for every pool. Twice the line misses 8 workers of 1.2 s syncs at 1.5× capacity over 120 objects, 40 keys standing 6 s each (the boundary grid); half of it calls a backlog standing queues whose keys wait 2.5 to 5 s, and the boundary grid holds one (4 workers of 96 ms syncs at 1.5× capacity over 441 objects, 147 keys standing 3.5 s each, under 5 s even three of their spreads above) where no change is late. Without the line, the slope of a standing depth strays about by its own noise (±0.013 a second over ten minutes for 100 keys standing) and reads its first fill as growth for ten minutes, so such a queue would be called a backlog on some seeds. The detection curves over the population: at 1.5× the capacity of 8 workers of 1.2 s syncs, 60 and 90 objects (20 and 30 keys standing, 3 and 4.5 s each) are never called a backlog, 120 and more (6 s and more) on every seed in 12 minutes; at 1.2× the capacity of 4 workers of 96 ms syncs, 20 and 200 objects (3 and 33 standing, under a second each) never, 2,000 and more (8 s and more) on every seed. A standing queue under the floor of `minDepth` is not a backlog however long its keys wait: tens of objects behind one or two slow workers are reported saturated.",
     },
     drainShare: DRAIN_SHARE,
     targetUtilization: TARGET_UTILIZATION,

@@ -304,8 +304,10 @@ export const LATE_WAIT_S = 5;
  * arrivals `rate` and completions `capacityPerSecond`, a waiting key absorbs the events for it, so the depth
  * rises toward keys × (1 − capacity / rate) with the time constant keys / rate. A depth that has had three time
  * constants (95% of its ceiling) in the run stands; its keys wait ceiling / capacity. Standing short, the queue is
- * saturated and a backlog is only allowed. `overloadedForMs`: how long of the run the arrivals exceed capacity
- * (the whole run unless the load ramps up).
+ * saturated, not behind: a backlog is allowed only where the depth's excursions could make its keys late, three of
+ * its spreads above its level (`NEVER_DRAINED_SPREADS`, never reached over a run) waiting `LATE_WAIT_S` or more;
+ * where even they wait less, no change is reconciled late and a backlog is forbidden. `overloadedForMs`: how long
+ * of the run the arrivals exceed capacity (the whole run unless the load ramps up).
  */
 export function overloadTruth(
   sizes: { readonly keys: number; readonly rate: number; readonly capacity: number },
@@ -321,17 +323,22 @@ export function overloadTruth(
   const waitS = ceiling / cap;
   const standing = `arrivals are ${round(rate / cap, 3)}× capacity over ${keys} objects: deduplication holds the depth near ${Math.round(ceiling)} keys, each waiting ${round(waitS, 1)} s`;
   if (waitS >= LATE_WAIT_S) return { ...truth, note: `${standing}; changes are reconciled late` };
-  const note = `${standing}; the workers are saturated, no change is reconciled late`;
+  const spread = Math.sqrt((keys * cap) / rate);
+  // Even at its excursions keys wait under the line: never late, so never a backlog.
+  const neverLate = (ceiling + NEVER_DRAINED_SPREADS * spread) / cap < LATE_WAIT_S;
+  const note = `${standing}; the workers are saturated, no change is reconciled late${neverLate ? `, even ${NEVER_DRAINED_SPREADS} spreads (${Math.round(NEVER_DRAINED_SPREADS * spread)} keys) above that level: not a backlog` : ''}`;
+  const notBehind = (spec: QueueTruthSpec): QueueTruthSpec =>
+    neverLate ? { ...spec, allowed: spec.allowed.filter((id) => id !== 'WorkqueueBacklog') } : spec;
   // Without the max-workers metric, a depth that stands clear of zero is what shows every worker busy all along.
-  if (!exposesMaxWorkers(params.flavor) && ceiling >= NEVER_DRAINED_SPREADS * Math.sqrt((keys * cap) / rate)) {
-    return {
+  if (!exposesMaxWorkers(params.flavor) && ceiling >= NEVER_DRAINED_SPREADS * spread) {
+    return notBehind({
       expected: ['WorkqueueSaturated'],
       allowed: ['WorkqueueBacklog'],
       note: `${note}; the depth never drains, so every worker is busy all along, which shows without a max-workers metric`,
-    };
+    });
   }
-  // Saturated, a backlog allowed: the truth of a queue just under capacity.
-  return { ...capacityTruth(0.95, params), note };
+  // Saturated, a backlog allowed where its keys could be late: the truth of a queue just under capacity.
+  return notBehind({ ...capacityTruth(0.95, params), note });
 }
 
 /**
