@@ -86,7 +86,7 @@ describe('generate applies queues: to the dashboard threshold lines', () => {
     const fixedFloor = panelOf(forOnly, signal('depthFloor').title);
     expect(fixedFloor.targets).toHaveLength(1);
     expect(fixedFloor.fieldConfig?.defaults?.thresholds?.steps.slice(1).map((s) => s.value)).toEqual([20]);
-    const growth = panelOf(forOnly, signal('depthSlope').title);
+    const growth = panelOf(forOnly, signal('recentDepthSlope').title);
     expect(thresholdTargets(growth).map((t) => t.legendFormat)).toEqual([
       'minGrowth (WorkqueueBacklog) {{name}} ({{instance}})',
     ]);
