@@ -230,6 +230,10 @@ export const backlog = defineRule({
         signals: ['depth', 'addRate', 'completionRate'],
       },
       {
+        text: 'Keys are late: their mean wait before a worker takes them is at or above the line (minWait):',
+        signals: ['queueLatencyMean'],
+      },
+      {
         text: 'Workers are busy (near the maximum) and syncs take long:',
         signals: ['busyWorkers', 'workDurationMean'],
       },
