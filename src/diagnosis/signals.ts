@@ -360,6 +360,25 @@ const signalList = [
     expr: perQueue(rate(WORKQUEUE.adds)),
   },
   {
+    id: 'trendAddRate',
+    title: 'Add rate (trend window)',
+    unit: '1/s',
+    scope: 'queue',
+    description:
+      'New adds per second over the trend window, once its samples span nine tenths of it (as the long window\'s lowest depth). Beside the add rate of the last five minutes it tells whether the adds rise as the depth falls: fewer keys waiting coalesce fewer events. Over the first minutes of a series both rates read the same few samples, and their difference is how each backend extrapolates them, not a rise.',
+    expr: perQueue(
+      binary(
+        'and',
+        rate(WORKQUEUE.adds, TREND_WINDOW_MS),
+        binary(
+          '>',
+          rangeFn('count_over_time', WORKQUEUE.adds, TREND_WINDOW_MS),
+          rangeFn('count_over_time', WORKQUEUE.adds, SPANNED_SHARE * TREND_WINDOW_MS),
+        ),
+      ),
+    ),
+  },
+  {
     id: 'processAddRate',
     title: 'Add rate (process)',
     unit: '1/s',

@@ -135,7 +135,13 @@ function signalNameParts(s: SignalDefinition): { metric: string; operations: str
   if (e.kind === 'binary' && e.op === 'or' && e.rhs.kind === 'binary' && e.rhs.op === '*') e = e.lhs;
   // Per-priority views: `view unless (queues with depth of unknown priority)`, named by the view.
   if (e.kind === 'binary' && e.op === 'unless') e = e.lhs;
-  const { inner, summed } = throughSum(e);
+  const summedPart = throughSum(e);
+  const { summed } = summedPart;
+  // A rate read only once its samples span its window (`rate and span test`) is named by its rate.
+  const inner =
+    summedPart.inner.kind === 'binary' && summedPart.inner.op === 'and' && summedPart.inner.lhs.kind === 'range'
+      ? summedPart.inner.lhs
+      : summedPart.inner;
   if (inner.kind === 'selector') {
     return summed ? { metric: withWords(inner.metric, inner.matchers, s.id), operations: 'sum' } : undefined;
   }

@@ -1,5 +1,5 @@
-import { allOf, anyOf } from '../../promql/expr.js';
-import { burstDraining, DRAIN_SHARE, fallsAtDrain } from '../capacity.js';
+import { allOf, anyOf, binary } from '../../promql/expr.js';
+import { burstDraining, DRAIN_SHARE, fallsAtDrain, settlesAboveEmpty } from '../capacity.js';
 import { compare } from '../conditions.js';
 import { describeSlope, directionOf } from '../direction.js';
 import { formatNumberWithUnit, formatValue, numberOf } from '../format.js';
@@ -11,7 +11,8 @@ import type { SignalValue } from '../units.js';
 /**
  * A list draining: many keys wait, but the depth is falling by the drain bound (`DRAIN_SHARE` of the
  * completions), as after a start-up list, a resync or a rollout. Not a backlog (that one never drains), but the keys at the end of
- * the list wait until it has.
+ * the list wait until it has. A fall whose adds will meet the completions above zero (`settlesAboveEmpty`: an overload
+ * falling back to its balance after a relist) is not a list: it never empties.
  */
 export const listDraining = defineObservation({
   id: 'ListDraining',
@@ -27,13 +28,18 @@ export const listDraining = defineObservation({
   },
   forMs: MINUTE_MS,
   condition: (t) =>
-    allOf(
-      compare('depth', '>=', t.minDepth),
-      anyOf(
-        fallsAtDrain('depthSlope', t.drainShare),
-        // A burst that landed on a queue keeping up, draining before the trend window's slope has left its rise.
-        burstDraining(t.drainShare, t.minDepth),
+    binary(
+      'unless',
+      allOf(
+        compare('depth', '>=', t.minDepth),
+        anyOf(
+          fallsAtDrain('depthSlope', t.drainShare),
+          // A burst that landed on a queue keeping up, draining before the trend window's slope has left its rise.
+          burstDraining(t.drainShare, t.minDepth),
+        ),
       ),
+      // A fall that ends at a balance above zero (an overload knocked off it) does not empty on its own.
+      settlesAboveEmpty(),
     ),
   evidence: [
     'depth',
@@ -41,6 +47,7 @@ export const listDraining = defineObservation({
     'recentDepthSlope',
     'trendDepthMin',
     'addRate',
+    'trendAddRate',
     'completionRate',
     'normalPriorityDepthSlope',
   ],

@@ -5,7 +5,9 @@ import {
   fallsSlowerThanDrain,
   notDraining,
   notDrainingNow,
+  projectedBalance,
   recommendedWorkers,
+  settlesAboveEmpty,
   TARGET_UTILIZATION,
 } from '../capacity.js';
 import { compare, negated, relate, sig } from '../conditions.js';
@@ -57,6 +59,11 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | '
               compare('normalPriorityDepthFloor', '>=', t.minDepth),
               fallsSlowerThanDrain('normalPriorityDepthSlope', t.drainShare),
             ),
+            // A fall that ends above zero: an overload knocked off its balance (a relist, a resync queueing every
+            // object) falls back to it as a list worked off falls, at most of the throughput for about 1.6 time
+            // constants (objects / arrivals), longer than the refilled reading sees the level it was lifted from and
+            // than the keep. Its adds, rising as the depth falls, meet the completions above zero; a list's do not.
+            settlesAboveEmpty(),
             // A fall between refills (resyncs queueing every object over a standing queue) is no list draining:
             // over the long window the depth did not come near empty (its lowest stayed above the drain share of
             // the depth now: a queue that keeps up empties between its bursts, while an overloaded one falls back
@@ -107,6 +114,14 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | '
  * balance after a resync refilled it (its lowest over the long window stays above a fifth of its depth, over
  * the half hour it does not fall on balance, end to end, by a fifth of the syncs completed, and arrivals still
  * feed it at a fifth of its completions or more, where a list relisted while it drains is fed by a trickle).
+ *
+ * Nor is a fall that ends above zero. A relist or a resync over an overloaded queue queues every object again, and
+ * the depth falls back to its balance (objects × (1 − capacity / arrivals)) as a list falls, at most of the
+ * throughput, for about 1.6 time constants (objects / arrivals: 13 minutes at 9,000 objects and 12 changes a second,
+ * over an hour at 200,000), longer than the refilled reading sees the level it was lifted from (the long window) and
+ * than the keep. In both falls the adds rise as the depth falls (fewer waiting keys coalesce fewer events); an
+ * overload's meet the completions above zero and a list's do not, which the adds of two times tell
+ * (`settlesAboveEmpty`), without the objects or the arrivals being known.
  *
  * A burst that lands on a queue keeping up (a bulk change of thousands of objects, a short spike) drains
  * at the capacity left over, every worker busy and its keys waiting minutes, but the least-squares slopes
@@ -177,7 +192,9 @@ export const backlog = defineRule({
     'depthSlope',
     'recentDepthSlope',
     'addRate',
+    'trendAddRate',
     'completionRate',
+    'depthAvg',
     'depthTrend',
     'depthChangePerSync',
     'sustainedDepthMin',
@@ -192,7 +209,7 @@ export const backlog = defineRule({
     'normalPriorityDepthFloor',
     'normalPriorityDepthSlope',
   ],
-  derivedTitles: { timeToDrain: 'Time to drain', workersNeeded: 'Workers needed' },
+  derivedTitles: { timeToDrain: 'Time to drain', balanceDepth: 'Depth it falls back to', workersNeeded: 'Workers needed' },
   derive(signals, t) {
     const depth = numberOf(signals.depth);
     const adds = numberOf(signals.addRate);
@@ -200,8 +217,12 @@ export const backlog = defineRule({
     const net = adds !== undefined && completions !== undefined ? completions - adds : undefined;
     // The queue empties only if every level of it falls: real changes (priority 0 and above) are served first,
     // so while their depth grows the queue never drains, however fast the low-priority list falls.
+    // A fall that ends at a balance above zero never drains (see `settlesAboveEmpty`).
+    const balanceDepth = projectedBalance(signals);
     const draining =
-      directionOf(signals.depthSlope) === 'falling' && directionOf(signals.normalPriorityDepthSlope) !== 'growing';
+      directionOf(signals.depthSlope) === 'falling' &&
+      directionOf(signals.normalPriorityDepthSlope) !== 'growing' &&
+      !((numberOf(balanceDepth) ?? 0) > 0);
     const timeToDrain =
       depth === undefined || net === undefined
         ? { value: null, unit: 's' as const, missing: 'insufficient_data' as const }
@@ -209,7 +230,7 @@ export const backlog = defineRule({
           ? { value: depth / net, unit: 's' as const }
           : // Not draining: the depth (or its part at priority 0 and above) does not fall; there is no finite time.
             { value: null, unit: 's' as const, missing: 'insufficient_data' as const };
-    return { timeToDrain, workersNeeded: recommendedWorkers(signals, t.targetUtilization) };
+    return { timeToDrain, balanceDepth, workersNeeded: recommendedWorkers(signals, t.targetUtilization) };
   },
   text: {
     summary: ({ signals, thresholds }) =>
@@ -244,16 +265,18 @@ export const backlog = defineRule({
 /**
  * Which of the backlog's clauses the evidence shows now, in the order the texts prefer them: the depth growing,
  * the priority queue's real changes (priority 0 and above) growing while the whole depth does not, the depth
- * rising over half an hour (batches outpacing their drain), keys standing in a queue that holds its level, or
- * keys no worker serves (no sync finished over the window).
+ * rising over half an hour (batches outpacing their drain), a fall that ends at a balance above zero (an overload
+ * knocked off it), keys standing in a queue that holds its level, or keys no worker serves (no sync finished over
+ * the window).
  */
-type BacklogShape = 'growing' | 'priority' | 'outpaced' | 'standing' | 'unserved';
+type BacklogShape = 'growing' | 'priority' | 'outpaced' | 'settling' | 'standing' | 'unserved';
 
 function backlogShape(signals: SignalSnapshot, t: ThresholdValues<'minGrowth'>): BacklogShape {
   const atLeastGrowth = (id: string): boolean => (numberOf(signals[id]) ?? Number.NEGATIVE_INFINITY) >= t.minGrowth;
   if (atLeastGrowth('depthSlope')) return 'growing';
   if (atLeastGrowth('normalPriorityDepthSlope')) return 'priority';
   if (atLeastGrowth('depthTrend')) return 'outpaced';
+  if (directionOf(signals.depthSlope) === 'falling' && (numberOf(signals.balanceDepth) ?? 0) > 0) return 'settling';
   return numberOf(signals.completionRate) === 0 ? 'unserved' : 'standing';
 }
 
@@ -276,6 +299,8 @@ function backlogEvidence(signals: SignalSnapshot, shape: BacklogShape): string {
       return `real changes back up: its depth at priority 0 and above is ${describeSlope(signals.normalPriorityDepthSlope)}, and they are served before any other key`;
     case 'outpaced':
       return `over half an hour its depth is ${describeSlope(signals.depthTrend)}: batches arrive faster than they drain`;
+    case 'settling':
+      return `its depth falls back to a balance, not to zero: the adds rise as it falls (${formatValue(signals.addRate)} now, ${formatValue(signals.trendAddRate)} over ten minutes), as events for keys no longer waiting stop coalescing, and meet the completions near ${formatValue(signals.balanceDepth)} waiting`;
     case 'standing':
       return `keys wait ${formatValue(signals.queueLatencyMean)} on average for a sync of ${formatValue(signals.workDurationMean)}`;
     case 'unserved':
