@@ -7,7 +7,7 @@ import { allOf, binary, clampMin, type Expr, num } from '../promql/expr.js';
 import { compare, negated, operand, scale, sig } from './conditions.js';
 import { numberOf } from './format.js';
 import { SHARE, type SignalSnapshot, type ThresholdSpec } from './rule.js';
-import { type SignalId, TREND_WINDOW_MS } from './signals.js';
+import { SIGNAL_WINDOW_MS, type SignalId, TREND_WINDOW_MS } from './signals.js';
 import type { SignalValue } from './units.js';
 
 /** The sizing target: one spec, listed by each rule that recommends workers. */
@@ -120,12 +120,9 @@ export function burstDraining(share: Expr | number, floor: Expr | number): Expr 
   return allOf(drainsNow(share), compare('trendDepthMin', '<', floor));
 }
 
-/** Half the trend window, in seconds: between the mean depths of its halves, a linear depth moves by its slope times this. */
-const HALF_TREND_WINDOW_S = TREND_WINDOW_MS / 2 / 1000;
-
 /**
- * A fall that ends above zero, not at it: `2 × depthAvg × (addRate − trendAddRate) ≥ half the trend window ×
- * −depthSlope × (completionRate − addRate)`.
+ * A fall that ends above zero, not at it: `depthAvg × (addRate − trendAddRate) ≥ (trend window − five minutes) / 2
+ * × −depthSlope × (completionRate − addRate)`.
  *
  * With every worker busy and events spread over the objects, a queue's adds are arrivals × (1 − depth / objects):
  * an event for a key already waiting coalesces into it. So while the depth falls the adds rise, by arrivals /
@@ -134,26 +131,31 @@ const HALF_TREND_WINDOW_S = TREND_WINDOW_MS / 2 / 1000;
  * that line, the adds meet the completions (the fall ends) at `projectedBalance`: above zero exactly when the
  * arrivals with nothing waiting, the adds plus their rise per key fallen times the depth, reach the completions (an
  * overload), below it for a list, which empties first. Neither the objects nor the arrivals need be known. The rise
- * per key is read between the halves of the trend window: the adds of the last five minutes against the trend
- * window's (the halves differ by twice that), the fall between them from the trend window's least-squares slope.
+ * per key is the adds of the last five minutes against the trend window's over the depth fallen between their mean
+ * times (2.5 minutes apart), read from the trend window's least-squares slope.
  *
  * The projection is the physics of a depth that falls over the trend window with the adds under the completions.
  * Where the adds already reach the completions (and still rise), the fall has ended above zero and it holds; where
  * the depth does not fall over the trend window it decides nothing, since the queue is not draining and that
  * reading holds. A jump of the adds within the trend window (the relist itself, a batch) makes them fall between
- * its halves once it is in the older half, and lifts the depth while it is in the newer: it does not hold on a
- * fall for the ten minutes after one.
+ * the windows once it is in the older part, and lifts the depth while it is in the newer: it does not hold on a fall
+ * for the ten minutes after one. Where a handful of adds come in ten minutes (a hundred objects changing every few
+ * hours) the rise is their counting noise and this holds now and then by chance, never for a whole `for` alone: the
+ * boundary grid's slow start of 100 objects behind two-minute syncs (seed 9304) stays silent.
  */
 export function settlesAboveEmpty(): Expr {
-  const addsRise = binary('*', num(2), binary('*', sig('depthAvg'), binary('-', sig('addRate'), sig('trendAddRate'))));
-  const fallBetweenHalves = binary('*', num(-HALF_TREND_WINDOW_S), sig('depthSlope'));
-  return binary('>=', addsRise, binary('*', fallBetweenHalves, binary('-', sig('completionRate'), sig('addRate'))));
+  const addsRise = binary('*', sig('depthAvg'), binary('-', sig('addRate'), sig('trendAddRate')));
+  const fallBetween = binary('*', num(-APART_S), sig('depthSlope'));
+  return binary('>=', addsRise, binary('*', fallBetween, binary('-', sig('completionRate'), sig('addRate'))));
 }
 
+/** How far apart the mean times of the last five minutes and the trend window are, in seconds. */
+const APART_S = (TREND_WINDOW_MS - SIGNAL_WINDOW_MS) / 2 / 1000;
+
 /**
- * Where a falling depth ends, projected as `settlesAboveEmpty` reads it: the depth at which the adds, rising as it
- * falls, meet the completions. Absent unless the depth falls, the adds stay under the completions and rise: then
- * there is no fall to project. A value at or below zero is a list that empties.
+ * Where a falling depth ends, projected as `settlesAboveEmpty` reads it: the depth at which the adds, rising as it falls, meet the completions. Absent
+ * unless the depth falls, the adds stay under the completions and rise: then there is no fall to project. A value
+ * at or below zero is a list that empties.
  */
 export function projectedBalance(signals: SignalSnapshot): SignalValue {
   const depth = numberOf(signals.depthAvg);
@@ -163,8 +165,8 @@ export function projectedBalance(signals: SignalSnapshot): SignalValue {
   const slope = numberOf(signals.depthSlope);
   if (depth === undefined || adds === undefined || trendAdds === undefined || completions === undefined)
     return { value: null, unit: 'items', missing: 'insufficient_data' };
-  const fall = slope === undefined ? undefined : -slope * HALF_TREND_WINDOW_S;
-  const rise = 2 * (adds - trendAdds);
+  const fall = slope === undefined ? undefined : -slope * APART_S;
+  const rise = adds - trendAdds;
   if (fall === undefined || fall <= 0 || rise <= 0 || adds >= completions)
     return { value: null, unit: 'items', missing: 'insufficient_data' };
   // The adds rise by rise / fall per key fallen; they meet the completions (completions − adds) / that further down.

@@ -365,7 +365,7 @@ const signalList = [
     unit: '1/s',
     scope: 'queue',
     description:
-      'New adds per second over the trend window, once its samples span nine tenths of it (as the long window\'s lowest depth). Beside the add rate of the last five minutes it tells whether the adds rise as the depth falls: fewer keys waiting coalesce fewer events. Over the first minutes of a series both rates read the same few samples, and their difference is how each backend extrapolates them, not a rise.',
+      "New adds per second over the trend window, once its samples span nine tenths of it (as the long window's lowest depth). Beside the add rate of the last five minutes it tells whether the adds rise as the depth falls: fewer keys waiting coalesce fewer events. Over the first minutes of a series both rates read the same few samples, and their difference is how each backend extrapolates them, not a rise.",
     expr: perQueue(
       binary(
         'and',

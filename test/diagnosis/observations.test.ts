@@ -195,6 +195,7 @@ describe('ListDraining', () => {
       'recentDepthSlope',
       'trendDepthMin',
       'addRate',
+      'trendAddRate',
       'completionRate',
       'normalPriorityDepthSlope',
       'timeToDrain',

@@ -28,18 +28,15 @@ export const listDraining = defineObservation({
   },
   forMs: MINUTE_MS,
   condition: (t) =>
-    binary(
-      'unless',
-      allOf(
-        compare('depth', '>=', t.minDepth),
-        anyOf(
-          fallsAtDrain('depthSlope', t.drainShare),
-          // A burst that landed on a queue keeping up, draining before the trend window's slope has left its rise.
-          burstDraining(t.drainShare, t.minDepth),
-        ),
+    allOf(
+      compare('depth', '>=', t.minDepth),
+      anyOf(
+        // Falling at the drain share over the trend window, unless toward a balance above zero (an overload knocked
+        // off it falls back as a list falls, and never empties).
+        binary('unless', fallsAtDrain('depthSlope', t.drainShare), settlesAboveEmpty()),
+        // A burst that landed on a queue keeping up, draining before the trend window's slope has left its rise.
+        burstDraining(t.drainShare, t.minDepth),
       ),
-      // A fall that ends at a balance above zero (an overload knocked off it) does not empty on its own.
-      settlesAboveEmpty(),
     ),
   evidence: [
     'depth',

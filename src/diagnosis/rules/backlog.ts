@@ -209,7 +209,11 @@ export const backlog = defineRule({
     'normalPriorityDepthFloor',
     'normalPriorityDepthSlope',
   ],
-  derivedTitles: { timeToDrain: 'Time to drain', balanceDepth: 'Depth it falls back to', workersNeeded: 'Workers needed' },
+  derivedTitles: {
+    timeToDrain: 'Time to drain',
+    balanceDepth: 'Depth it falls back to',
+    workersNeeded: 'Workers needed',
+  },
   derive(signals, t) {
     const depth = numberOf(signals.depth);
     const adds = numberOf(signals.addRate);
