@@ -120,6 +120,9 @@ export function burstDraining(share: Expr | number, floor: Expr | number): Expr 
   return allOf(drainsNow(share), compare('trendDepthMin', '<', floor));
 }
 
+/** How far apart the mean times of the last five minutes and the trend window are, in seconds. */
+const APART_S = (TREND_WINDOW_MS - SIGNAL_WINDOW_MS) / 2 / 1000;
+
 /**
  * A fall that ends above zero, not at it: `depthAvg × (addRate − trendAddRate) ≥ (trend window − five minutes) / 2
  * × −depthSlope × (completionRate − addRate)`.
@@ -149,13 +152,10 @@ export function settlesAboveEmpty(): Expr {
   return binary('>=', addsRise, binary('*', fallBetween, binary('-', sig('completionRate'), sig('addRate'))));
 }
 
-/** How far apart the mean times of the last five minutes and the trend window are, in seconds. */
-const APART_S = (TREND_WINDOW_MS - SIGNAL_WINDOW_MS) / 2 / 1000;
-
 /**
- * Where a falling depth ends, projected as `settlesAboveEmpty` reads it: the depth at which the adds, rising as it falls, meet the completions. Absent
- * unless the depth falls, the adds stay under the completions and rise: then there is no fall to project. A value
- * at or below zero is a list that empties.
+ * Where a falling depth ends, projected as `settlesAboveEmpty` reads it: the depth at which the adds, rising as it
+ * falls, meet the completions. Absent unless the depth falls, the adds stay under the completions and rise: then
+ * there is no fall to project. A value at or below zero is a list that empties.
  */
 export function projectedBalance(signals: SignalSnapshot): SignalValue {
   const depth = numberOf(signals.depthAvg);
