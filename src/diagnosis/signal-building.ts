@@ -52,6 +52,25 @@ export const SUSTAINED_WINDOW_MS = 15 * MINUTE_MS;
  * scrape less than it; over a fraction of the window, a slow trend is not yet seen.
  */
 export const SPANNED_SHARE = 0.9;
+
+/**
+ * `reading and count_over_time(metric[window]) > count_over_time(metric[SPANNED_SHARE × window])`: `reading`, only
+ * once the samples of `metric` span nine tenths of `window` (the window holds a sample older than its last nine
+ * tenths, at any scrape interval up to a tenth of the window). Over the first minutes of a series a reading over the
+ * window reads those minutes alone: a lowest depth that proves nothing of the window, a rate that each backend
+ * extrapolates its own way.
+ */
+export function onceSpanned(reading: Expr, metric: string, windowMs: number): Expr {
+  return binary(
+    'and',
+    reading,
+    binary(
+      '>',
+      rangeFn('count_over_time', metric, windowMs),
+      rangeFn('count_over_time', metric, SPANNED_SHARE * windowMs),
+    ),
+  );
+}
 /**
  * Longer than the default rate limiters' maximum backoff (1000 s in client-go's `DefaultControllerRateLimiter` and
  * in controller-runtime's default): a key that fails on every sync adds at least one error to every window this

@@ -42,6 +42,7 @@ import {
   histogramSeries,
   meanSignal,
   minuteFloor,
+  onceSpanned,
   perQueue,
   quantileSignal,
   rate,
@@ -51,7 +52,6 @@ import {
   restRequestRate,
   SIGNAL_WINDOW_MS,
   type SignalDefinition,
-  SPANNED_SHARE,
   SUSTAINED_WINDOW_MS,
   TREND_WINDOW_MS,
   unexplainedErrorRate,
@@ -219,15 +219,7 @@ const signalList = [
     description:
       'Lowest depth over the long window, once its samples span nine tenths of it (the window holds a sample older than that: more samples than its last nine tenths hold, at any scrape interval up to a tenth of the window). A free worker takes a waiting key at once, so a queue whose depth never reached zero in that time had every worker busy all along; over the few minutes of a new series (a restarted controller, a new scraper) that proves nothing.',
     expr: perQueue(
-      binary(
-        'and',
-        rangeFn('min_over_time', WORKQUEUE.depth, SUSTAINED_WINDOW_MS),
-        binary(
-          '>',
-          rangeFn('count_over_time', WORKQUEUE.depth, SUSTAINED_WINDOW_MS),
-          rangeFn('count_over_time', WORKQUEUE.depth, SPANNED_SHARE * SUSTAINED_WINDOW_MS),
-        ),
-      ),
+      onceSpanned(rangeFn('min_over_time', WORKQUEUE.depth, SUSTAINED_WINDOW_MS), WORKQUEUE.depth, SUSTAINED_WINDOW_MS),
     ),
   },
   {
@@ -366,17 +358,7 @@ const signalList = [
     scope: 'queue',
     description:
       "New adds per second over the trend window, once its samples span nine tenths of it (as the long window's lowest depth). Beside the add rate of the last five minutes it tells whether the adds rise as the depth falls: fewer keys waiting coalesce fewer events. Over the first minutes of a series both rates read the same few samples, and their difference is how each backend extrapolates them, not a rise.",
-    expr: perQueue(
-      binary(
-        'and',
-        rate(WORKQUEUE.adds, TREND_WINDOW_MS),
-        binary(
-          '>',
-          rangeFn('count_over_time', WORKQUEUE.adds, TREND_WINDOW_MS),
-          rangeFn('count_over_time', WORKQUEUE.adds, SPANNED_SHARE * TREND_WINDOW_MS),
-        ),
-      ),
-    ),
+    expr: perQueue(onceSpanned(rate(WORKQUEUE.adds, TREND_WINDOW_MS), WORKQUEUE.adds, TREND_WINDOW_MS)),
   },
   {
     id: 'processAddRate',

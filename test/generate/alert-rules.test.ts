@@ -87,16 +87,16 @@ describe('alert rules', () => {
     expect(backlog.annotations.summary).toContain('{{ $labels.name }}');
     // The decisive evidence first, measured for the alert's series; never `$value` (the condition's output).
     expect(backlog.annotations.summary).toContain(
-      'printf `queue:workqueue_depth:sum{job=%q, instance=%q, controller=%q, name=%q}` $labels.job $labels.instance $labels.controller $labels.name | query }}: depth ',
+      'printf `queue:workqueue_depth:min_over_time1m{job=%q, instance=%q, controller=%q, name=%q}` $labels.job $labels.instance $labels.controller $labels.name | query }}: depth (floor of the last minute) ',
     );
     expect(backlog.annotations.summary).toContain(
-      'printf `queue:workqueue_depth:min_over_time1m{job=%q, instance=%q, controller=%q, name=%q}` $labels.job $labels.instance $labels.controller $labels.name | query }}, depth (floor of the last minute) ',
+      'printf `queue:workqueue_depth:deriv10m{job=%q, instance=%q, controller=%q, name=%q}` $labels.job $labels.instance $labels.controller $labels.name | query }}, depth growth ',
     );
     expect(backlog.annotations.summary).not.toContain('$value');
     const queries = annotationQueries(backlog.annotations.description ?? '', (i) => ['j', 'i', 'c', 'n'][i % 4] ?? '');
     expect(queries).toHaveLength(signalCount('WorkqueueBacklog'));
     // A recorded signal is read from its recorded series.
-    expect(queries[0]).toBe('queue:workqueue_depth:sum{job="j", instance="i", controller="c", name="n"}');
+    expect(queries[0]).toBe('queue:workqueue_depth:min_over_time1m{job="j", instance="i", controller="c", name="n"}');
     // Controller-level evidence is narrowed by the labels controller-level series carry (no `name`).
     expect(backlog.annotations.description).toContain(
       'printf `controller_runtime_max_concurrent_reconciles{job=%q, instance=%q, controller=%q}` $labels.job $labels.instance $labels.controller | query',

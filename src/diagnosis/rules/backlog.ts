@@ -4,13 +4,12 @@ import {
   DRAIN_SHARE,
   fallsSlowerThanDrain,
   notDraining,
-  notDrainingNow,
   projectedBalance,
   recommendedWorkers,
   settlesAboveEmpty,
   TARGET_UTILIZATION,
 } from '../capacity.js';
-import { compare, negated, relate, sig } from '../conditions.js';
+import { compare, negated } from '../conditions.js';
 import { describeSlope, directionOf } from '../direction.js';
 import { formatNumber, formatValue, numberOf } from '../format.js';
 import { defineRule, type SignalSnapshot, type ThresholdNodes, type ThresholdValues } from '../rule.js';
@@ -48,11 +47,6 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | '
             // Growing or standing: not draining a list (once many keys wait, deduplication absorbs new events, adds
             // fall to the completion rate and the depth levels off).
             notDraining(t.drainShare),
-            // Outpaced on balance: batches arrive faster than they drain, so each drain phase starts higher than the
-            // last, though the depth falls between them; over half an hour it rises. A queue draining over the trend
-            // window but not over the last five minutes, its depth higher than half an hour ago, has stopped falling
-            // (an overload settling where deduplication balances it, after a relist lifted it).
-            allOf(compare('depthTrend', '>=', t.minGrowth), notDrainingNow(t.drainShare)),
             // A priority queue's low-priority part (a resync's keys, lifted to priority 0 by changes to them) drains
             // while a floor of real changes, served first, stands and does not drain: those keep every worker.
             allOf(
@@ -61,26 +55,9 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | '
             ),
             // A fall that ends above zero: an overload knocked off its balance (a relist, a resync queueing every
             // object) falls back to it as a list worked off falls, at most of the throughput for about 1.6 time
-            // constants (objects / arrivals), longer than the refilled reading sees the level it was lifted from and
-            // than the keep. Its adds, rising as the depth falls, meet the completions above zero; a list's do not.
+            // constants (objects / arrivals), longer than the keep. Its adds, rising as the depth falls, meet the
+            // completions above zero; a list's do not.
             settlesAboveEmpty(),
-            // A fall between refills (resyncs queueing every object over a standing queue) is no list draining:
-            // over the long window the depth did not come near empty (its lowest stayed above the drain share of
-            // the depth now: a queue that keeps up empties between its bursts, while an overloaded one falls back
-            // only to the level where deduplication balances it, keys × (1 − capacity / arrivals)), it stands above
-            // that lowest (it was refilled from there, where a list worked off since before the window began has
-            // its lowest now), over the half hour it did not fall on balance (end to end, by less than the drain
-            // share of the syncs completed in it: the least-squares slope weighs a lift minutes ago as much as the
-            // fall before it), and it is still fed: arrivals of at least the drain share of the completions (at
-            // balance they equal them; after a refill they fall only by the share of objects already waiting, and
-            // recover as it falls back). A list lifted by a jump (a relist while it is worked off) is fed by a
-            // trickle, or by real changes while it falls on balance over the half hour.
-            allOf(
-              relate(sig('sustainedDepthMin'), '>=', 'depth', t.drainShare),
-              relate(sig('sustainedDepthMin'), '<', 'depth'),
-              compare('depthChangePerSync', '>', negated(t.drainShare)),
-              relate(sig('addRate'), '>=', 'completionRate', t.drainShare),
-            ),
           ),
         ),
         burstDraining(t.drainShare, t.minDepth),
@@ -109,17 +86,13 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | '
  * least-squares slope over the trend window) is draining, whatever its size, and is never a backlog: an
  * initial list of 100,000 keys worked off at 67/s, or a batch import, empties on its own. It is reported as
  * the `ListDraining` observation with its time to drain. A queue that falls slower than that is standing,
- * and the standing test applies. Two falls are not a list draining: a priority queue's low-priority part
- * falling while a floor of real changes, served first, stands; and a standing queue falling back to its
- * balance after a resync refilled it (its lowest over the long window stays above a fifth of its depth, over
- * the half hour it does not fall on balance, end to end, by a fifth of the syncs completed, and arrivals still
- * feed it at a fifth of its completions or more, where a list relisted while it drains is fed by a trickle).
+ * and the standing test applies. A priority queue's low-priority part falling while a floor of real changes,
+ * served first, stands is not a list draining.
  *
  * Nor is a fall that ends above zero. A relist or a resync over an overloaded queue queues every object again, and
  * the depth falls back to its balance (objects × (1 − capacity / arrivals)) as a list falls, at most of the
  * throughput, for about 1.6 time constants (objects / arrivals: 13 minutes at 9,000 objects and 12 changes a second,
- * over an hour at 200,000), longer than the refilled reading sees the level it was lifted from (the long window) and
- * than the keep. In both falls the adds rise as the depth falls (fewer waiting keys coalesce fewer events); an
+ * over an hour at 200,000), longer than the keep. In both falls the adds rise as the depth falls (fewer waiting keys coalesce fewer events); an
  * overload's meet the completions above zero and a list's do not, which the adds of two times tell
  * (`settlesAboveEmpty`), without the objects or the arrivals being known.
  *
@@ -155,7 +128,7 @@ export const backlog = defineRule({
       default: 0.02,
       unit: '1/s',
       description:
-        "Depth rise over half an hour (least-squares slope) at or above which batches outpace their drain: a queue with late keys that falls over the trend window but no longer over the last five minutes, and stands higher than half an hour ago, has stopped falling (an overload settling where deduplication balances it after a relist lifted it); 72 items an hour. The same rate of fall tells a priority queue's low-priority list being worked off while real changes are served first. A queue below capacity random-walks back to zero, its slope scattered around zero by a small fraction of an item a second; one over capacity by even 2% of a few syncs a second rises faster than this. A growing depth needs no slope of its own: it makes its keys late (the wait grows by the excess share of the throughput every second) and does not drain, which the standing reading holds.",
+        "Depth rise over the last five minutes (least-squares slope) at or above which a queue whose keys are not late yet is growing: one past its capacity by a few percent grows for minutes before its keys wait `minWait`; 72 items an hour. The same rate of fall tells a priority queue's low-priority list being worked off while real changes are served first. The reports call a depth rising this fast over half an hour batches outpacing their drain. A queue below capacity random-walks back to zero, its slope scattered around zero by a small fraction of an item a second; one over capacity by even 2% of a few syncs a second rises faster than this. A growing depth needs no slope of its own: it makes its keys late (the wait grows by the excess share of the throughput every second) and does not drain, which the standing reading holds.",
     },
     minWait: {
       default: 5,
