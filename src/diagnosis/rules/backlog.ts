@@ -92,9 +92,9 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | '
  * Nor is a fall that ends above zero. A relist or a resync over an overloaded queue queues every object again, and
  * the depth falls back to its balance (objects × (1 − capacity / arrivals)) as a list falls, at most of the
  * throughput, for about 1.6 time constants (objects / arrivals: 13 minutes at 9,000 objects and 12 changes a second,
- * over an hour at 200,000), longer than the keep. In both falls the adds rise as the depth falls (fewer waiting keys coalesce fewer events); an
- * overload's meet the completions above zero and a list's do not, which the adds of two times tell
- * (`settlesAboveEmpty`), without the objects or the arrivals being known.
+ * over an hour at 200,000), longer than the keep. In both falls the adds rise as the depth falls (fewer waiting
+ * keys coalesce fewer events); an overload's meet the completions above zero and a list's do not, which the adds of
+ * two times tell (`settlesAboveEmpty`), without the objects or the arrivals being known.
  *
  * A burst that lands on a queue keeping up (a bulk change of thousands of objects, a short spike) drains
  * at the capacity left over, every worker busy and its keys waiting minutes, but the least-squares slopes
