@@ -3,11 +3,11 @@
  * diagnosis that recommends MaxConcurrentReconciles, so a report never advises two numbers for one queue.
  */
 
-import { allOf, binary, clampMin, type Expr, num } from '../promql/expr.js';
+import { allOf, anyOf, binary, clampMin, type Expr, num } from '../promql/expr.js';
 import { compare, negated, operand, scale, sig } from './conditions.js';
 import { numberOf } from './format.js';
 import { SHARE, type SignalSnapshot, type ThresholdSpec } from './rule.js';
-import { SIGNAL_WINDOW_MS, type SignalId, TREND_WINDOW_MS } from './signals.js';
+import { BALANCE_WINDOW_MS, SIGNAL_WINDOW_MS, type SignalId, TREND_WINDOW_MS } from './signals.js';
 import type { SignalValue } from './units.js';
 
 /** The sizing target: one spec, listed by each rule that recommends workers. */
@@ -120,12 +120,52 @@ export function burstDraining(share: Expr | number, floor: Expr | number): Expr 
   return allOf(drainsNow(share), compare('trendDepthMin', '<', floor));
 }
 
+/**
+ * The significance the adds' rise must reach, in multiples of its counting noise, before a fall is read as one that
+ * ends above zero: one spec, listed by each definition that tells an overload falling back to its balance from a list
+ * draining (see `fallEndsAboveEmpty`).
+ */
+export const RISE_SIGNIFICANCE: ThresholdSpec = {
+  default: 2,
+  unit: 'count',
+  description:
+    "How many times its counting noise the adds' rise (the last five minutes' rate less the trend window's, or less the half hour's) must be for a fall to be read as one ending above zero. Adds are counts: the rate over T seconds strays by the square root of adds / T, and the difference of two nested windows by the square root of adds × (1/300 − 1/T). Where a handful of adds come in half an hour (a hundred objects changing every few hours, a list behind one worker of minute-long syncs) one or two more in five minutes would read a balance above zero by chance; at twice the noise, chance passes a step about one time in forty-four. Where a fall is real the rise grows with the depth fallen: on overloads of 9,000 to 50,000 objects relisted at 1.5 and 2.3 times their capacity it stands above twice its noise through the fall but for the last of the slowest (50,000 objects at 1.5 times, over three hours in). Twice the line (four times the noise) loses the middle of those falls (the boundary grid's relisted overloads of 50,000 objects); half of it (the noise itself) passes a step one time in six by chance.",
+};
+
 /** How far apart the mean times of the last five minutes and the trend window are, in seconds. */
 const APART_S = (TREND_WINDOW_MS - SIGNAL_WINDOW_MS) / 2 / 1000;
 
 /**
+ * `clamp_min(addRate − longer, 0)² ≥ significance² × addRate × (1/300 − 1/window)`: the adds of the last five
+ * minutes rise above those of the longer `window` that holds them (read by the signal `longer`) by at least
+ * `significance` times the counting noise of the difference. The adds are counts, the rate over a window of T
+ * seconds strays by adds / T in variance, and the five minutes are part of the longer window, so the difference
+ * strays by adds × (1/300 − 1/window): adds / 600 against the trend window, adds / 360 against the half hour. Squared
+ * to stay in PromQL's arithmetic; a rise that is not above zero never passes.
+ */
+function addsRiseAboveNoise(longer: SignalId, windowMs: number, significance: Expr | number): Expr {
+  const rise = clampMin(binary('-', sig('addRate'), sig(longer)), 0);
+  const k = operand(significance);
+  const varianceSeconds = (SIGNAL_WINDOW_MS * windowMs) / (windowMs - SIGNAL_WINDOW_MS) / 1000;
+  return binary(
+    '>=',
+    binary('*', rise, rise),
+    binary('*', binary('*', k, k), binary('/', sig('addRate'), num(varianceSeconds))),
+  );
+}
+
+/**
+ * A fall that ends above zero, not at it, read over the trend window (`settlesAboveEmptyOverTrend`) or, for falls too
+ * slow for it, over the half hour (`settlesAboveEmptyOverHalfHour`), each once the adds' rise stands `significance`
+ * times above its counting noise.
+ */
+export function fallEndsAboveEmpty(significance: Expr | number): Expr {
+  return anyOf(settlesAboveEmptyOverTrend(significance), settlesAboveEmptyOverHalfHour(significance));
+}
+
+/**
  * A fall that ends above zero, not at it: `depthAvg × (addRate − trendAddRate) ≥ (trend window − five minutes) / 2
- * × −depthSlope × (completionRate − addRate)`.
+ * × −depthSlope × (completionRate − addRate)`, with the adds' rise above its noise.
  *
  * With every worker busy and events spread over the objects, a queue's adds are arrivals × (1 − depth / objects):
  * an event for a key already waiting coalesces into it. So while the depth falls the adds rise, by arrivals /
@@ -142,33 +182,79 @@ const APART_S = (TREND_WINDOW_MS - SIGNAL_WINDOW_MS) / 2 / 1000;
  * the depth does not fall over the trend window it decides nothing, since the queue is not draining and that
  * reading holds. A jump of the adds within the trend window (the relist itself, a batch) makes them fall between
  * the windows once it is in the older part, and lifts the depth while it is in the newer: it does not hold on a fall
- * for the ten minutes after one. Where a handful of adds come in ten minutes (a hundred objects changing every few
- * hours) the rise is their counting noise and this holds now and then by chance, never for a whole `for` alone: the
- * boundary grid's slow start of 100 objects behind two-minute syncs (seed 9304) stays silent.
+ * for the ten minutes after one. Where a handful of adds come in ten minutes (a list behind one worker of two-minute
+ * syncs, real changes every few minutes) one more add in the last five reaches the completions by chance, and would
+ * hold for as long as it stays in them: the rise must stand above its counting noise (`addsRiseAboveNoise`).
  */
-export function settlesAboveEmpty(): Expr {
+export function settlesAboveEmptyOverTrend(significance: Expr | number): Expr {
   const addsRise = binary('*', sig('depthAvg'), binary('-', sig('addRate'), sig('trendAddRate')));
   const fallBetween = binary('*', num(-APART_S), sig('depthSlope'));
-  return binary('>=', addsRise, binary('*', fallBetween, binary('-', sig('completionRate'), sig('addRate'))));
+  return allOf(
+    binary('>=', addsRise, binary('*', fallBetween, binary('-', sig('completionRate'), sig('addRate')))),
+    addsRiseAboveNoise('trendAddRate', TREND_WINDOW_MS, significance),
+  );
 }
 
 /**
- * Where a falling depth ends, projected as `settlesAboveEmpty` reads it: the depth at which the adds, rising as it
- * falls, meet the completions. Absent unless the depth falls, the adds stay under the completions and rise: then
- * there is no fall to project. A value at or below zero is a list that empties.
+ * The same fall read over the half hour, for falls too slow for the trend window: `depthAvg × (addRate −
+ * balanceAddRate) ≥ (balanceDepthAvg − depthAvg) × (completionRate − addRate)`, with the adds' rise above its
+ * noise.
+ *
+ * The adds are arrivals × (1 − depth / objects) at every moment, a line in the depth, so their mean over a window is
+ * the same line in the window's mean depth: the adds of the half hour and of its last five minutes differ by arrivals
+ * / objects times the difference of the two mean depths, whatever the shape of the fall between them, and the test
+ * is the trend window's with the fall measured as that difference (12.5 minutes apart in mean time, not 2.5). An
+ * overload that a relist of 50,000 objects knocked off its balance falls with a time constant of over an hour; five
+ * minutes against ten, its adds rise by about a third of their counting noise, five minutes against the half hour by
+ * several times more, for a noise larger by only a quarter. A depth that has not fallen on balance (its last five
+ * minutes at or above the half hour's mean) while the adds rise projects a balance above its own depth, and holds:
+ * it does not empty either. A relist's jump of the adds within the half hour makes
+ * them fall between the windows (the jump is in the older part) for the half hour after it, and lifts the depth while
+ * it is in the newer: this holds only once the jump has left the half hour, when the trend window's reading has
+ * already had its chance.
+ */
+export function settlesAboveEmptyOverHalfHour(significance: Expr | number): Expr {
+  const rise = binary('-', sig('addRate'), sig('balanceAddRate'));
+  const fall = binary('-', sig('balanceDepthAvg'), sig('depthAvg'));
+  return allOf(
+    binary(
+      '>=',
+      binary('*', sig('depthAvg'), rise),
+      binary('*', fall, binary('-', sig('completionRate'), sig('addRate'))),
+    ),
+    addsRiseAboveNoise('balanceAddRate', BALANCE_WINDOW_MS, significance),
+  );
+}
+
+/**
+ * Where a falling depth ends, projected as `settlesAboveEmptyOverTrend` reads it (or, where that projects no balance above
+ * zero, as `settlesAboveEmptyOverHalfHour` does): the depth at which the adds, rising as it falls, meet the
+ * completions. Absent unless the depth falls, the adds stay under the completions and rise: then there is no fall to
+ * project. A value at or below zero is a list that empties.
  */
 export function projectedBalance(signals: SignalSnapshot): SignalValue {
   const depth = numberOf(signals.depthAvg);
   const adds = numberOf(signals.addRate);
-  const trendAdds = numberOf(signals.trendAddRate);
   const completions = numberOf(signals.completionRate);
   const slope = numberOf(signals.depthSlope);
-  if (depth === undefined || adds === undefined || trendAdds === undefined || completions === undefined)
-    return { value: null, unit: 'items', missing: 'insufficient_data' };
-  const fall = slope === undefined ? undefined : -slope * APART_S;
-  const rise = adds - trendAdds;
-  if (fall === undefined || fall <= 0 || rise <= 0 || adds >= completions)
+  const halfHourDepth = numberOf(signals.balanceDepthAvg);
+  const halfHourAdds = numberOf(signals.balanceAddRate);
+  const trendAdds = numberOf(signals.trendAddRate);
+  if (depth === undefined || adds === undefined || completions === undefined || adds >= completions)
     return { value: null, unit: 'items', missing: 'insufficient_data' };
   // The adds rise by rise / fall per key fallen; they meet the completions (completions − adds) / that further down.
-  return { value: depth - ((completions - adds) * fall) / rise, unit: 'items' };
+  const balanceAlong = (fall: number | undefined, rise: number): number | undefined =>
+    fall === undefined || fall <= 0 || rise <= 0 ? undefined : depth - ((completions - adds) * fall) / rise;
+  const overTrend =
+    trendAdds === undefined
+      ? undefined
+      : balanceAlong(slope === undefined ? undefined : -slope * APART_S, adds - trendAdds);
+  const overHalfHour =
+    halfHourDepth === undefined || halfHourAdds === undefined
+      ? undefined
+      : balanceAlong(halfHourDepth - depth, adds - halfHourAdds);
+  const balance = overTrend !== undefined && overTrend > 0 ? overTrend : (overHalfHour ?? overTrend);
+  return balance === undefined
+    ? { value: null, unit: 'items', missing: 'insufficient_data' }
+    : { value: balance, unit: 'items' };
 }

@@ -361,6 +361,26 @@ const signalList = [
     expr: perQueue(onceSpanned(rate(WORKQUEUE.adds, TREND_WINDOW_MS), WORKQUEUE.adds, TREND_WINDOW_MS)),
   },
   {
+    id: 'balanceAddRate',
+    title: 'Add rate (half hour)',
+    unit: '1/s',
+    scope: 'queue',
+    description:
+      'New adds per second over the half hour, once its samples span nine tenths of it. Beside the add rate of the last five minutes it tells whether the adds rise as the depth falls, for falls too slow for the trend window to tell the rise from its counting noise.',
+    expr: perQueue(onceSpanned(rate(WORKQUEUE.adds, BALANCE_WINDOW_MS), WORKQUEUE.adds, BALANCE_WINDOW_MS)),
+  },
+  {
+    id: 'balanceDepthAvg',
+    title: 'Depth (average, half hour)',
+    unit: 'items',
+    scope: 'queue',
+    description:
+      "Average depth over the half hour, once its samples span nine tenths of it. Above the last five minutes' average, the depth has fallen on balance over the half hour, by the difference.",
+    expr: perQueue(
+      onceSpanned(rangeFn('avg_over_time', WORKQUEUE.depth, BALANCE_WINDOW_MS), WORKQUEUE.depth, BALANCE_WINDOW_MS),
+    ),
+  },
+  {
     id: 'processAddRate',
     title: 'Add rate (process)',
     unit: '1/s',

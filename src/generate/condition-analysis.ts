@@ -143,7 +143,7 @@ export function describeExpr(e: Expr, specs: Readonly<Record<string, ThresholdSp
   // Without a signal in it there is nothing to put in words: the PromQL says it exactly.
   if (e.kind === 'clamp_min' && signalsIn(e).size > 0)
     return `max(${describeExpr(e.expr, specs)}, ${formatNumber(e.min)})`;
-  if (e.kind === 'binary' && signalsIn(e).size > 0) {
+  if (e.kind === 'binary' && (signalsIn(e).size > 0 || namesThreshold(e))) {
     const side = (operand: Expr, isRight: boolean): string => {
       const text = describeExpr(operand, specs);
       return operand.kind === 'binary' && needsParentheses(e.op, operand.op, isRight) ? `(${text})` : text;
@@ -151,6 +151,11 @@ export function describeExpr(e: Expr, specs: Readonly<Record<string, ThresholdSp
     return `${side(e.lhs, false)} ${OP_WORD[e.op] ?? e.op} ${side(e.rhs, true)}`;
   }
   return `\`${renderPromQL(e)}\``;
+}
+
+/** Whether a threshold appears in the expression: its name is worth the words even where no signal is. */
+function namesThreshold(expr: Expr): boolean {
+  return expr.kind === 'threshold' || childrenOf(expr).some(namesThreshold);
 }
 
 /** PromQL's binary operator precedence, lowest first. */

@@ -72,18 +72,39 @@ describe('mutations', () => {
 
   it('a chain of one operation is a list of clauses: a or b or c gives three drops, not nested pairs', () => {
     // Backlog's gate (keys late, or the depth growing now) and its readings (not draining, real changes standing, a
-    // fall settling above zero), unless a burst drains; or served by no worker.
+    // fall settling above zero over the trend window or over the half hour), unless a burst drains; or served by no
+    // worker.
     const clauses = all.flatMap((m) => (m.rule === 'WorkqueueBacklog' && m.kind === 'clause' ? [m.clause] : []));
     const late = 'Queue latency (mean) ≥ 5s (minWait)';
     const growingNow = 'Depth growth (last five minutes) ≥ 0.02/s (minGrowth)';
     const notDraining = 'Depth growth > Completion rate × -0.2';
     const servedStanding =
       'Depth (floor of the last minute, priority 0 and above) ≥ 20 items (minDepth) and Depth growth (priority 0 and above) > Completion rate × -0.2';
-    const settles =
+    const settlesOverTrend =
       'Depth (average) × (Add rate − Add rate (trend window)) ≥ -150 × Depth growth × (Completion rate − Add rate)';
+    const trendRiseAboveNoise =
+      'max(Add rate − Add rate (trend window), 0) × max(Add rate − Add rate (trend window), 0) ≥ 2 (riseSignificance) × 2 (riseSignificance) × (Add rate / 600)';
+    const settlesOverHalfHour =
+      'Depth (average) × (Add rate − Add rate (half hour)) ≥ (Depth (average, half hour) − Depth (average)) × (Completion rate − Add rate)';
+    const halfHourRiseAboveNoise =
+      'max(Add rate − Add rate (half hour), 0) × max(Add rate − Add rate (half hour), 0) ≥ 2 (riseSignificance) × 2 (riseSignificance) × (Add rate / 360)';
+    const overTrend = `${settlesOverTrend} and ${trendRiseAboveNoise}`;
+    const overHalfHour = `${settlesOverHalfHour} and ${halfHourRiseAboveNoise}`;
     const gate = `${late} or ${growingNow}`;
-    const readings = `${notDraining} or (${servedStanding}) or ${settles}`;
-    const each = [late, growingNow, gate, notDraining, servedStanding, settles];
+    const readings = `${notDraining} or (${servedStanding}) or (${overTrend}) or (${overHalfHour})`;
+    const each = [
+      late,
+      growingNow,
+      gate,
+      notDraining,
+      servedStanding,
+      overTrend,
+      settlesOverTrend,
+      trendRiseAboveNoise,
+      overHalfHour,
+      settlesOverHalfHour,
+      halfHourRiseAboveNoise,
+    ];
     for (const one of [...each, readings]) {
       expect(clauses.filter((c) => c === one)).toHaveLength(1);
     }

@@ -196,6 +196,7 @@ describe('ListDraining', () => {
       'trendDepthMin',
       'addRate',
       'trendAddRate',
+      'balanceAddRate',
       'completionRate',
       'normalPriorityDepthSlope',
       'timeToDrain',

@@ -1,5 +1,5 @@
 import { allOf, anyOf, binary } from '../../promql/expr.js';
-import { burstDraining, DRAIN_SHARE, fallsAtDrain, settlesAboveEmpty } from '../capacity.js';
+import { burstDraining, DRAIN_SHARE, fallEndsAboveEmpty, fallsAtDrain, RISE_SIGNIFICANCE } from '../capacity.js';
 import { compare } from '../conditions.js';
 import { describeSlope, directionOf } from '../direction.js';
 import { formatNumberWithUnit, formatValue, numberOf } from '../format.js';
@@ -11,7 +11,7 @@ import type { SignalValue } from '../units.js';
 /**
  * A list draining: many keys wait, but the depth is falling by the drain bound (`DRAIN_SHARE` of the
  * completions), as after a start-up list, a resync or a rollout. Not a backlog (that one never drains), but the keys at the end of
- * the list wait until it has. A fall whose adds will meet the completions above zero (`settlesAboveEmpty`: an overload
+ * the list wait until it has. A fall whose adds will meet the completions above zero (`fallEndsAboveEmpty`: an overload
  * falling back to its balance after a relist) is not a list: it never empties.
  */
 export const listDraining = defineObservation({
@@ -25,6 +25,7 @@ export const listDraining = defineObservation({
         'Depth at or above which the waiting keys form a list worth reporting; the same size at which a standing queue counts as a backlog.',
     },
     drainShare: DRAIN_SHARE,
+    riseSignificance: RISE_SIGNIFICANCE,
   },
   forMs: MINUTE_MS,
   condition: (t) =>
@@ -33,7 +34,7 @@ export const listDraining = defineObservation({
       anyOf(
         // Falling at the drain share over the trend window, unless toward a balance above zero (an overload knocked
         // off it falls back as a list falls, and never empties).
-        binary('unless', fallsAtDrain('depthSlope', t.drainShare), settlesAboveEmpty()),
+        binary('unless', fallsAtDrain('depthSlope', t.drainShare), fallEndsAboveEmpty(t.riseSignificance)),
         // A burst that landed on a queue keeping up, draining before the trend window's slope has left its rise.
         burstDraining(t.drainShare, t.minDepth),
       ),
@@ -45,6 +46,7 @@ export const listDraining = defineObservation({
     'trendDepthMin',
     'addRate',
     'trendAddRate',
+    'balanceAddRate',
     'completionRate',
     'normalPriorityDepthSlope',
   ],

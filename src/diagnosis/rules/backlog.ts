@@ -5,8 +5,10 @@ import {
   fallsSlowerThanDrain,
   notDraining,
   projectedBalance,
+  RISE_SIGNIFICANCE,
   recommendedWorkers,
-  settlesAboveEmpty,
+  settlesAboveEmptyOverHalfHour,
+  settlesAboveEmptyOverTrend,
   TARGET_UTILIZATION,
 } from '../capacity.js';
 import { compare, negated } from '../conditions.js';
@@ -21,7 +23,9 @@ import { MINUTE_MS } from '../signals.js';
  * overload, however the whole depth moves as changes lift listed keys out of a low-priority list) are the standing
  * reading of the depth served first: keys lifted from a starved list carry their whole wait, so the wait holds it.
  */
-function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | 'drainShare'>): Expr {
+function queueBacklog(
+  t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | 'drainShare' | 'riseSignificance'>,
+): Expr {
   return allOf(
     compare('depthFloor', '>=', t.minDepth),
     anyOf(
@@ -57,7 +61,10 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | '
             // object) falls back to it as a list worked off falls, at most of the throughput for about 1.6 time
             // constants (objects / arrivals), longer than the keep. Its adds, rising as the depth falls, meet the
             // completions above zero; a list's do not.
-            settlesAboveEmpty(),
+            // Read over the trend window and, where the fall is too slow for its rise to leave the counting noise
+            // (a relist of tens of thousands of objects, falling back for over an hour), over the half hour.
+            settlesAboveEmptyOverTrend(t.riseSignificance),
+            settlesAboveEmptyOverHalfHour(t.riseSignificance),
           ),
         ),
         burstDraining(t.drainShare, t.minDepth),
@@ -94,7 +101,10 @@ function queueBacklog(t: ThresholdNodes<'minDepth' | 'minGrowth' | 'minWait' | '
  * throughput, for about 1.6 time constants (objects / arrivals: 13 minutes at 9,000 objects and 12 changes a second,
  * over an hour at 200,000), longer than the keep. In both falls the adds rise as the depth falls (fewer waiting
  * keys coalesce fewer events); an overload's meet the completions above zero and a list's do not, which the adds of
- * two times tell (`settlesAboveEmpty`), without the objects or the arrivals being known.
+ * two times tell (`fallEndsAboveEmpty`), without the objects or the arrivals being known. Where the fall is slow (tens
+ * of thousands of objects: a time constant of an hour or more), the adds' rise between the last five and ten minutes
+ * is within their counting noise, and the half hour tells it; either reading needs the rise `riseSignificance` times
+ * above its noise.
  *
  * A burst that lands on a queue keeping up (a bulk change of thousands of objects, a short spike) drains
  * at the capacity left over, every worker busy and its keys waiting minutes, but the least-squares slopes
@@ -136,6 +146,7 @@ export const backlog = defineRule({
       description:
         "Mean queue wait at or above which waiting keys are changes reconciled late, which every reading of a backlog needs (but a queue no worker serves, where nothing finishes to measure a wait): a depth that grows makes it so within minutes, at 1.1 times capacity a tenth of a second more every second, and a depth that stands must wait it to be behind (when deduplication hides the excess arrivals). Once many keys wait, events for them coalesce, adds fall to the completion rate and the depth levels off at keys × (1 − capacity/arrivals): the queue no longer grows, yet each key waits that depth over the completion rate. Five seconds is late: it is the whole budget of Kubernetes' own latency objectives for an object to be acted on (pod start-up, 5 s at the 99th percentile), spent waiting in one queue; a standing queue whose keys wait a second is a full pool keeping up with every object, however many events coalesce: saturated, not behind. The line is in seconds, not in syncs: at full busy a key waits as many syncs as keys stand per busy worker (Little's law), and what a full pool below its capacity waits in syncs falls with its size (Erlang C at 90% busy: about nine syncs at one worker, under one at eight), so no count of syncs holds for every pool. Twice the line misses 8 workers of 1.2 s syncs at 1.5× capacity over 120 objects, 40 keys standing 6 s each (the boundary grid); half of it calls a backlog standing queues whose keys wait 2.5 to 5 s, and the boundary grid holds one (4 workers of 96 ms syncs at 1.5× capacity over 441 objects, 147 keys standing 3.5 s each, under 5 s even three of their spreads above) where no change is late. Without the line, the slope of a standing depth strays about by its own noise (±0.013 a second over ten minutes for 100 keys standing) and reads its first fill as growth for ten minutes, so such a queue would be called a backlog on some seeds. The detection curves over the population: at 1.5× the capacity of 8 workers of 1.2 s syncs, 60 and 90 objects (20 and 30 keys standing, 3 and 4.5 s each) are never called a backlog, 120 and more (6 s and more) on every seed in 12 minutes; at 1.2× the capacity of 4 workers of 96 ms syncs, 20 and 200 objects (3 and 33 standing, under a second each) never, 2,000 and more (8 s and more) on every seed. A standing queue under the floor of `minDepth` is not a backlog however long its keys wait: tens of objects behind one or two slow workers are reported saturated.",
     },
+    riseSignificance: RISE_SIGNIFICANCE,
     drainShare: DRAIN_SHARE,
     targetUtilization: TARGET_UTILIZATION,
   },
@@ -166,8 +177,10 @@ export const backlog = defineRule({
     'recentDepthSlope',
     'addRate',
     'trendAddRate',
+    'balanceAddRate',
     'completionRate',
     'depthAvg',
+    'balanceDepthAvg',
     'depthTrend',
     'depthChangePerSync',
     'sustainedDepthMin',
@@ -194,7 +207,7 @@ export const backlog = defineRule({
     const net = adds !== undefined && completions !== undefined ? completions - adds : undefined;
     // The queue empties only if every level of it falls: real changes (priority 0 and above) are served first,
     // so while their depth grows the queue never drains, however fast the low-priority list falls.
-    // A fall that ends at a balance above zero never drains (see `settlesAboveEmpty`).
+    // A fall that ends at a balance above zero never drains (see `fallEndsAboveEmpty`).
     const balanceDepth = projectedBalance(signals);
     const draining =
       directionOf(signals.depthSlope) === 'falling' &&
@@ -277,7 +290,7 @@ function backlogEvidence(signals: SignalSnapshot, shape: BacklogShape): string {
     case 'outpaced':
       return `over half an hour its depth is ${describeSlope(signals.depthTrend)}: batches arrive faster than they drain`;
     case 'settling':
-      return `its depth falls back to a balance, not to zero: the adds rise as it falls (${formatValue(signals.addRate)} now, ${formatValue(signals.trendAddRate)} over ten minutes), as events for keys no longer waiting stop coalescing, and meet the completions near ${formatValue(signals.balanceDepth)} waiting`;
+      return `its depth falls back to a balance, not to zero: the adds rise as it falls (${formatValue(signals.addRate)} now, ${formatValue(signals.trendAddRate)} over ten minutes, ${formatValue(signals.balanceAddRate)} over half an hour), as events for keys no longer waiting stop coalescing, and meet the completions near ${formatValue(signals.balanceDepth)} waiting`;
     case 'standing':
       return `keys wait ${formatValue(signals.queueLatencyMean)} on average for a sync of ${formatValue(signals.workDurationMean)}`;
     case 'unserved':
