@@ -129,7 +129,7 @@ export const RISE_SIGNIFICANCE: ThresholdSpec = {
   default: 2,
   unit: 'count',
   description:
-    "How many times its counting noise the adds' rise (the last five minutes' rate less the trend window's, or less the half hour's) must be for a fall to be read as one ending above zero. Adds are counts: the rate over T seconds strays by the square root of adds / T, and the difference of two nested windows by the square root of adds × (1/300 − 1/T). Where a handful of adds come in half an hour (a hundred objects changing every few hours, a list behind one worker of minute-long syncs) one or two more in five minutes would read a balance above zero by chance; at twice the noise, chance passes a step about one time in forty-four. Where a fall is real the rise grows with the depth fallen: on overloads of 9,000 to 50,000 objects relisted at 1.5 and 2.3 times their capacity it stands above twice its noise through the fall but for the last of the slowest (50,000 objects at 1.5 times, over three hours in). Twice the line (four times the noise) loses the middle of those falls (the boundary grid's relisted overloads of 50,000 objects); half of it (the noise itself) passes a step one time in six by chance.",
+    "How many times its counting noise the adds' rise (the last five minutes' rate less the trend window's, or less the half hour's) must be for a fall to be read as one ending above zero. Adds are counts: the rate over T seconds strays by the square root of adds / T, and the difference of two nested windows by the square root of adds × (1/300 − 1/T). Where a handful of adds come in half an hour (a hundred objects changing every few hours, a list behind one worker of minute-long syncs) one or two more in five minutes would read a balance above zero by chance; at twice the noise, chance passes a step about one time in forty-four. Where a fall is real the rise grows with the depth fallen: on overloads of 9,000 to 50,000 objects relisted at 1.5 and 2.3 times their capacity it stands above twice its noise through the fall but for the last of the slowest (50,000 objects at 1.5 times, over three hours in). Twice the line (four times the noise) loses the middle of those falls (the boundary grid's relisted overloads of 50,000 objects); half of it (the noise itself) passes a step one time in six by chance, and calls a list of 60 objects behind one worker of minute-long syncs a backlog (the boundary grid's seed 13217).",
 };
 
 /** How far apart the mean times of the last five minutes and the trend window are, in seconds. */
@@ -208,10 +208,9 @@ export function settlesAboveEmptyOverTrend(significance: Expr | number): Expr {
  * minutes against ten, its adds rise by about a third of their counting noise, five minutes against the half hour by
  * several times more, for a noise larger by only a quarter. A depth that has not fallen on balance (its last five
  * minutes at or above the half hour's mean) while the adds rise projects a balance above its own depth, and holds:
- * it does not empty either. A relist's jump of the adds within the half hour makes
- * them fall between the windows (the jump is in the older part) for the half hour after it, and lifts the depth while
- * it is in the newer: this holds only once the jump has left the half hour, when the trend window's reading has
- * already had its chance.
+ * it does not empty either. A relist's jump of the adds within the half hour makes them fall between the windows
+ * (the jump is in the older part) for the half hour after it, and lifts the depth while it is in the newer: this
+ * holds only once the jump has left the half hour, when the trend window's reading has already had its chance.
  */
 export function settlesAboveEmptyOverHalfHour(significance: Expr | number): Expr {
   const rise = binary('-', sig('addRate'), sig('balanceAddRate'));
@@ -227,8 +226,8 @@ export function settlesAboveEmptyOverHalfHour(significance: Expr | number): Expr
 }
 
 /**
- * Where a falling depth ends, projected as `settlesAboveEmptyOverTrend` reads it (or, where that projects no balance above
- * zero, as `settlesAboveEmptyOverHalfHour` does): the depth at which the adds, rising as it falls, meet the
+ * Where a falling depth ends, projected as `settlesAboveEmptyOverTrend` reads it (or, where that projects no balance
+ * above zero, as `settlesAboveEmptyOverHalfHour` does): the depth at which the adds, rising as it falls, meet the
  * completions. Absent unless the depth falls, the adds stay under the completions and rise: then there is no fall to
  * project. A value at or below zero is a list that empties.
  */
