@@ -1,5 +1,5 @@
 /**
- * `npm run calibrate:mutations [-- --grid FILE[,FILE…]] [--rules A,B] [--out FILE] [--report FILE] [--reasons FILE] [--keep]`: every threshold of every rule halved
+ * `npm run calibrate:mutations [-- --grid FILE[,FILE…]] [--rules A,B] [--part I/N] [--out FILE] [--report FILE] [--reasons FILE] [--keep]`: every threshold of every rule halved
  * and doubled, and every clause of every condition dropped, each run through the calibration (the cases of the
  * grids, default the held-out grid and the boundary cases, judged at every step), and whether the calibration catches it (some verdict
  * turns wrong). Writes the results as JSON (default calibration/mutations.json) and as a Markdown report (default
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   } catch (error) {
     usage((error as Error).message);
   }
-  const list = mutations(rules);
+  const list = inPart(mutations(rules), args.values.part);
   process.stderr.write(`${list.length} mutations over ${cases.length} cases of ${grid}\n`);
   const started = performance.now();
   let results: MutationResult[];
@@ -161,10 +161,25 @@ function parse() {
       reasons: { type: 'string' },
       keep: { type: 'boolean' },
       join: { type: 'string' },
+      part: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
   });
+}
+
+/**
+ * `--part I/N`: every Nth mutation of `list` from the Ith (1 ≤ I ≤ N), so that N processes share one rule's
+ * mutations (each `--out` apart, joined with `--join`); interleaved, since green mutations, which run every case,
+ * tend to sit together. All of them without `--part`.
+ */
+function inPart<T>(list: readonly T[], part: string | undefined): readonly T[] {
+  if (part === undefined) return list;
+  const match = /^(\d+)\/(\d+)$/.exec(part);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (match === null || count < 1 || index < 1 || index > count) usage(`--part ${part}: expected I/N with 1 ≤ I ≤ N`);
+  return list.filter((_, i) => i % count === index - 1);
 }
 
 /** The results in `out` of rules other than `rules`, when `out` holds a run over `grid`. */
