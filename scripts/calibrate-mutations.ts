@@ -16,7 +16,6 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { parseCalibrationGrid } from '../src/calibrate/grid.js';
 import {
   describeMutation,
@@ -30,6 +29,7 @@ import {
   thresholdsByUse,
 } from '../src/calibrate/mutations.js';
 import { RULE_IDS, type RuleId } from '../src/diagnosis/rule.js';
+import { scriptOptions, usageError } from './command-line.js';
 
 /** The calibration: the held-out grid and the boundary cases, together. */
 const DEFAULT_GRID = 'calibration/held-out.json,calibration/boundaries.json';
@@ -46,26 +46,23 @@ const REPORT_INTRO =
   '`allowed` (wherever it changes the answer, the truth allows either) or `missing` (a controller that would catch it is ' +
   'not simulated yet). Results of rules run apart (`--rules … --keep`) are joined in one report.';
 
+const USAGE =
+  'npm run calibrate:mutations -- [--grid FILE[,FILE…]] [--rules A,B] [--part I/N] [--out FILE] [--report FILE] [--reasons FILE] [--keep] [--join FILE,FILE…]';
+
 function usage(message: string): never {
-  process.stderr.write(`calibrate:mutations: ${message}\n`);
-  process.exit(2);
+  usageError('calibrate:mutations', USAGE, message);
 }
 
 async function main(): Promise<void> {
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse();
-  } catch (error) {
-    usage((error as Error).message);
-  }
-  const grid = args.values.grid ?? DEFAULT_GRID;
-  const out = args.values.out ?? DEFAULT_OUT;
-  if (args.values.join !== undefined) {
-    const joined = joinRuns(args.values.join.split(','), grid);
-    writeResults(out, args.values, grid, joined.cases, joined.results);
+  const values = parse();
+  const grid = values.grid ?? DEFAULT_GRID;
+  const out = values.out ?? DEFAULT_OUT;
+  if (values.join !== undefined) {
+    const joined = joinRuns(values.join.split(','), grid);
+    writeResults(out, values, grid, joined.cases, joined.results);
     return;
   }
-  const rules = args.values.rules?.split(',').map((r) => r.trim()) as RuleId[] | undefined;
+  const rules = values.rules?.split(',').map((r) => r.trim()) as RuleId[] | undefined;
   for (const r of rules ?? []) if (!RULE_IDS.includes(r)) usage(`unknown rule ${r} (rules: ${RULE_IDS.join(', ')})`);
   let cases: ReturnType<typeof parseCalibrationGrid>;
   try {
@@ -73,7 +70,7 @@ async function main(): Promise<void> {
   } catch (error) {
     usage((error as Error).message);
   }
-  const list = inPart(mutations(rules), args.values.part);
+  const list = inPart(mutations(rules), values.part);
   process.stderr.write(`${list.length} mutations over ${cases.length} cases of ${grid}\n`);
   const started = performance.now();
   let results: MutationResult[];
@@ -87,8 +84,8 @@ async function main(): Promise<void> {
   } catch (error) {
     usage((error as Error).message);
   }
-  if (args.values.keep === true && rules !== undefined) results = [...kept(out, grid, rules), ...results];
-  const summary = writeResults(out, args.values, grid, cases.length, results);
+  if (values.keep === true && rules !== undefined) results = [...kept(out, grid, rules), ...results];
+  const summary = writeResults(out, values, grid, cases.length, results);
   process.stdout.write(`in ${Math.round((performance.now() - started) / 1000)} s; ${summary}\n`);
 }
 
@@ -152,19 +149,15 @@ function joinRuns(files: readonly string[], grid: string): { cases: number; resu
 }
 
 function parse() {
-  return parseArgs({
-    options: {
-      grid: { type: 'string' },
-      rules: { type: 'string' },
-      out: { type: 'string' },
-      report: { type: 'string' },
-      reasons: { type: 'string' },
-      keep: { type: 'boolean' },
-      join: { type: 'string' },
-      part: { type: 'string' },
-    },
-    strict: true,
-    allowPositionals: false,
+  return scriptOptions('calibrate:mutations', USAGE, {
+    grid: { type: 'string' },
+    rules: { type: 'string' },
+    out: { type: 'string' },
+    report: { type: 'string' },
+    reasons: { type: 'string' },
+    keep: { type: 'boolean' },
+    join: { type: 'string' },
+    part: { type: 'string' },
   });
 }
 

@@ -11,7 +11,6 @@
  * The truth of each point is the scenario's own; this script measures, it judges nothing.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { memoizedBackend } from '../src/diagnosis/backend.js';
 import { isFiring } from '../src/diagnosis/report.js';
 import type { RuleId } from '../src/diagnosis/rule.js';
@@ -25,11 +24,14 @@ import { BACKLOG_SYNC, SATURATION_SYNC } from '../src/simulate/scenarios/capacit
 import { capacity, withSyncMs } from '../src/simulate/scenarios/common.js';
 import { recordingSourceFromText } from '../src/sources/recording-source.js';
 import { withoutFamilies } from '../src/store/recording-families.js';
+import { scriptOptions, usageError } from './command-line.js';
 
 const MINUTE = 60_000;
 const FIRST_SEED = 9001;
 const STEP_MS = MINUTE;
 const RESULTS = 'docs/detection-curves.json';
+const NAME = 'calibrate:curves';
+const USAGE = 'npm run calibrate:curves -- [--seeds N] [--only TEXT]';
 
 type Point = { readonly x: number; readonly label: string; readonly params: Partial<SimulationParams> };
 /** One line of a panel: the same sweep on one queue kind, flavour or set of metric families. */
@@ -286,17 +288,11 @@ function median(values: readonly number[]): number | null {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seeds: { type: 'string' }, only: { type: 'string' } }, strict: true });
+  const values = scriptOptions(NAME, USAGE, { seeds: { type: 'string' }, only: { type: 'string' } });
   const seeds = Number(values.seeds ?? '4');
-  if (!Number.isInteger(seeds) || seeds < 1) {
-    process.stderr.write('calibrate:curves: --seeds must be a positive integer\n');
-    process.exit(2);
-  }
+  if (!Number.isInteger(seeds) || seeds < 1) usageError(NAME, USAGE, '--seeds must be a positive integer');
   const chosen = SWEEPS.filter((s) => values.only === undefined || s.title.includes(values.only));
-  if (chosen.length === 0) {
-    process.stderr.write(`calibrate:curves: no sweep title contains "${values.only}"\n`);
-    process.exit(2);
-  }
+  if (chosen.length === 0) usageError(NAME, USAGE, `no sweep title contains "${values.only}"`);
   const results: Results = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as Results) : {};
   for (const sweep of chosen) {
     const byVariant: Record<string, Measured[]> = {};

@@ -10,7 +10,6 @@
  * `GROWTH_BOUND` times for 8 times the bytes; 2 for bad arguments.
  */
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { closeParseWorker } from '../src/exposition/parse-off-thread.js';
 import {
@@ -32,6 +31,7 @@ import {
   minimizeFailingInput,
   PATHOLOGICAL_SHAPES,
 } from '../test/support/exposition-fuzz.js';
+import { scriptOptions, usageError } from './command-line.js';
 
 const DEFAULT_RUNS = 100_000;
 /** The large pathological pages are 10 MiB. */
@@ -42,11 +42,13 @@ const LISTED_REASONS = 15;
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 function commandLine(): { runs: number; seed: number } {
-  const { values } = parseArgs({ options: { runs: { type: 'string' }, seed: { type: 'string' } } });
+  const usage = 'npm run fuzz -- [--runs N] [--seed S]';
+  const values = scriptOptions('fuzz', usage, { runs: { type: 'string' }, seed: { type: 'string' } });
   const runs = values.runs === undefined ? DEFAULT_RUNS : Number(values.runs);
   const seed = values.seed === undefined ? (Math.random() * 2 ** 31) | 0 : Number(values.seed);
-  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, got ${values.runs}`);
-  if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
+  if (!Number.isInteger(runs) || runs < 1)
+    usageError('fuzz', usage, `--runs must be a positive integer, got ${values.runs}`);
+  if (!Number.isInteger(seed)) usageError('fuzz', usage, `--seed must be an integer, got ${values.seed}`);
   return { runs, seed };
 }
 

@@ -14,11 +14,11 @@
  * `--scenario A,B` draws only those scenarios' cases (the same rules, a generator of their own) and prints them
  * as a JSON list: cases for a scenario added after the grid was drawn, appended to it and run once themselves.
  */
-import { parseArgs } from 'node:util';
 import { owedBy } from '../src/calibrate/owed.js';
 import type { CalibrationCase } from '../src/calibrate/run.js';
 import { getScenario, SCENARIO_NAMES } from '../src/simulate/index.js';
 import { Random } from '../src/simulate/random.js';
+import { scriptOptions, usageError } from './command-line.js';
 
 const MINUTE = 60_000;
 const DURATIONS_MS = [30, 45, 60].map((m) => m * MINUTE);
@@ -28,14 +28,17 @@ const WORKERS_RUNTIME = [1, 2, 2, 3, 4, 8];
 const WORKERS_COMPONENT_BASE = [1, 2, 3, 4, 6, 16];
 const KEY_SCALES = [0.5, 0.75, 1, 1.25, 1.5];
 
-const { values } = parseArgs({
-  options: {
-    draw: { type: 'string', default: '1' },
-    'first-seed': { type: 'string', default: '10001' },
-    'grid-version': { type: 'string', default: '5' },
-    scenario: { type: 'string' },
-  },
+const NAME = 'calibrate:held-out-grid';
+const USAGE = 'npm run calibrate:held-out-grid -- --draw N --first-seed S --grid-version V [--scenario A,B]';
+const values = scriptOptions(NAME, USAGE, {
+  draw: { type: 'string', default: '1' },
+  'first-seed': { type: 'string', default: '10001' },
+  'grid-version': { type: 'string', default: '5' },
+  scenario: { type: 'string' },
 });
+for (const option of ['draw', 'first-seed', 'grid-version'] as const)
+  if (!Number.isSafeInteger(Number(values[option])) || Number(values[option]) < 1)
+    usageError(NAME, USAGE, `--${option} must be a positive integer, got ${values[option]}`);
 /** `--scenario A,B`: only these, drawn the same way (cases for scenarios added after a grid was drawn). */
 const only = values.scenario?.split(',').map((name) => name.trim());
 for (const name of only ?? []) getScenario(name);
