@@ -20,6 +20,7 @@ import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { renderTextReport } from '../diagnosis/text-report.js';
 import { staticTargets } from '../discovery/static.js';
 import { ExpositionError } from '../exposition/exposition-error.js';
+import { MISSING_EOF_REASON, MISSING_TIMESTAMP_REASON } from '../exposition/parser.js';
 import { PrometheusApiError } from '../prometheus/prometheus-api.js';
 import { redactUrl } from '../scrape/scrape-error.js';
 import { DEFAULT_DIAGNOSE_SCRAPE_INTERVAL } from '../scrape/scrape-settings.js';
@@ -203,6 +204,11 @@ function checkWithin(atMs: number, source: MetricsSource, file: string): void {
   }
 }
 
+/** Parse failures that say the file is not a recording at all: most often a single /metrics page saved by hand. */
+const NOT_A_RECORDING_REASONS: readonly string[] = [MISSING_TIMESTAMP_REASON, MISSING_EOF_REASON];
+const NOT_A_RECORDING_HINT =
+  'A recording is samples over time: OpenMetrics with a timestamp on every sample, ending in `# EOF`, as `workqueue-doctor diagnose --target URL --record FILE` and `workqueue-doctor simulate` write it. A single /metrics page holds no rates to judge: to diagnose a controller from its page, scrape it over a window instead (`workqueue-doctor diagnose --target URL --window 2m`).';
+
 /** The source to diagnose; undefined when no live target could be scraped (already reported). */
 async function openSource(
   flags: DiagnoseFlags,
@@ -217,7 +223,13 @@ async function openSource(
         { hint: false },
       );
     }
-    return recordingSourceFromText(text, flags.recording);
+    try {
+      return recordingSourceFromText(text, flags.recording);
+    } catch (error) {
+      if (error instanceof ExpositionError && NOT_A_RECORDING_REASONS.includes(error.reason))
+        throw new UsageError(`--recording ${oneLine(error.message)}. ${NOT_A_RECORDING_HINT}`, { hint: false });
+      throw error;
+    }
   }
   if (config.source.kind === 'prometheus') {
     const source = config.source as PrometheusSource;

@@ -81,6 +81,10 @@ export const DEFAULT_MAX_SERIES = 1_000_000;
 
 /** How an error over `maxSeries` begins (it crosses the parse worker as text). */
 const SERIES_LIMIT_REASON = 'too many series: the limit is';
+/** The reason of the error for a sample without a timestamp where every sample must have one (a recording). */
+export const MISSING_TIMESTAMP_REASON = 'sample without a timestamp';
+/** The reason of the error for OpenMetrics data that stops before its `# EOF` line (truncated, or plain text). */
+export const MISSING_EOF_REASON = 'data does not end with # EOF';
 
 /** Whether a parse failed on `maxSeries` (a page with more distinct kept series than allowed). */
 export function isSeriesLimitError(error: ExpositionError): boolean {
@@ -176,7 +180,7 @@ class ExpositionParser extends MetadataLineScanner {
     }
     if (this.openMetrics && !this.sawEof) {
       this.lineStart = Math.min(pos, n);
-      throw this.error('data does not end with # EOF', this.lineStart);
+      throw this.error(MISSING_EOF_REASON, this.lineStart);
     }
     return {
       format: this.openMetrics ? 'openmetrics' : 'prometheus-text',
@@ -336,7 +340,7 @@ class ExpositionParser extends MetadataLineScanner {
         p,
       );
     }
-    if (this.requireTimestamps && Number.isNaN(ts)) throw this.error('sample without a timestamp', nameStart);
+    if (this.requireTimestamps && Number.isNaN(ts)) throw this.error(MISSING_TIMESTAMP_REASON, nameStart);
 
     // Series id: looked up by the line's own text when it is the canonical key (its hash was
     // computed while scanning), otherwise by the canonical key built from the labels.

@@ -137,10 +137,22 @@ describe('diagnose --recording without job and instance labels: one target named
     );
   });
 
-  it('a page without timestamps is not a recording: exit 2 naming the line', async () => {
+  it('a page without timestamps is not a recording: exit 2 naming the line, and how to diagnose a page', async () => {
     const { code, stderr } = await cli('--recording', join(CLIENT_GO_PAGES, 'controller-runtime-hotloop.prom'));
     expect(code).toBe(EXIT.usage);
     expect(stderr).toMatch(/controller-runtime-hotloop\.prom: line \d+, column \d+: sample without a timestamp/);
+    expect(stderr).toContain('--target URL --window');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a recording cut short of its # EOF: exit 2 naming the line, and what a recording is', async () => {
+    const cut = file('stuck-worker-cut.om');
+    writeFileSync(cut, readFileSync(file('stuck-worker.om'), 'utf8').replace(/# EOF\s*$/, ''));
+    const { code, stderr } = await cli('--recording', cut);
+    expect(code).toBe(EXIT.usage);
+    expect(stderr).toMatch(
+      /stuck-worker-cut\.om: line \d+, column \d+: data does not end with # EOF\. A recording is samples over time/,
+    );
   });
 
   it('keeps queue identity and findings; only the target becomes the file name', async () => {
