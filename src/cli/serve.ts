@@ -26,12 +26,15 @@ import {
   DEFAULT_TARGET,
 } from '../config/service-defaults.js';
 import { formatListenAddress, LOG_LEVELS } from '../config/setting-values.js';
+import { ruleSettings } from '../diagnosis/catalog.js';
+import { rulesBeyondKept } from '../diagnosis/judgement.js';
 import { API_PREFIX, buildApp, DOCS_PREFIX } from '../server/app.js';
 import { rulesView } from '../server/rules-view.js';
 import { type ContainerMemoryLimit, readContainerMemoryLimit } from '../service/container-memory.js';
 import { applyMemoryBudget, type MemoryBudget } from '../service/memory-budget.js';
 import { createQueueSeries, DEFAULT_SERIES_WINDOW_MS } from '../service/queue-series.js';
 import { createServiceRuntime, type RuntimeOptions, type ServiceRuntime } from '../service/runtime.js';
+import { formatDuration } from '../util/duration.js';
 import { formatMiB } from '../util/memory-quantity.js';
 import { packageVersion } from '../util/version.js';
 import { configUsageError } from './config-file.js';
@@ -251,6 +254,7 @@ export async function startServer(given: ServiceConfig, options: StartOptions = 
   const logger = options.logger ?? pino({ level: given.logLevel, base: { service: 'workqueue-doctor' } });
   const { config, budget } = applyMemoryBudget(given, options.containerMemory);
   logBudget(logger, config, budget);
+  warnOfShortRetention(logger, config);
   const runtime = await createServiceRuntime(config, { ...options, logger });
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   try {
@@ -320,6 +324,20 @@ export async function startServer(given: ServiceConfig, options: StartOptions = 
     await app?.close();
     throw error;
   }
+}
+
+/**
+ * Warns once when the scraped history keeps less than some enabled rule reads: those rules are reported unknown
+ * (unless their condition holds) for as long as the service runs, where Prometheus, keeping more, judges them.
+ */
+function warnOfShortRetention(logger: Logger, config: ServiceConfig): void {
+  if (config.source.kind === 'prometheus') return;
+  const rules = rulesBeyondKept(ruleSettings(config.overrides), config.scrape.retentionMs);
+  if (rules.length === 0) return;
+  logger.warn(
+    { retention: formatDuration(config.scrape.retentionMs), rules },
+    'scrape.retention is shorter than the range these rules read: they stay unknown unless their condition holds',
+  );
 }
 
 /** Logs the memory budget once: the limit, where it came from, and the limits in force (given or derived). */

@@ -63,6 +63,12 @@ export type DiagnoseOptions = {
    * span is `unknown` unless its condition holds. Undefined where the source cannot tell (Prometheus).
    */
   readonly historyStartMs?: number;
+  /**
+   * How much history the source keeps behind its newest sample (a live history's retention); undefined where it
+   * keeps everything. A rule whose range is longer reads its windows only partly however long ago the history
+   * started, and is `unknown` unless its condition holds.
+   */
+  readonly historyKeptMs?: number;
   /** Targets the caller scraped or replayed: targets without queues, standby replicas and scrape errors. */
   readonly targets?: readonly TargetState[];
   /**
@@ -163,6 +169,7 @@ export async function diagnose(backend: DiagnosisBackend, options: DiagnoseOptio
   const span: DataSpan = {
     atMs: at,
     ...(options.historyStartMs !== undefined ? { historyStartMs: options.historyStartMs } : {}),
+    ...(options.historyKeptMs !== undefined ? { keptMs: options.historyKeptMs } : {}),
   };
 
   const observationsByQueue = queueObservations(queues, signals, findingsByQueue, observationResults);

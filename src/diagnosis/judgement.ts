@@ -27,6 +27,8 @@ export type DataSpan = {
   readonly atMs: number;
   /** The first sample of the source; undefined where the source cannot tell (Prometheus: judged as covered). */
   readonly historyStartMs?: number;
+  /** How much history the source keeps (a live history's retention); undefined where it keeps everything. */
+  readonly keptMs?: number;
 };
 
 /** Each rule's longest range, by rule: its windows are the definition's, whatever thresholds are in force. */
@@ -51,11 +53,30 @@ export function unjudgedReason(settings: RuleSettings, snapshot: SignalSnapshot,
       ? `series missing: the queue exposes no ${title.toLowerCase()}`
       : `too few scrapes: the ${title.toLowerCase()} has no value yet`;
   }
-  if (span.historyStartMs === undefined) return undefined;
   const rangeMs = longestRangeOfRule(settings);
+  if (span.keptMs !== undefined && span.keptMs < rangeMs * SPANNED_SHARE) return retentionShortOf(span.keptMs, rangeMs);
+  if (span.historyStartMs === undefined) return undefined;
   const spanMs = Math.max(0, span.atMs - span.historyStartMs);
   if (spanMs >= rangeMs * SPANNED_SHARE) return undefined;
   return `window ${formatDuration(Math.round(spanMs / 1000) * 1000)} is shorter than the rule's range ${formatDuration(rangeMs)} (range ${formatDuration(rangeMs)} + for ${formatDuration(settings.forMs)} before it can fire)`;
+}
+
+/**
+ * Why a rule is never judged on a history kept for `keptMs`: its windows reach further back than the samples the
+ * history keeps, so they are read only in part at every evaluation, however long the service has run.
+ */
+function retentionShortOf(keptMs: number, rangeMs: number): string {
+  return `the history keeps ${formatDuration(keptMs)} (scrape.retention), shorter than the rule's range ${formatDuration(rangeMs)}: keep ${formatDuration(rangeMs)} or more`;
+}
+
+/** The enabled queue rules of `settings` whose range a history kept for `keptMs` never spans, with that range. */
+export function rulesBeyondKept(
+  settings: readonly RuleSettings[],
+  keptMs: number,
+): Array<{ readonly rule: string; readonly range: string }> {
+  return settings
+    .filter((s) => s.enabled && s.rule.scope === 'queue' && keptMs < longestRangeOfRule(s) * SPANNED_SHARE)
+    .map((s) => ({ rule: s.rule.id, range: formatDuration(longestRangeOfRule(s)) }));
 }
 
 /** The rules of `settings` without a finding that could not be judged, in the order given. */

@@ -47,7 +47,10 @@ export const DEFAULT_SCRAPE_INTERVAL = '15s';
  * that keeps scraping.
  */
 export const DEFAULT_DIAGNOSE_SCRAPE_INTERVAL = '5s';
-/** History kept per series: the diagnoses look back up to 15 minutes, plus their `for`. */
+/**
+ * History kept per series: as long as the longest range a rule reads (Backlog's half hour). A rule whose range the
+ * history does not keep is reported unknown unless its condition holds (diagnosis/judgement.ts).
+ */
 export const DEFAULT_RETENTION = '30m';
 
 export const DEFAULT_SCRAPE_INTERVAL_MS = parseDuration(DEFAULT_SCRAPE_INTERVAL);

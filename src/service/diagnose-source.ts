@@ -47,6 +47,7 @@ export async function diagnoseSource(source: MetricsSource, options: DiagnoseSou
     // A live history and a recording alike start at their first sample: nothing held before it, so a window
     // recorded live and replayed at the same time gives the same report. Prometheus cannot tell (undefined).
     ...(range !== undefined ? { historyStartMs: range.startMs } : {}),
+    ...(range?.keptMs !== undefined ? { historyKeptMs: range.keptMs } : {}),
   });
   if (source.kind === 'prometheus' && report.queues.length === 0 && report.errors.length === 0) {
     throw new NoWorkQueueSeriesError(

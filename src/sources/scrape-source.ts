@@ -86,7 +86,7 @@ import {
 import { withoutCredentialsInLabels } from './label-credentials.js';
 import { SCRAPE_LIMIT_SETTINGS } from './limit-settings.js';
 import { labelLimitDetail, type PageLimits, queueLimitViolation } from './page-limits.js';
-import type { MetricsSource } from './source.js';
+import type { DataRange, MetricsSource } from './source.js';
 import { isDynamicProvider, labelSignature, scrapeLabels, type TargetProvider } from './target-provider.js';
 import { type TargetState, targetName } from './target-state.js';
 
@@ -511,16 +511,21 @@ export function createScrapeSource(options: ScrapeSourceOptions): ScrapeSource {
   /**
    * From the oldest sample stamped at a scrape's time (timestamps a page sets itself do not count: one target
    * exposing an old timestamp must not stretch every rule's `for` beyond the history the others have) to the
-   * newest sample.
+   * newest sample, and the history's retention: what it keeps behind the newest sample.
    */
-  const dataRange = (): { startMs: number; endMs: number } | undefined => {
+  const dataRange = (): DataRange | undefined => {
     let start = Number.POSITIVE_INFINITY;
     let end = Number.NEGATIVE_INFINITY;
     for (const t of history.targets()) {
       if (t.firstScrapedMs !== undefined) start = Math.min(start, t.firstScrapedMs);
       if (t.lastMs !== undefined) end = Math.max(end, t.lastMs);
     }
-    return Number.isFinite(start) && Number.isFinite(end) ? { startMs: start, endMs: end } : undefined;
+    if (!Number.isFinite(start) || !Number.isFinite(end)) return undefined;
+    return {
+      startMs: start,
+      endMs: end,
+      ...(Number.isFinite(history.retentionMs) ? { keptMs: history.retentionMs } : {}),
+    };
   };
 
   const sortedEntries = (): Entry[] => [...entries.values()].sort((a, b) => compare(a.target.key, b.target.key));

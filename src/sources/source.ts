@@ -11,6 +11,17 @@ import type { TargetState } from './target-state.js';
 
 export type SourceKind = 'scrape' | 'recording' | 'prometheus';
 
+/** The time span a source holds data for (see `MetricsSource.dataRange`). */
+export type DataRange = {
+  readonly startMs: number;
+  readonly endMs: number;
+  /**
+   * How much history the source keeps behind its newest sample (a live history's retention); absent where it keeps
+   * all it read (a recording). Data older than that is gone, however long ago the first sample came.
+   */
+  readonly keptMs?: number;
+};
+
 export interface MetricsSource {
   readonly kind: SourceKind;
   readonly backend: DiagnosisBackend;
@@ -22,7 +33,7 @@ export interface MetricsSource {
    * the data leaves a finding pending, a range longer than it leaves a rule unknown) and `diagnose` defaults
    * `--at` to its end.
    */
-  dataRange(): { readonly startMs: number; readonly endMs: number } | undefined;
+  dataRange(): DataRange | undefined;
   /** What the source reads, for messages: a Prometheus source's server and fleet selector. */
   readonly description?: string;
   /** Releases timers, sockets and workers. Idempotent. */

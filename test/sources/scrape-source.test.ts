@@ -123,7 +123,7 @@ describe('scrape source: one scrape', () => {
     expect(events[0]?.target.labels).toEqual({ job: 'ctrl', instance });
     expect(events[0]?.errorCode).toBeUndefined();
     expect(src.targets()).toEqual([{ name: `ctrl/${instance}`, labels: { instance, job: 'ctrl' } }]);
-    expect(src.dataRange()).toEqual({ startMs: clock.t, endMs: clock.t });
+    expect(src.dataRange()).toEqual({ startMs: clock.t, endMs: clock.t, keptMs: 30 * 60_000 });
   });
 
   it('fills in job and instance for a hand-made target without them', async () => {
@@ -226,7 +226,7 @@ describe('scrape source: diagnosis over scraped data', () => {
       await src.scrapeOnce();
     }
     const range = src.dataRange();
-    expect(range).toEqual({ startMs: clock.t - 4 * INTERVAL, endMs: clock.t });
+    expect(range).toEqual({ startMs: clock.t - 4 * INTERVAL, endMs: clock.t, keptMs: 30 * 60_000 });
     const report = await diagnose(createStoreBackend(historyStore(src.history)), {
       atMs: clock.t,
       runbookBaseUrl: 'https://runbooks.invalid/',
