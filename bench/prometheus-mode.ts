@@ -3,7 +3,8 @@
  * the bytes they bring back, for 1,000 and 10,000 queues.
  *
  * The fleet: synthetic controller managers (bench/synthetic-managers.ts) of 100 controllers each, 10 or 100 of
- * them, 20 minutes at one scrape a minute, written as one OpenMetrics recording (families in order, each
+ * them, 40 minutes at one scrape a minute (the longest range a rule reads, the half hour, and Backlog's `for` after
+ * it: every reading is evaluated over whole windows, as on a fleet that has run a while), written as one OpenMetrics recording (families in order, each
  * series' samples together) and imported with promtool. The service's Prometheus source reads it through a
  * counting proxy on loopback (requests and response bytes); four evaluations 15 s apart ending at the recording's
  * end, as the service makes them: with its memory, its default `maxSampleDelay` and its default `seriesRefresh`
@@ -57,7 +58,7 @@ import { profiles, syntheticPage } from './synthetic-managers.js';
 const QUEUES_PER_MANAGER = 100;
 const SIZES = (process.env.BENCH_PROMETHEUS_QUEUES ?? '1000,10000').split(',').map(Number);
 const SCRAPE_S = 60;
-const SCRAPES = 21;
+const SCRAPES = 41;
 const START_S = 1_767_225_600; // 2026-01-01T00:00:00Z
 const EVALUATIONS = 4;
 const SERVICE_EVALUATION_INTERVAL_MS = parseDuration(DEFAULT_EVALUATION_INTERVAL);

@@ -54,11 +54,16 @@ export function unjudgedReason(settings: RuleSettings, snapshot: SignalSnapshot,
       : `too few scrapes: the ${title.toLowerCase()} has no value yet`;
   }
   const rangeMs = longestRangeOfRule(settings);
-  if (span.keptMs !== undefined && span.keptMs < rangeMs * SPANNED_SHARE) return retentionShortOf(span.keptMs, rangeMs);
+  if (span.keptMs !== undefined && keepsTooLittle(settings, span.keptMs)) return retentionShortOf(span.keptMs, rangeMs);
   if (span.historyStartMs === undefined) return undefined;
   const spanMs = Math.max(0, span.atMs - span.historyStartMs);
   if (spanMs >= rangeMs * SPANNED_SHARE) return undefined;
   return `window ${formatDuration(Math.round(spanMs / 1000) * 1000)} is shorter than the rule's range ${formatDuration(rangeMs)} (range ${formatDuration(rangeMs)} + for ${formatDuration(settings.forMs)} before it can fire)`;
+}
+
+/** Whether a history kept for `keptMs` never spans the rule's range (nine tenths of it, as a history's start). */
+function keepsTooLittle(settings: RuleSettings, keptMs: number): boolean {
+  return keptMs < longestRangeOfRule(settings) * SPANNED_SHARE;
 }
 
 /**
@@ -75,7 +80,7 @@ export function rulesBeyondKept(
   keptMs: number,
 ): Array<{ readonly rule: string; readonly range: string }> {
   return settings
-    .filter((s) => s.enabled && s.rule.scope === 'queue' && keptMs < longestRangeOfRule(s) * SPANNED_SHARE)
+    .filter((s) => s.enabled && s.rule.scope === 'queue' && keepsTooLittle(s, keptMs))
     .map((s) => ({ rule: s.rule.id, range: formatDuration(longestRangeOfRule(s)) }));
 }
 
