@@ -24,10 +24,10 @@
  * Run: `npm run bench:prometheus-mode` (about ten minutes and 4 GB of temporary disk at 10,000 queues).
  * BENCH_PROMETHEUS_QUEUES picks the sizes (default `1000,10000`); BENCH_PROMETHEUS_SLOWEST=N prints each way's N
  * slowest requests of its last evaluation to stderr, BENCH_PROMETHEUS_PROFILE=N the N costliest of them replayed
- * alone, with the totals by kind (for tuning).
+ * alone, with the totals by kind (for tuning); BENCH_PROMETHEUS_RULES=N the rule group's N costliest rules.
  */
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -246,6 +246,7 @@ function recordingPasses(rules: readonly RuleYaml[]): string[] {
 /** Prometheus's engine time (ms) for every rule of `rules` as an instant query at `atSec`, summed. */
 async function ruleGroupEvaluationMs(url: string, rules: readonly RuleYaml[], atSec: number): Promise<number> {
   let seconds = 0;
+  const costs: Array<{ name: string; seconds: number }> = [];
   for (const rule of rules) {
     const params = new URLSearchParams({ query: rule.expr, time: formatTimeSec(atSec), stats: 'all' });
     const answer = (await (await fetch(`${url}/api/v1/query?${params.toString()}`)).json()) as {
@@ -258,8 +259,20 @@ async function ruleGroupEvaluationMs(url: string, rules: readonly RuleYaml[], at
       throw new Error(`rule ${rule.record ?? rule.alert}: ${answer.error ?? 'no timings in the answer'}`);
     }
     seconds += evalSeconds;
+    costs.push({ name: rule.record ?? rule.alert ?? '', seconds: evalSeconds });
   }
+  printCostliestRules(costs);
   return seconds * 1000;
+}
+
+/** BENCH_PROMETHEUS_RULES=N prints the N costliest rules of a rule group evaluation (engine time), for tuning. */
+function printCostliestRules(costs: ReadonlyArray<{ name: string; seconds: number }>): void {
+  const count = Number(process.env.BENCH_PROMETHEUS_RULES ?? 0);
+  if (!(count > 0)) return;
+  console.error('costliest rules of the group:');
+  for (const c of [...costs].sort((a, b) => b.seconds - a.seconds).slice(0, count)) {
+    console.error(`  ${(c.seconds * 1000).toFixed(0)} ms  ${c.name}`);
+  }
 }
 
 /** BENCH_PROMETHEUS_SLOWEST=N prints the N slowest requests of an evaluation (time and query), for tuning. */
@@ -366,7 +379,8 @@ async function measure(queues: number): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'wqd-bench-prom-mode-'));
   try {
     const file = await writeRecording(dir, queues / QUEUES_PER_MANAGER);
-    const recordingMiB = (await readFile(file)).length / 2 ** 20;
+    // Its size from the file system: at 10,000 queues it is larger than a buffer can hold (2 GiB).
+    const recordingMiB = (await stat(file)).size / 2 ** 20;
     const storage = await importRecordings([file]);
     rmSync(file);
     const group = generatedGroup();
@@ -397,7 +411,11 @@ async function measure(queues: number): Promise<Row> {
 
 async function main(): Promise<void> {
   const rows: Row[] = [];
-  for (const size of SIZES) rows.push(await measure(size));
+  for (const size of SIZES) {
+    rows.push(await measure(size));
+    // Each size as it is measured (stderr): a later size that fails loses nothing measured before it.
+    process.stderr.write(`measured ${size} queues: ${JSON.stringify(rows.at(-1))}\n`);
+  }
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const cell = (e: Evaluations, which: 'first' | 'later') =>
