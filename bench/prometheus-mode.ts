@@ -452,7 +452,7 @@ async function main(): Promise<void> {
   }
   const counts = new Set(rows.flatMap((r) => ('error' in r.raw ? [] : [r.raw.later.requests])));
   console.log(
-    `\nQueries per evaluation (raw series) constant in the number of queues: ${counts.size === 1 ? 'met' : 'missed'} (${[...counts].join(', ')})`,
+    `\nQueries per evaluation (raw series) constant in the number of queues: ${counts.size === 0 ? 'not measured' : counts.size === 1 ? 'met' : 'missed'} (${[...counts].join(', ')})`,
   );
   for (const r of rows.filter((x) => x.queues === 10_000)) {
     console.log(
