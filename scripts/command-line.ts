@@ -1,6 +1,6 @@
 /**
- * The command line of an `npm run` script: `--help` prints its usage (the first line of the script's doc comment,
- * passed in) and exits 0; an unknown option, a missing value or a stray argument prints what is wrong and the usage
+ * The command line of an `npm run` script: `--help` prints its usage line (given by the script, as its doc comment
+ * opens) and exits 0; an unknown option, a missing value or a stray argument prints what is wrong and the usage line
  * to stderr and exits 2, the scripts' exit code for bad arguments. Never a stack trace for a typing slip.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
