@@ -3,11 +3,10 @@
  * A queue passes when every expected diagnosis is found and nothing outside expected ∪ allowed is.
  */
 
-import { rule } from '../diagnosis/catalog.js';
 import { isFiring, type QueueReport, type Report } from '../diagnosis/report.js';
-import { conditionWith, defaultThresholds, RULE_IDS, type RuleId } from '../diagnosis/rule.js';
-import { childrenOf, type Expr } from '../promql/expr.js';
+import { RULE_IDS, type RuleId } from '../diagnosis/rule.js';
 import type { GroundTruth, QueueTruth } from '../simulate/index.js';
+import { owedFromMs } from './detection-budget.js';
 
 export type QueueVerdict = {
   readonly scenario: string;
@@ -32,7 +31,7 @@ export type QueueVerdict = {
 
 /**
  * Scores `report`, made `elapsedMs` after the recording started, against the truth in force then: expected
- * diagnoses are only allowed until one `for` after their `onsetMs`, allowed ones become unexpected after
+ * diagnoses are only allowed until their detection budgets have passed (`expectedFrom`), allowed ones become unexpected after
  * `allowedUntilMs`.
  */
 export function compareWithTruth(report: Report, truth: GroundTruth, elapsedMs: number): QueueVerdict[] {
@@ -73,48 +72,13 @@ function matches(entry: QueueReport, truth: QueueTruth): boolean {
 }
 
 /**
- * Slack after a rule's windows and `for`: one evaluation step and a couple of scrapes, for the condition's
- * instant parts (the depth rising past a threshold, a first scrape of a new series).
- */
-export const ONSET_GRACE_MS = 60_000;
-
-/**
- * When the expected diagnoses of `queue` must be present: from the onset, or from the cause plus the time each
- * rule's condition needs before its windows hold the problem in full (a rate over 15 minutes cannot show a
- * younger problem in full: Prometheus divides by the whole window) if that is later; then its `for`, then
- * `ONSET_GRACE_MS`.
+ * When the expected diagnoses of `queue` must be present: the latest of what each one's detection budget allows
+ * past the onset and past the cause (`DETECTION_BUDGETS`, the product's promise, not read from the rules).
  */
 export function expectedFrom(queue: QueueTruth): number {
   const onset = queue.onsetMs ?? 0;
   const cause = queue.causeMs ?? onset;
-  const due = Math.max(
-    onset,
-    ...queue.expected.map((id) => {
-      const r = rule(id);
-      return Math.max(onset, cause + settleMs(conditionWith(r, defaultThresholds(r)))) + r.forMs;
-    }),
-  );
-  return due + ONSET_GRACE_MS;
-}
-
-/**
- * How long a condition needs before all it reads covers the problem: a range's window; the longest of
- * what must hold together (`and`, arithmetic, comparisons); the quickest alternative of `or`; the left
- * side of `unless` (what it removes only ever silences).
- */
-export function settleMs(expr: Expr): number {
-  switch (expr.kind) {
-    case 'range':
-      return expr.windowMs;
-    case 'subquery':
-      return expr.windowMs + settleMs(expr.expr);
-    case 'binary':
-      if (expr.op === 'or') return Math.min(settleMs(expr.lhs), settleMs(expr.rhs));
-      if (expr.op === 'unless') return settleMs(expr.lhs);
-      return Math.max(settleMs(expr.lhs), settleMs(expr.rhs));
-    default:
-      return Math.max(0, ...childrenOf(expr).map(settleMs));
-  }
+  return Math.max(onset, ...queue.expected.map((id) => owedFromMs(id, onset, cause)));
 }
 
 /** The truth of `queue` in force `elapsedMs` after the start. */

@@ -158,14 +158,14 @@ export interface QueueTruthSpec {
   readonly note?: string | undefined;
   /**
    * When the problem begins, in milliseconds since the process started: the expected diagnoses must be
-   * present at every judged time from one `for` of their rules after it (plus the minute or two the
-   * signals need); before that they are only allowed. Missing: present from the start.
+   * present at every judged time from their detection budgets after it (src/calibrate/detection-budget.ts);
+   * before that they are only allowed. Missing: present from the start.
    */
   readonly onsetMs?: number | undefined;
   /**
    * When the planted cause began, where that is before the onset: a sync that never returns starts long before
    * anyone could call it stuck. The signals' windows fill from the cause, so the expected diagnoses are owed
-   * from the later of the onset and the cause plus those windows, then the `for`. Missing: the onset.
+   * from the later of their budgets past the cause and past the onset. Missing: the onset.
    */
   readonly causeMs?: number | undefined;
   /**
