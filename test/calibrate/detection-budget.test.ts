@@ -2,6 +2,7 @@
  * The calibration's deadlines are the product's detection budgets, stated in the calibration: a rule whose `for`
  * grew past its budget is judged late, not excused by a deadline that grew with it.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compareWithTruth, expectedFrom } from '../../src/calibrate/compare.js';
 import { DETECTION_BUDGETS } from '../../src/calibrate/detection-budget.js';
@@ -64,5 +65,20 @@ describe('detection budgets', () => {
     expect(compareWithTruth(report(false), truth, 15 * MINUTE)[0]?.pass).toBe(true);
     expect(compareWithTruth(report(false), truth, 16 * MINUTE)[0]?.missed).toEqual(['WorkqueueBacklog']);
     expect(compareWithTruth(report(true), truth, 16 * MINUTE)[0]?.pass).toBe(true);
+  });
+
+  it('are the ones docs/calibration.md tabulates', () => {
+    const doc = readFileSync('docs/calibration.md', 'utf8').split('## Detection budgets')[1] ?? '';
+    for (const id of RULE_IDS) {
+      const row = doc.split('\n').find((line) => line.startsWith(`| \`${id}\` |`));
+      const [afterCause, afterOnset] = (row ?? '')
+        .split('|')
+        .slice(2, 4)
+        .map((cell) => Number.parseFloat(cell));
+      expect({ afterCause, afterOnset }, id).toEqual({
+        afterCause: DETECTION_BUDGETS[id].afterCauseMs / MINUTE,
+        afterOnset: DETECTION_BUDGETS[id].afterOnsetMs / MINUTE,
+      });
+    }
   });
 });
