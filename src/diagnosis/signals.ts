@@ -666,6 +666,15 @@ const signalList = [
     expr: unexplainedErrorRatio(SUSTAINED_WINDOW_MS),
   },
   {
+    id: 'recentErrorShareOfSustained',
+    title: 'Unexplained errors now, per reconcile of the long window',
+    unit: 'ratio',
+    scope: 'controller',
+    description:
+      "Unexplained errors per second over the last five minutes, over the reconciles per second of the long window: whether failures still come at a share of the controller's usual throughput, whatever the last five minutes' own reconciles. A resync that queues every object serves the failing ones first (they already wait in the queue, in backoff), so their errors come in a spike at its start while its successes follow for minutes; the short window's own ratio then reads the successes without the spike.",
+    expr: binary('/', unexplainedErrorRate(W), reconcileRate(SUSTAINED_WINDOW_MS)),
+  },
+  {
     id: 'terminalErrorRate',
     title: 'Terminal error rate',
     unit: '1/s',

@@ -74,6 +74,10 @@ const COMPOSITE_SIGNAL_NAMES: Readonly<Partial<Record<SignalId, { metric: string
   sustainedOfferedWorkers: { metric: 'workqueue_offered_workers', operations: 'rate15m' },
   errorRatio: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'ratio_rate5m' },
   sustainedErrorRatio: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'ratio_rate15m' },
+  recentErrorShareOfSustained: {
+    metric: 'controller_runtime_reconcile_errors_unexplained',
+    operations: 'rate5m_per_reconcile_rate15m',
+  },
   requeuedErrorRate: { metric: 'controller_runtime_reconcile_errors_requeued', operations: 'rate5m' },
   unexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate5m' },
   sustainedUnexplainedErrorRate: { metric: 'controller_runtime_reconcile_errors_unexplained', operations: 'rate15m' },

@@ -1,4 +1,4 @@
-import { allOf } from '../../promql/expr.js';
+import { allOf, anyOf } from '../../promql/expr.js';
 import { RETRIES_PER_ERROR, retriedWithBackoff } from '../backoff.js';
 import { compare, sig, where } from '../conditions.js';
 import { formatValue, numberOf, round } from '../format.js';
@@ -62,12 +62,23 @@ export const persistentFailures = defineRule({
     minRetryPerError: RETRIES_PER_ERROR,
   },
   forMs: 15 * MINUTE_MS,
+  // Once firing, kept for two minutes after the condition last held: the errors of objects failing for good come in
+  // spikes (a resync that queues every object serves the failing ones first, as they already wait in the queue in
+  // backoff, and its successes follow for minutes), so a ratio dips under its line for a step or two when a spike
+  // leaves its window while the successes queued with it remain. Failures that stopped end it two minutes later.
+  keepFiringForMs: 2 * MINUTE_MS,
   condition: (t) =>
     allOf(
       where(
         sig('sustainedRetryRate'),
         allOf(
-          compare('errorRatio', '>=', t.minRecentErrorRatio),
+          // Still failing now: over the last five minutes' reconciles, or, where a burst of successes fills them (a
+          // resync that queues every object serves the failing ones first, so its errors spike at its start while
+          // its successes follow for minutes), over the long window's.
+          anyOf(
+            compare('errorRatio', '>=', t.minRecentErrorRatio),
+            compare('recentErrorShareOfSustained', '>=', t.minRecentErrorRatio),
+          ),
           compare('sustainedErrorRatio', '>=', t.minErrorRatio),
         ),
         'controller',
