@@ -57,7 +57,7 @@ export const persistentFailures = defineRule({
       unit: 'ratio',
       range: SHARE,
       description:
-        'The same share over the short window, below which the failures have stopped (a dependency that recovered): the finding ends within minutes of the recovery instead of lingering for the long window. Far below the long-window threshold because keys that entered backoff together (after a restart) fail in waves, and five minutes between two waves can hold few of their errors.',
+        "The same share over the short window, below which the failures have stopped (a dependency that recovered): the finding ends within minutes of the recovery instead of lingering for the long window. Far below the long-window threshold because keys that entered backoff together (after a restart) fail in waves, and five minutes between two waves can hold few of their errors. The short window's errors are also read against the long window's reconciles, where a burst of successes fills the short window: a resync that queues every object serves the failing ones first (they already wait in the queue, in backoff), so its errors spike at its start while its successes follow for minutes (500 failing objects of 5,000 on two workers: the short window's own ratio dips under the line for a step at each resync, the boundary grid's seed 8750).",
     },
     minRetryPerError: RETRIES_PER_ERROR,
   },
