@@ -31,8 +31,8 @@ export type QueueVerdict = {
 
 /**
  * Scores `report`, made `elapsedMs` after the recording started, against the truth in force then: expected
- * diagnoses are only allowed until their detection budgets have passed (`expectedFrom`), allowed ones become unexpected after
- * `allowedUntilMs`.
+ * diagnoses are only allowed until their detection budgets have passed (`expectedFrom`), allowed ones become
+ * unexpected after `allowedUntilMs`.
  */
 export function compareWithTruth(report: Report, truth: GroundTruth, elapsedMs: number): QueueVerdict[] {
   const verdicts: QueueVerdict[] = [];

@@ -10,8 +10,7 @@
  * then. Then `ONSET_GRACE_MS`. Each budget says why a careful on-call engineer would wait that long and no longer.
  */
 import type { RuleId } from '../diagnosis/rule.js';
-
-const MINUTE_MS = 60_000;
+import { MINUTE_MS } from '../diagnosis/signals.js';
 
 /**
  * Slack after a diagnosis's budget: one evaluation step and a couple of scrapes, for the instant parts of what it
@@ -69,5 +68,5 @@ export const DETECTION_BUDGETS: Readonly<Record<RuleId, DetectionBudget>> = {
 /** When a finding of `rule` is owed, for a problem in view from `onsetMs` and caused at `causeMs`. */
 export function owedFromMs(rule: RuleId, onsetMs: number, causeMs: number): number {
   const budget = DETECTION_BUDGETS[rule];
-  return Math.max(onsetMs, onsetMs + budget.afterOnsetMs, causeMs + budget.afterCauseMs) + ONSET_GRACE_MS;
+  return Math.max(onsetMs + budget.afterOnsetMs, causeMs + budget.afterCauseMs) + ONSET_GRACE_MS;
 }
