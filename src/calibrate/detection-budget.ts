@@ -16,7 +16,7 @@ import { MINUTE_MS } from '../diagnosis/signals.js';
  * Slack after a diagnosis's budget: one evaluation step and a couple of scrapes, for the instant parts of what it
  * reads (the depth rising past a line, a first scrape of a new series).
  */
-export const ONSET_GRACE_MS = 60_000;
+const ONSET_GRACE_MS = 60_000;
 
 export type DetectionBudget = {
   /** How long past the onset the finding may take, where the cause came before the onset. */

@@ -10,8 +10,7 @@ import { RULES } from '../../src/diagnosis/catalog.js';
 import type { QueueReport, Report } from '../../src/diagnosis/report.js';
 import { RULE_IDS } from '../../src/diagnosis/rule.js';
 import type { GroundTruth, QueueTruth } from '../../src/simulate/index.js';
-
-const MINUTE = 60_000;
+import { MINUTE } from './support.js';
 
 const queueTruth = (over: Partial<QueueTruth>): QueueTruth =>
   ({ name: 'pod', controller: 'pod', expected: [], allowed: [], ...over }) as QueueTruth;

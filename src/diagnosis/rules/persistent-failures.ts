@@ -62,19 +62,17 @@ export const persistentFailures = defineRule({
     minRetryPerError: RETRIES_PER_ERROR,
   },
   forMs: 15 * MINUTE_MS,
-  // Once firing, kept for two minutes after the condition last held: the errors of objects failing for good come in
-  // spikes (a resync that queues every object serves the failing ones first, as they already wait in the queue in
-  // backoff, and its successes follow for minutes), so a ratio dips under its line for a step or two when a spike
-  // leaves its window while the successes queued with it remain. Failures that stopped end it two minutes later.
+  // Once firing, kept for two minutes after the condition last held: a resync's errors come in a spike at its start
+  // (see `recentErrorShareOfSustained`), so a ratio dips under its line for a step or two when the spike leaves its
+  // window while the successes queued with it remain. Failures that stopped end it two minutes later.
   keepFiringForMs: 2 * MINUTE_MS,
   condition: (t) =>
     allOf(
       where(
         sig('sustainedRetryRate'),
         allOf(
-          // Still failing now: over the last five minutes' reconciles, or, where a burst of successes fills them (a
-          // resync that queues every object serves the failing ones first, so its errors spike at its start while
-          // its successes follow for minutes), over the long window's.
+          // Still failing now: over the last five minutes' reconciles, or over the long window's where a resync's burst
+          // of successes fills the last five minutes (`recentErrorShareOfSustained`).
           anyOf(
             compare('errorRatio', '>=', t.minRecentErrorRatio),
             compare('recentErrorShareOfSustained', '>=', t.minRecentErrorRatio),
