@@ -41,7 +41,8 @@ export function evaluateBatch(
  */
 export function memoizedBackend(inner: DiagnosisBackend): DiagnosisBackend {
   const keys = new WeakMap<Expr, string>();
-  const vectors = new Map<string, InstantVector>();
+  /** Vectors by expression key, then by time: the key (an expression's JSON, often kilobytes) is hashed once. */
+  const vectors = new Map<string, Map<number, InstantVector>>();
   const keyOf = (expr: Expr): string => {
     let key = keys.get(expr);
     if (key === undefined) {
@@ -50,24 +51,32 @@ export function memoizedBackend(inner: DiagnosisBackend): DiagnosisBackend {
     }
     return key;
   };
+  const vectorsOf = (key: string): Map<number, InstantVector> => {
+    let byTime = vectors.get(key);
+    if (byTime === undefined) {
+      byTime = new Map();
+      vectors.set(key, byTime);
+    }
+    return byTime;
+  };
   const batch = async (
     exprs: readonly Expr[],
     timesMs: readonly number[],
     signal?: AbortSignal,
   ): Promise<InstantVector[][]> => {
-    const keys = exprs.map(keyOf);
-    const due = exprs.filter((_, i) => timesMs.some((t) => !vectors.has(`${t} ${keys[i]}`)));
+    const known = exprs.map((expr) => vectorsOf(keyOf(expr)));
+    const due = exprs.filter((_, i) => timesMs.some((t) => !known[i]?.has(t)));
     if (due.length > 0) {
-      const dueKeys = due.map(keyOf);
-      const missing = runCovering(timesMs, (t) => dueKeys.some((key) => !vectors.has(`${t} ${key}`)));
+      const dueVectors = due.map((expr) => vectorsOf(keyOf(expr)));
+      const missing = runCovering(timesMs, (t) => dueVectors.some((byTime) => !byTime.has(t)));
       const computed = await evaluateBatch(inner, due, missing, signal);
-      due.forEach((_, i) => {
+      dueVectors.forEach((byTime, i) => {
         missing.forEach((t, j) => {
-          vectors.set(`${t} ${dueKeys[i]}`, computed[i]?.[j] ?? []);
+          byTime.set(t, computed[i]?.[j] ?? []);
         });
       });
     }
-    return keys.map((key) => timesMs.map((t) => vectors.get(`${t} ${key}`) ?? []));
+    return known.map((byTime) => timesMs.map((t) => byTime.get(t) ?? []));
   };
   // The inner backend's change watermark, so that an `EvaluationMemory` keeps its steps across evaluations.
   const changes = inner.changes?.bind(inner);

@@ -4,25 +4,11 @@
  * controller that records an Event on every sync (writes track its adds, under one a second),
  * an initial list, periodic batches and a bulk change landing at once that drain, and the background every simulated process carries
  * (409 conflicts, 404 GETs of optional objects, polling keys, resyncs, pauses, sibling traffic, scrape
- * jitter), and a startup whose initial list drains while real changes flow. Ten seeds, five on each queue (controller-runtime's
- * priority and classic queues, component-base's), judged at every 30-second step after the first `for` and at the end.
+ * jitter), and a startup whose initial list drains while real changes flow. Ten seeds, each on one queue (controller-runtime's
+ * priority and classic queues, component-base's; `seedsForQueue`), judged at every 30-second step after the first `for` and at the end.
  */
 import { describe, expect, it } from 'vitest';
-import type { RuleId } from '../../src/diagnosis/rule.js';
-import { EVERY_QUEUE, expectAllPass, judgeEveryStep, seedsForQueue, variantName } from './support.js';
-
-/** Each near miss and the findings it looks like, which its truth must forbid by the end of the run. */
-const NEAR_MISSES = {
-  healthy: ['WorkqueueBacklog', 'WorkqueueSaturated', 'WorkqueuePersistentFailures', 'WorkqueueHotLoop'],
-  'transient-errors': ['WorkqueuePersistentFailures'],
-  'dependency-outage': ['WorkqueuePersistentFailures'],
-  'requeue-after': ['WorkqueuePersistentFailures', 'WorkqueueHotLoop'],
-  'event-per-sync': ['WorkqueueHotLoop'],
-  'initial-list': ['WorkqueueBacklog'],
-  'startup-list': ['WorkqueueBacklog'],
-  'sawtooth-batches': ['WorkqueueBacklog'],
-  'bulk-change': ['WorkqueueBacklog'],
-} as const satisfies Record<string, readonly RuleId[]>;
+import { EVERY_QUEUE, expectAllPass, judgeEveryStep, NEAR_MISSES, seedsForQueue, variantName } from './support.js';
 
 describe('near misses stay silent at every step', () => {
   it.each(

@@ -2,21 +2,12 @@
  * Problems amid the same noise are caught, and keep being caught: persistent failures of a small share of
  * keys, "not ready" returned as an error, a backlog that builds gradually, saturation at the one and two
  * workers controller-runtime runs by default, and real changes backing up behind a startup's initial list.
- * Ten seeds, five on each queue (controller-runtime's priority and classic queues, component-base's; where the
+ * Ten seeds, each on one queue (controller-runtime's priority and classic queues, component-base's; where the
  * metrics cannot show a problem, the scenario's truth expects nothing and the check is that nothing is
  * raised), judged at every 30-second step once the truth expects the finding, and at the end.
  */
 import { describe, expect, it } from 'vitest';
-import { EVERY_QUEUE, expectAllPass, judgeEveryStep, MINUTE, seedsForQueue, variantName } from './support.js';
-
-const PROBLEMS = [
-  { scenario: 'persistent-failure', durationMs: 45 * MINUTE },
-  { scenario: 'requeue-as-error', durationMs: 45 * MINUTE },
-  { scenario: 'gradual-backlog', durationMs: 45 * MINUTE },
-  { scenario: 'saturation', workers: 1 },
-  { scenario: 'saturation', workers: 2 },
-  { scenario: 'starved-backlog' },
-] as const;
+import { EVERY_QUEUE, expectAllPass, judgeEveryStep, PROBLEMS, seedsForQueue, variantName } from './support.js';
 
 describe('problems are caught at every step once expected', () => {
   it.each(

@@ -2,6 +2,8 @@
 import { expect } from 'vitest';
 import type { QueueVerdict } from '../../src/calibrate/compare.js';
 import { type CalibrationCase, describeCase, runCase } from '../../src/calibrate/run.js';
+import type { RuleId } from '../../src/diagnosis/rule.js';
+import { findScenario, resolveParams } from '../../src/simulate/index.js';
 
 export const MINUTE = 60_000;
 export const TEN_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -18,15 +20,56 @@ export const EVERY_QUEUE = [
 
 /**
  * The seeds a near miss or a problem runs on with each queue (`EVERY_QUEUE`, by index) in the test command: the
- * ten seeds shared out five to a queue (1–5 on the priority queue, 6–10 on controller-runtime's classic one, the
- * even ones on component-base's), so that every seed runs and every queue meets five noise draws, within the test
+ * ten seeds shared out, each on one queue (1–4 on the priority queue, 5–7 on controller-runtime's classic one, 8–10
+ * on component-base's), so that every seed runs and every queue meets three noise draws or more, within the test
  * command's time. `WQD_ALL_SEEDS=1` runs all ten on every queue: the full sweep, thirty runs a case
  * (`WQD_ALL_SEEDS=1 npx vitest run test/calibrate/problems.test.ts test/calibrate/near-misses.test.ts`).
  */
 export function seedsForQueue(queueIndex: number): readonly number[] {
   if (process.env.WQD_ALL_SEEDS === '1') return TEN_SEEDS;
-  const shares = [TEN_SEEDS.slice(0, 5), TEN_SEEDS.slice(5), TEN_SEEDS.filter((seed) => seed % 2 === 0)];
+  const shares = [TEN_SEEDS.slice(0, 4), TEN_SEEDS.slice(4, 7), TEN_SEEDS.slice(7)];
   return shares[queueIndex] ?? TEN_SEEDS;
+}
+
+/** Each near miss (near-misses.test.ts) and the findings it looks like, which its truth must forbid by the end of the run. */
+export const NEAR_MISSES = {
+  healthy: ['WorkqueueBacklog', 'WorkqueueSaturated', 'WorkqueuePersistentFailures', 'WorkqueueHotLoop'],
+  'transient-errors': ['WorkqueuePersistentFailures'],
+  'dependency-outage': ['WorkqueuePersistentFailures'],
+  'requeue-after': ['WorkqueuePersistentFailures', 'WorkqueueHotLoop'],
+  'event-per-sync': ['WorkqueueHotLoop'],
+  'initial-list': ['WorkqueueBacklog'],
+  'startup-list': ['WorkqueueBacklog'],
+  'sawtooth-batches': ['WorkqueueBacklog'],
+  'bulk-change': ['WorkqueueBacklog'],
+} as const satisfies Record<string, readonly RuleId[]>;
+
+/** The planted problems of problems.test.ts, each run on every queue. */
+export const PROBLEMS = [
+  { scenario: 'persistent-failure', durationMs: 45 * MINUTE },
+  { scenario: 'requeue-as-error', durationMs: 45 * MINUTE },
+  { scenario: 'gradual-backlog', durationMs: 45 * MINUTE },
+  { scenario: 'saturation', workers: 1 },
+  { scenario: 'saturation', workers: 2 },
+  { scenario: 'starved-backlog' },
+] as const;
+
+/** Every run near-misses.test.ts and problems.test.ts judge at every step. */
+export function nearMissAndProblemRuns(): CalibrationCase[] {
+  const scenarios: readonly CalibrationCase[] = [
+    ...Object.keys(NEAR_MISSES).map((scenario) => ({ scenario })),
+    ...PROBLEMS,
+  ];
+  return scenarios.flatMap((c) =>
+    EVERY_QUEUE.flatMap((variant, queueIndex) => seedsForQueue(queueIndex).map((seed) => ({ ...c, ...variant, seed }))),
+  );
+}
+
+/** Whether `a` and `b` simulate the same run: the same scenario, scrape interval and parameters, defaults filled in. */
+export function sameRun(a: CalibrationCase, b: CalibrationCase): boolean {
+  const resolved = ({ scenario, scrapeIntervalMs, ...params }: CalibrationCase): string =>
+    JSON.stringify([scenario, scrapeIntervalMs ?? null, resolveParams(params, findScenario(scenario))]);
+  return resolved(a) === resolved(b);
 }
 
 /** `flavor/queue`, for test names. */
