@@ -40,7 +40,7 @@ import {
   DEFAULT_PROMETHEUS_SERIES_REFRESH,
 } from '../src/config/service-defaults.js';
 import { EvaluationMemory } from '../src/diagnosis/holding.js';
-import { ruleAnalyses } from '../src/generate/artifacts.js';
+import { ruleAnalyses } from '../src/generate/condition-analysis.js';
 import { recordedSignals, recordingPlan } from '../src/generate/recording-rules.js';
 import type { RecordedSeriesMode } from '../src/prometheus/recorded-series.js';
 import { diagnoseSource } from '../src/service/diagnose-source.js';

@@ -9,8 +9,8 @@
  */
 import type { Labels } from '../exposition/labels.js';
 import { evaluate, type SeriesStore, type SubtreeMemo } from '../promql/evaluate.js';
+import { narrowed } from '../promql/narrowed.js';
 import type { InstantVector } from '../promql/vector.js';
-import { narrowed } from './dashboards/common.js';
 import { humanizeDuration, humanizePercentage, readableNumber } from './go-format.js';
 import { type MeasuredPart, narrowingMatchers, type TemplatePart } from './go-template.js';
 

@@ -16,7 +16,7 @@ import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { type AlertingRule, alertRuleFile, type RuleFile } from './alert-rules.js';
 import { alertTestFiles } from './alert-tests.js';
 import { alertmanagerExample } from './alertmanager.js';
-import { analyseRule, type RuleAnalysis } from './condition-analysis.js';
+import { analyseRule, type RuleAnalysis, ruleAnalyses } from './condition-analysis.js';
 import { COMPUTE_EVERY_SIGNAL, type RecordedSeries } from './dashboards/common.js';
 import { detailDashboard } from './dashboards/detail.js';
 import { diagnosesDashboard } from './dashboards/diagnoses.js';
@@ -59,13 +59,6 @@ export const GENERATED_DIRECTORIES: ReadonlyArray<{ readonly dir: string; readon
   { dir: OUTPUT.helmFilesDir, extension: '.yaml' },
   { dir: OUTPUT.helmDashboardsDir, extension: '.json' },
 ];
-
-/** The analyses of the enabled rules, with the overrides applied. */
-export function ruleAnalyses(overrides: RuleOverrides = {}): RuleAnalysis[] {
-  return ruleSettings(overrides)
-    .filter((s) => s.enabled)
-    .map(analyseRule);
-}
 
 export function buildDashboards(
   analyses: readonly RuleAnalysis[],

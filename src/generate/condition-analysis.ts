@@ -6,7 +6,7 @@
  * The condition is built with the thresholds in force as threshold nodes and reads signals as signal nodes,
  * so the tree itself says which subtree is which signal and which number is which threshold.
  */
-import type { RuleSettings } from '../diagnosis/catalog.js';
+import { type RuleOverrides, type RuleSettings, ruleSettings } from '../diagnosis/catalog.js';
 import { formatNumberWithUnit } from '../diagnosis/format.js';
 import { conditionWith, type RuleId, type Severity, type ThresholdSpec } from '../diagnosis/rule.js';
 import { SIGNALS, type SignalDefinition } from '../diagnosis/signals.js';
@@ -212,4 +212,11 @@ export function usesOfSignal(signalId: string, analyses: readonly RuleAnalysis[]
     uses.push({ analysis, clauses, lines: analysis.lines.filter((l) => l.signal === signalId) });
   }
   return uses;
+}
+
+/** The analyses of the enabled rules, with the overrides applied. */
+export function ruleAnalyses(overrides: RuleOverrides = {}): RuleAnalysis[] {
+  return ruleSettings(overrides)
+    .filter((s) => s.enabled)
+    .map(analyseRule);
 }

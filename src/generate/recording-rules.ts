@@ -38,9 +38,9 @@ import {
 } from '../metrics/names.js';
 import type { RecordedSignal } from '../prometheus/recorded-series.js';
 import { childrenOf, type Expr, type LabelMatcher, selector as selectorExpr } from '../promql/expr.js';
+import { narrowed } from '../promql/narrowed.js';
 import { formatDuration, renderPromQL } from '../promql/render.js';
 import { analyseRule, type RuleAnalysis, signalsIn } from './condition-analysis.js';
-import { narrowed } from './dashboards/common.js';
 import { identityOptions, type QueryScope } from './query-scope.js';
 import { queueCells } from './queue-cells.js';
 

@@ -11,7 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/config-error.js';
 import type { ServiceConfig } from '../config/service-config.js';
-import { ruleAnalyses } from '../generate/artifacts.js';
+import { ruleAnalyses } from '../generate/condition-analysis.js';
 import { recordedSignals, recordingPlan } from '../generate/recording-rules.js';
 import type { PrometheusClientOptions } from '../prometheus/prometheus-api.js';
 import { createPrometheusSource } from '../sources/prometheus-source.js';

@@ -20,7 +20,7 @@ import { diagnose } from '../../src/diagnosis/engine.js';
 import { EvaluationMemory } from '../../src/diagnosis/holding.js';
 import type { Report } from '../../src/diagnosis/report.js';
 import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/rule.js';
-import { ruleAnalyses } from '../../src/generate/artifacts.js';
+import { ruleAnalyses } from '../../src/generate/condition-analysis.js';
 import { planLocalConditions } from '../../src/prometheus/local-conditions.js';
 import { createPrometheusClient, type PrometheusClient } from '../../src/prometheus/prometheus-api.js';
 import { createPrometheusBackend } from '../../src/prometheus/prometheus-backend.js';

@@ -18,7 +18,7 @@ import { expect } from 'vitest';
 import { stringify } from 'yaml';
 import type { QueueReport } from '../../src/diagnosis/report.js';
 import { EVALUATION_INTERVAL_MS } from '../../src/diagnosis/rule.js';
-import { ruleAnalyses } from '../../src/generate/artifacts.js';
+import { ruleAnalyses } from '../../src/generate/condition-analysis.js';
 import { recordedSignals, recordingPlan } from '../../src/generate/recording-rules.js';
 import type { RecordedSignal } from '../../src/prometheus/recorded-series.js';
 import { formatDuration } from '../../src/promql/render.js';

@@ -21,6 +21,7 @@ import type { SignalDefinition, SignalScope } from '../../diagnosis/signals.js';
 import type { Unit } from '../../diagnosis/units.js';
 import { LABEL } from '../../metrics/names.js';
 import { type Expr, type LabelMatcher, selector } from '../../promql/expr.js';
+import { narrowed } from '../../promql/narrowed.js';
 import { renderPromQL } from '../../promql/render.js';
 import { DASHBOARD_TAG, DASHBOARD_UID, type DashboardKey, OUTPUT } from '../defaults.js';
 import { placementLabelInfo, type QueryScope, scopedIdentityLabels } from '../query-scope.js';
@@ -41,29 +42,6 @@ export const ALL_VALUE = '.*';
 /** `label=~"$label"` for each label: the dashboard variable of the same name. */
 export function variableMatchers(labels: readonly string[]): LabelMatcher[] {
   return labels.map((label) => ({ label, op: '=~', value: `$${label}` }));
-}
-
-/**
- * `expr` with `matchers` added to each of its selectors, for expressions that join series of different scopes
- * (each side narrowed by the labels it carries) before they are rendered.
- */
-export function narrowed(expr: Expr, matchers: readonly LabelMatcher[]): Expr {
-  switch (expr.kind) {
-    case 'selector':
-    case 'range':
-      return { ...expr, matchers: [...expr.matchers, ...matchers] };
-    case 'aggregate':
-    case 'histogram_quantile':
-    case 'clamp_min':
-    case 'signal':
-    case 'subquery':
-      return { ...expr, expr: narrowed(expr.expr, matchers) };
-    case 'binary':
-      return { ...expr, lhs: narrowed(expr.lhs, matchers), rhs: narrowed(expr.rhs, matchers) };
-    case 'number':
-    case 'threshold':
-      return expr;
-  }
 }
 
 /**

@@ -20,6 +20,7 @@ import type { Severity } from '../../diagnosis/rule.js';
 import { type SignalDefinition, type SignalId, signal } from '../../diagnosis/signals.js';
 import { LABEL, PROMETHEUS_ALERTS, WORKQUEUE } from '../../metrics/names.js';
 import { aggregateWithout, anyOf, binary, type Expr, eq, num, regexMatch, selector } from '../../promql/expr.js';
+import { narrowed } from '../../promql/narrowed.js';
 import { renderPromQL } from '../../promql/render.js';
 import type { RuleAnalysis } from '../condition-analysis.js';
 import { type QueryScope, scopedIdentityLabels } from '../query-scope.js';
@@ -34,7 +35,6 @@ import {
   grafanaUnit,
   instantTableQuery,
   legendFor,
-  narrowed,
   PanelIds,
   prometheusQuery,
   queueVariables,

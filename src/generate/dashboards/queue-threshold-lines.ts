@@ -16,11 +16,12 @@
 import type { RuleOverrides } from '../../diagnosis/catalog.js';
 import { signal } from '../../diagnosis/signals.js';
 import { anyOf, binary, type Expr, type LabelMatcher, num, threshold } from '../../promql/expr.js';
+import { narrowed } from '../../promql/narrowed.js';
 import { renderMatchers } from '../../promql/render.js';
 import { analyseRule, type SignalUse, type ThresholdLine } from '../condition-analysis.js';
 import { type QueryScope, scopedIdentityLabels } from '../query-scope.js';
 import { type QueueCell, queueCells } from '../queue-cells.js';
-import { narrowed, type RecordedSeries, signalSelection } from './common.js';
+import { type RecordedSeries, signalSelection } from './common.js';
 
 /** What a line is for some queues: its value, or no line because they are silenced or the rule is disabled. */
 export type LineOutcome = number | 'silenced' | 'disabled';
