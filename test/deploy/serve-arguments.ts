@@ -2,7 +2,7 @@
  * What `serve` makes of a container's arguments, for the deploy tests: read by the real command line and resolved
  * by the real configuration loader, so a manifest that `serve` would refuse fails its test.
  */
-import { buildProgram } from '../../src/cli/main.js';
+import { buildServeProgram } from '../../src/cli/serve-main.js';
 import { resolveServiceConfig, type ServiceConfig } from '../../src/config/service-config.js';
 
 /** The value of `--flag` in an argument list (`--flag value` or `--flag=value`). */
@@ -20,12 +20,12 @@ export function hasFlag(args: readonly string[], name: string): boolean {
 }
 
 /**
- * The configuration `serve` resolves from `args`: parsed by the real command line (the action replaced, so
+ * The configuration `serve` resolves from `args`: parsed by the real `serve` entry's command line (the action replaced, so
  * nothing starts) and resolved by the real loader, with the config file's text from `files` (path to text, e.g.
  * from a rendered ConfigMap) when `--config` names one. Throws as `serve` would exit on a bad argument or file.
  */
 export function serveConfig(args: readonly string[], files: ReadonlyMap<string, string> = new Map()): ServiceConfig {
-  const program = buildProgram();
+  const program = buildServeProgram();
   const serve = program.commands.find((c) => c.name() === 'serve');
   if (serve === undefined) throw new Error('the CLI has no serve command');
   let flags: Record<string, unknown> | undefined;
