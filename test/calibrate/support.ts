@@ -65,11 +65,9 @@ export function nearMissAndProblemRuns(): CalibrationCase[] {
   );
 }
 
-/** Whether `a` and `b` simulate the same run: the same scenario, scrape interval and parameters, defaults filled in. */
-export function sameRun(a: CalibrationCase, b: CalibrationCase): boolean {
-  const resolved = ({ scenario, scrapeIntervalMs, ...params }: CalibrationCase): string =>
-    JSON.stringify([scenario, scrapeIntervalMs ?? null, resolveParams(params, findScenario(scenario))]);
-  return resolved(a) === resolved(b);
+/** What identifies a case's simulated run: its scenario, scrape interval and parameters, defaults filled in. */
+export function runKey({ scenario, scrapeIntervalMs, ...params }: CalibrationCase): string {
+  return JSON.stringify([scenario, scrapeIntervalMs ?? null, resolveParams(params, findScenario(scenario))]);
 }
 
 /** `flavor/queue`, for test names. */
