@@ -11,6 +11,7 @@ import { SIGNALS } from '../../src/diagnosis/signals.js';
 import { type GeneratedFile, generateArtifacts } from '../../src/generate/artifacts.js';
 import { type DashboardKey, OUTPUT } from '../../src/generate/defaults.js';
 import type { Expr } from '../../src/promql/expr.js';
+import { GO_TOOL_ENV } from '../support/prometheus.js';
 
 export type PanelJson = {
   type: string;
@@ -74,10 +75,10 @@ export function tokensOf(expr: string): string {
   return expr.replace(/[()\s]/g, '');
 }
 
-/** Runs a tool to completion: its exit code and its stdout followed by its stderr. */
+/** Runs a tool to completion (in `GO_TOOL_ENV`): its exit code and its stdout followed by its stderr. */
 export function runTool(file: string, args: readonly string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(file, args, { maxBuffer: 64 * 1024 * 1024, env: GO_TOOL_ENV }, (error, stdout, stderr) => {
       if (error !== null && typeof error.code !== 'number') {
         reject(error);
         return;

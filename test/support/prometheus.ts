@@ -66,9 +66,16 @@ interface RunResult {
   stderr: string;
 }
 
+/**
+ * The environment the Go tools run to completion in (promtool): Go's collector at a quarter of its default pace
+ * (`GOGC=400`, unless the caller's environment sets one). promtool's rule tests allocate heavily; this takes about a
+ * fifth off their CPU time for a few tens of MB more memory, and changes nothing they compute.
+ */
+export const GO_TOOL_ENV: NodeJS.ProcessEnv = { ...process.env, GOGC: process.env['GOGC'] ?? '400' };
+
 function run(file: string, args: readonly string[], input?: string): Promise<RunResult & { code: number }> {
   return new Promise((resolve, reject) => {
-    const child = execFile(file, args, { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    const child = execFile(file, args, { maxBuffer: 64 * 1024 * 1024, env: GO_TOOL_ENV }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
       if (err !== null && typeof err.code !== 'number') {
         reject(err);
