@@ -20,9 +20,9 @@ export function hasFlag(args: readonly string[], name: string): boolean {
 }
 
 /**
- * The configuration `serve` resolves from `args`: parsed by the real `serve` entry's command line (the action replaced, so
- * nothing starts) and resolved by the real loader, with the config file's text from `files` (path to text, e.g.
- * from a rendered ConfigMap) when `--config` names one. Throws as `serve` would exit on a bad argument or file.
+ * The configuration `serve` resolves from `args`: parsed by the real `serve` entry's command line (the action
+ * replaced, so nothing starts) and resolved by the real loader, with the config file's text from `files` (path to
+ * text, e.g. from a rendered ConfigMap) when `--config` names one. Throws as `serve` would exit on a bad argument or file.
  */
 export function serveConfig(args: readonly string[], files: ReadonlyMap<string, string> = new Map()): ServiceConfig {
   const program = buildServeProgram();

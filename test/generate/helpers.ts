@@ -2,7 +2,6 @@
  * Shared by the generator tests: the generated files, dashboards walked as plain JSON, expressions collected,
  * and external tools run with their exit code and output.
  */
-import { execFile } from 'node:child_process';
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { parse } from 'yaml';
 import { type RuleOverrides, ruleSettings } from '../../src/diagnosis/catalog.js';
@@ -11,7 +10,7 @@ import { SIGNALS } from '../../src/diagnosis/signals.js';
 import { type GeneratedFile, generateArtifacts } from '../../src/generate/artifacts.js';
 import { type DashboardKey, OUTPUT } from '../../src/generate/defaults.js';
 import type { Expr } from '../../src/promql/expr.js';
-import { GO_TOOL_ENV } from '../support/prometheus.js';
+import { runToCompletion } from '../support/prometheus.js';
 
 export type PanelJson = {
   type: string;
@@ -75,17 +74,10 @@ export function tokensOf(expr: string): string {
   return expr.replace(/[()\s]/g, '');
 }
 
-/** Runs a tool to completion (in `GO_TOOL_ENV`): its exit code and its stdout followed by its stderr. */
-export function runTool(file: string, args: readonly string[]): Promise<{ code: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(file, args, { maxBuffer: 64 * 1024 * 1024, env: GO_TOOL_ENV }, (error, stdout, stderr) => {
-      if (error !== null && typeof error.code !== 'number') {
-        reject(error);
-        return;
-      }
-      resolve({ code: error === null ? 0 : Number(error.code), output: `${stdout}${stderr}` });
-    });
-  });
+/** Runs a tool to completion (`runToCompletion`): its exit code and its stdout followed by its stderr. */
+export async function runTool(file: string, args: readonly string[]): Promise<{ code: number; output: string }> {
+  const { code, stdout, stderr } = await runToCompletion(file, args);
+  return { code, output: `${stdout}${stderr}` };
 }
 
 /**
