@@ -16,10 +16,10 @@
  * their node.
  *
  * Memory: a plan holds its inputs' label sets. A list of label sets is held as given (its caller does not change it
- * afterwards); a vector's are listed once per vector object, shared by the plans over it, and an operator that
- * outputs one sample for each of a list of label sets it holds, in order, says so (`withLabelSets`), so that the
- * plans over its output hold that list rather than a copy. `labelSetsOf(vector)` is that listing, for a plan that
- * holds its input's label sets as they are.
+ * afterwards); a vector's are listed when a plan over it is made, shared by the plans made over it meanwhile, and an
+ * operator that outputs one sample for each of a list of label sets it holds, in order, says so (`withLabelSets`), so
+ * that the plans made over its output hold that list rather than a copy. `labelSetsOf(vector)` is that listing, for a
+ * plan that holds its input's label sets as they are.
  */
 import type { Expr } from './expr.js';
 import type { InstantVector, Labels } from './vector.js';
@@ -62,22 +62,36 @@ export function planFor<T>(node: Expr, inputs: readonly InstantVector[], make: (
   return NODE_PLANS.of(node, inputs, make, true);
 }
 
-/** The label sets of each vector's samples, by vector (see the module comment). */
-const VECTOR_LABEL_SETS = new WeakMap<InstantVector, readonly Labels[]>();
+/**
+ * The label sets of the vectors most recently listed (`withLabelSets`, `labelSetsOf`), by vector, oldest overwritten
+ * first. A plan is made from its inputs right after they are evaluated, so the outputs it lists are among the last
+ * few; one that has left is listed anew (a copy, made only where a plan is made). A short list rather than a map by
+ * vector: an operator's output is recorded at every evaluation, and a plan is made rarely. It holds the last
+ * `RECENT_VECTORS` vectors alive, no more.
+ */
+const RECENT_VECTORS = 16;
+const recentVectors: (InstantVector | undefined)[] = new Array(RECENT_VECTORS).fill(undefined);
+const recentLabelSets: (readonly Labels[] | undefined)[] = new Array(RECENT_VECTORS).fill(undefined);
+let nextRecent = 0;
+
+function remember(vector: InstantVector, labels: readonly Labels[]): void {
+  recentVectors[nextRecent] = vector;
+  recentLabelSets[nextRecent] = labels;
+  nextRecent = (nextRecent + 1) % RECENT_VECTORS;
+}
 
 /** `vector`, whose samples have the label sets `labels`, in order (an operator's output); see the module comment. */
 export function withLabelSets(vector: InstantVector, labels: readonly Labels[]): InstantVector {
-  VECTOR_LABEL_SETS.set(vector, labels);
+  remember(vector, labels);
   return vector;
 }
 
-/** The label sets of `vector`'s samples, in order: listed once per vector object (see the module comment). */
+/** The label sets of `vector`'s samples, in order: the list its operator gave, while it is recent (see above). */
 export function labelSetsOf(vector: InstantVector): readonly Labels[] {
-  let labels = VECTOR_LABEL_SETS.get(vector);
-  if (labels === undefined) {
-    labels = vector.map((sample) => sample.labels);
-    VECTOR_LABEL_SETS.set(vector, labels);
-  }
+  for (let i = 0; i < RECENT_VECTORS; i++)
+    if (recentVectors[i] === vector) return recentLabelSets[i] as readonly Labels[];
+  const labels = vector.map((sample) => sample.labels);
+  remember(vector, labels);
   return labels;
 }
 
