@@ -2,7 +2,8 @@
  * `npm run calibrate:mutations [-- --grid FILE[,FILE…]] [--rules A,B] [--part I/N] [--out FILE] [--report FILE] [--reasons FILE] [--keep]`: every threshold of every rule halved
  * and doubled, and every clause of every condition dropped, each run through the calibration (the cases of the
  * grids, default the held-out grid and the boundary cases, judged at every step), and whether the calibration catches it (some verdict
- * turns wrong). Writes the results as JSON (default calibration/mutations.json) and as a Markdown report (default
+ * turns wrong, or, for a mutation every case leaves right, the gradual backlog is found later than the product promises:
+ * src/calibrate/gradual-backlog-promise.ts). Writes the results as JSON (default calibration/mutations.json) and as a Markdown report (default
  * docs/mutations.md, `--report FILE`), and prints the report's table.
  * Thresholds only the texts read are listed, not run. With `--keep`, the results of rules not run this time are kept
  * from the existing output file (run over the same grid), so the rules can be run apart and reported together.
@@ -16,6 +17,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { GRADUAL_BACKLOG_PROMISE_MS, gradualBacklogRuns } from '../src/calibrate/gradual-backlog-promise.js';
 import { parseCalibrationGrid } from '../src/calibrate/grid.js';
 import {
   describeMutation,
@@ -40,7 +42,9 @@ const DEFAULT_REASONS = 'calibration/uncaught-mutations.json';
 const REPORT_INTRO =
   'Mutations of every rule over the held-out grid and the boundary grid, written by `npm run calibrate:mutations` ' +
   '(every result in `calibration/mutations.json`). Each mutation halves or doubles one threshold, or drops one clause ' +
-  'of a condition; it is caught when some verdict of the calibration turns wrong. A mutation that is not caught is a ' +
+  'of a condition; it is caught when some verdict of the calibration turns wrong, or, where every verdict stays ' +
+  `right, when the gradual backlog is found later than the product promises (${GRADUAL_BACKLOG_PROMISE_MS / 60_000} minutes ` +
+  'after its queue last drained, both flavours, ten seeds: `test/calibrate/gradual-backlog.test.ts`). A mutation that is not caught is a ' +
   'boundary case the calibration lacks, or a clause the others imply. Why each green one stays green is in ' +
   '`calibration/uncaught-mutations.json`: `implied` (another clause holds wherever it decides, by how the queues count), ' +
   '`allowed` (wherever it changes the answer, the truth allows either) or `missing` (a controller that would catch it is ' +
@@ -71,33 +75,49 @@ async function main(): Promise<void> {
     usage((error as Error).message);
   }
   const list = inPart(mutations(rules), values.part);
-  process.stderr.write(`${list.length} mutations over ${cases.length} cases of ${grid}\n`);
+  process.stderr.write(
+    `${list.length} mutations over ${cases.length} cases of ${grid}, then the gradual backlog's promise\n`,
+  );
   const started = performance.now();
   let results: MutationResult[];
+  const promise = await gradualBacklogRuns();
   try {
-    results = await runMutations(cases, list, (result, index) => {
-      const verdict = result.caught
-        ? `caught by ${result.by?.case} at ${result.by?.minute}m (missed [${result.by?.missed.join(',')}] unexpected [${result.by?.unexpected.join(',')}])`
-        : `NOT caught (${result.casesRun} cases)`;
-      process.stderr.write(`[${index + 1}/${list.length}] ${describeMutation(result.mutation)}: ${verdict}\n`);
-    });
+    results = await runMutations(
+      cases,
+      list,
+      (result, index) => {
+        const verdict = result.caught
+          ? `caught by ${result.by?.case} at ${result.by?.minute}m (missed [${result.by?.missed.join(',')}] unexpected [${result.by?.unexpected.join(',')}])`
+          : `NOT caught (${result.casesRun} cases)`;
+        process.stderr.write(`[${index + 1}/${list.length}] ${describeMutation(result.mutation)}: ${verdict}\n`);
+      },
+      promise,
+    );
   } catch (error) {
     usage((error as Error).message);
+  } finally {
+    for (const run of promise) await run.close();
   }
   if (values.keep === true && rules !== undefined) results = [...kept(out, grid, rules), ...results];
   const summary = writeResults(out, values, grid, cases.length, results);
   process.stdout.write(`in ${Math.round((performance.now() - started) / 1000)} s; ${summary}\n`);
 }
 
-/** Writes `results` as JSON to `out` and as the Markdown report, prints the table; returns the summary line. */
+/**
+ * Writes `results` as JSON to `out`, then checks the green ones' reasons and writes the Markdown report, prints the
+ * table; returns the summary line. The results are written first: a stale reason stops the report, never loses the run.
+ */
 function writeResults(
   out: string,
-  files: { readonly report?: string | undefined; readonly reasons?: string | undefined },
+  files: {
+    readonly report?: string | undefined;
+    readonly reasons?: string | undefined;
+    readonly part?: string | undefined;
+  },
   grid: string,
   cases: number,
   results: readonly MutationResult[],
 ): string {
-  const reasons = greenReasons(files.reasons ?? DEFAULT_REASONS, results);
   const reported = new Set(results.map((r) => r.mutation.rule));
   const textOnly = thresholdsByUse()
     .filter((u) => reported.has(u.rule))
@@ -107,6 +127,7 @@ function writeResults(
     out,
     `${JSON.stringify({ grid, cases, mutations: results.length, caught, textOnly, results }, null, 2)}\n`,
   );
+  const reasons = greenReasons(files.reasons ?? DEFAULT_REASONS, results, files.part !== undefined);
   const table = mutationsMarkdown(results, textOnly, reasons);
   const green = caught === results.length ? '' : ` (green: ${greenSummary(results, reasons)})`;
   const summary = `${caught} of ${results.length} mutations caught over ${cases} cases of ${grid}${green}`;
@@ -117,10 +138,10 @@ function writeResults(
 }
 
 /** The reasons in `file` for the green `results` (none when the file does not exist); bad or stale ones stop the run. */
-function greenReasons(file: string, results: readonly MutationResult[]): Map<string, GreenReason> {
+function greenReasons(file: string, results: readonly MutationResult[], part: boolean): Map<string, GreenReason> {
   if (!existsSync(file)) return new Map();
   try {
-    return parseGreenReasons(readFileSync(file, 'utf8'), file, results);
+    return parseGreenReasons(readFileSync(file, 'utf8'), file, results, part);
   } catch (error) {
     usage((error as Error).message);
   }

@@ -12,6 +12,9 @@
  *   its operation with the other operand. The left operand of an operation that joins
  *   series of another scope (`and on(...)`) is the queue-level side and is never dropped alone.
  * - Each case is simulated once; the mutations share its recording. A mutation stops at its first wrong verdict.
+ * - A mutation every case leaves right is then held to the product's detection promise for a gradual backlog
+ *   (gradual-backlog-promise.ts), when its runs are given: a finding later than promised catches it, though the
+ *   truth's detection budget would still allow it.
  */
 import { memoizedBackend } from '../diagnosis/backend.js';
 import { RULES, type RuleOverrides } from '../diagnosis/catalog.js';
@@ -25,6 +28,7 @@ import type { GroundTruth } from '../simulate/index.js';
 import { recordingSourceFromText } from '../sources/recording-source.js';
 import type { MetricsSource } from '../sources/source.js';
 import { compareWithTruth, type QueueVerdict } from './compare.js';
+import { GRADUAL_BACKLOG_RULE, type GradualBacklogRun, lateSteps } from './gradual-backlog-promise.js';
 import { type CalibrationCase, describeCase, everyJudgedStep, simulateCase } from './run.js';
 
 /** The factors each threshold is mutated by. */
@@ -78,12 +82,15 @@ export type GreenReason = { readonly kind: (typeof GREEN_KINDS)[number]; readonl
 /**
  * The reasons of a reasons file (`{ reasons: { key: { kind, reason } } }`) checked against `results`: every key of a
  * rule that was run names a mutation that was run and stayed green. Throws, naming each key that does not, so a reason never
- * outlives its mutation (caught, renamed or gone).
+ * outlives its mutation (caught, renamed or gone). With `part` (the results of a run of some of a rule's mutations,
+ * `--part`), a key naming no mutation of `results` is left for the run that has it, as a rule not run is; the joined
+ * run checks them all.
  */
 export function parseGreenReasons(
   text: string,
   file: string,
   results: readonly MutationResult[],
+  part = false,
 ): Map<string, GreenReason> {
   const parsed = JSON.parse(text) as { reasons?: Record<string, { kind?: unknown; reason?: unknown }> };
   if (parsed.reasons === undefined || typeof parsed.reasons !== 'object')
@@ -96,6 +103,7 @@ export function parseGreenReasons(
     // Reasons of rules not run this time (`--rules`) are left for their own run.
     if (!rulesRun.has(key.split(' ')[0] ?? '')) continue;
     const result = byKey.get(key);
+    if (result === undefined && part) continue;
     if (result === undefined) problems.push(`${key}: no such mutation was run`);
     else if (result.caught) problems.push(`${key}: caught now, its reason is stale`);
     else if (!GREEN_KINDS.includes(value.kind as GreenReason['kind']) || typeof value.reason !== 'string')
@@ -161,13 +169,15 @@ type PreparedCase = {
 };
 
 /**
- * Runs every mutation over `cases` (simulated once each) and reports which the calibration catches. `progress` is
- * called after each mutation.
+ * Runs every mutation over `cases` (simulated once each) and reports which the calibration catches; one that every
+ * case leaves right is then held to `promise` (the gradual backlog's runs, opened and closed by the caller; none
+ * given: not held). `progress` is called after each mutation.
  */
 export async function runMutations(
   cases: readonly CalibrationCase[],
   list: readonly Mutation[],
   progress: (result: MutationResult, index: number) => void = () => {},
+  promise: readonly GradualBacklogRun[] = [],
 ): Promise<MutationResult[]> {
   const prepared: PreparedCase[] = [];
   try {
@@ -178,15 +188,22 @@ export async function runMutations(
         `the calibration fails without any mutation (${baseline.name} at ${minutes(baseline.verdict)}m): fix it first`,
       );
     }
+    const brokenPromise = await firstBrokenPromise(promise, {});
+    if (brokenPromise !== undefined) {
+      throw new Error(
+        `the gradual backlog's promise fails without any mutation (${brokenPromise.run.name} at ${brokenPromise.minute}m): fix it first`,
+      );
+    }
     const results: MutationResult[] = [];
     for (const [index, mutation] of list.entries()) {
       // Cases where the mutated rule is expected or allowed first: they catch most mutations soonest.
       const ordered = [...prepared].sort((a, b) => relevance(b, mutation.rule) - relevance(a, mutation.rule));
-      const wrong = await firstWrongVerdict(ordered, overridesFor(mutation));
+      const overrides = overridesFor(mutation);
+      const wrong = await firstWrongVerdict(ordered, overrides);
+      const late = wrong === undefined ? await firstBrokenPromise(promise, overrides) : undefined;
       const result: MutationResult =
-        wrong === undefined
-          ? { mutation, caught: false, casesRun: ordered.length }
-          : {
+        wrong !== undefined
+          ? {
               mutation,
               caught: true,
               casesRun: wrong.casesRun,
@@ -196,7 +213,15 @@ export async function runMutations(
                 missed: [...wrong.verdict.missed],
                 unexpected: [...wrong.verdict.unexpected],
               },
-            };
+            }
+          : late !== undefined
+            ? {
+                mutation,
+                caught: true,
+                casesRun: ordered.length + late.runsRun,
+                by: { case: late.run.name, minute: late.minute, missed: [GRADUAL_BACKLOG_RULE], unexpected: [] },
+              }
+            : { mutation, caught: false, casesRun: ordered.length + promise.length };
       results.push(result);
       progress(result, index);
     }
@@ -204,6 +229,23 @@ export async function runMutations(
   } finally {
     for (const p of prepared) await p.source.close();
   }
+}
+
+/**
+ * The first run of the gradual backlog's promise that `overrides` break: the run, the minute (since its recording
+ * began) of its first step past the due time without the finding, and how many runs were diagnosed.
+ */
+async function firstBrokenPromise(
+  runs: readonly GradualBacklogRun[],
+  overrides: RuleOverrides,
+): Promise<{ run: GradualBacklogRun; minute: number; runsRun: number } | undefined> {
+  for (const [index, run] of runs.entries()) {
+    const late = await lateSteps(run, overrides);
+    if (late.length === 0) continue;
+    const firstLateMs = run.lastDrainedMs + Math.min(...late) * 1000;
+    return { run, minute: Math.round(((firstLateMs - run.startMs) / 60_000) * 10) / 10, runsRun: index + 1 };
+  }
+  return undefined;
 }
 
 async function prepare(c: CalibrationCase): Promise<PreparedCase> {

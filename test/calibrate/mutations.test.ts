@@ -1,14 +1,17 @@
 /**
  * The mutations `npm run calibrate:mutations` runs: every threshold a condition reads, halved and doubled; every
  * clause of every condition dropped, leaving a condition that differs from the rule's own; thresholds only the
- * texts read are named, never run. And a mutation the calibration must catch is caught on a small grid.
+ * texts read are named, never run. And a mutation the calibration must catch is caught on a small grid, by a wrong
+ * verdict or by the gradual backlog found later than promised.
  */
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { gradualBacklogRun } from '../../src/calibrate/gradual-backlog-promise.js';
 import {
   clausePaths,
   greenSummary,
+  type Mutation,
   type MutationResult,
   mutationKey,
   mutations,
@@ -144,6 +147,37 @@ describe('mutations', () => {
     expect(results[0]?.by?.missed).toContain('WorkqueueBacklog');
   });
 
+  it('a mutation every case leaves right is caught when the gradual backlog is found later than promised', {
+    timeout: 300_000,
+  }, async () => {
+    // A quiet controller cannot tell a depth floor a hundred times higher; the gradual backlog, found late, can.
+    const quiet = [{ scenario: 'healthy', seed: 4243, durationMs: 30 * 60_000 }];
+    const floorRaised: Mutation = {
+      kind: 'threshold',
+      rule: 'WorkqueueBacklog',
+      threshold: 'minDepth',
+      factor: 100,
+      value: 2_000,
+    };
+    const promise = [await gradualBacklogRun('controller-runtime', 1)];
+    try {
+      const [held] = await runMutations(quiet, [floorRaised], undefined, promise);
+      expect(held).toMatchObject({
+        caught: true,
+        casesRun: 2,
+        by: {
+          case: 'gradual backlog promise, controller-runtime seed 1',
+          missed: ['WorkqueueBacklog'],
+          unexpected: [],
+        },
+      });
+      const [alone] = await runMutations(quiet, [floorRaised]);
+      expect(alone).toMatchObject({ caught: false, casesRun: 1 });
+    } finally {
+      for (const run of promise) await run.close();
+    }
+  });
+
   describe('reasons a mutation stays green', () => {
     const [first, second] = mutations(['WorkqueueBacklog']);
     const results: MutationResult[] = [
@@ -187,6 +221,15 @@ describe('mutations', () => {
           results,
         ).size,
       ).toBe(0);
+      // A part of a rule's mutations (`--part`) leaves the reasons of the other parts for theirs; a caught one is stale still.
+      const other = file({
+        'WorkqueueBacklog nothing ×3': { kind: 'implied', reason: 'x' },
+        [mutationKey(first!)]: { kind: 'allowed', reason: 'y' },
+      });
+      expect([...parseGreenReasons(other, 'r.json', results, true).keys()]).toEqual([mutationKey(first!)]);
+      expect(() =>
+        parseGreenReasons(file({ [mutationKey(second!)]: { kind: 'implied', reason: 'x' } }), 'r.json', results, true),
+      ).toThrow(/caught now/);
     });
 
     it('in the committed file, name every green mutation of the committed run and only those', () => {
