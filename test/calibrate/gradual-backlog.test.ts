@@ -45,7 +45,7 @@ describe('gradual backlog', () => {
   );
 
   it('is broken by a rule that finds the backlog later', { timeout: 120_000 }, async () => {
-    // Backlog's depth floor a hundred times higher: a backlog of a few hundred keys is found late, or not at all.
+    // Backlog's depth floor at 2,000 keys: a gradual backlog of a few hundred keys is found late, or not at all.
     const run = await gradualBacklogRun('controller-runtime', 1);
     try {
       const late = await lateSteps(run, { rules: { WorkqueueBacklog: { thresholds: { minDepth: 2_000 } } } });

@@ -150,7 +150,7 @@ describe('mutations', () => {
   it('a mutation every case leaves right is caught when the gradual backlog is found later than promised', {
     timeout: 300_000,
   }, async () => {
-    // A quiet controller cannot tell a depth floor a hundred times higher; the gradual backlog, found late, can.
+    // A quiet controller cannot tell a depth floor of 2,000 keys from the rule's own; the gradual backlog, found late, can.
     const quiet = [{ scenario: 'healthy', seed: 4243, durationMs: 30 * 60_000 }];
     const floorRaised: Mutation = {
       kind: 'threshold',
