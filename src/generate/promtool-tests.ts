@@ -1,29 +1,35 @@
 /**
- * `promtool test rules` files built from a recording and its ground truth: the recording becomes the test's
- * input series, and the alerts the truth expects at the end of the recording become the assertions. The
+ * `promtool test rules` files built from recordings and their ground truth: the recordings become the test's
+ * input series, and the alerts the truth expects at the end of the recordings become the assertions. The
  * expectations come from the truth only, never from what the rules produce, so the test checks the rules
  * against the scenario.
  *
- * What is asserted, per alerting rule of the rule file, at the end of the recording:
- * - expected on no queue and allowed on none: no alert of that name fires (`alert_rule_test`, `exp_alerts: []`);
- * - expected on some queues and allowed on none: exactly those alerts fire, with the rule's severity and the
- *   queue's identity labels (`promql_expr_test` on the `ALERTS` series);
- * - expected on some queues and allowed on others: each expected alert fires (one `promql_expr_test` per
- *   queue counting its `ALERTS` series); the allowed queues may fire or not, so the whole set cannot be
- *   asserted exactly;
- * - allowed somewhere and expected nowhere: nothing is asserted.
+ * One test may hold several recordings of distinct targets (`job`, `instance`), as one Prometheus scraping a fleet
+ * holds them: the generated rules never aggregate across targets, so promtool evaluates the rules once for all of
+ * them, and every assertion names its target.
+ *
+ * What is asserted, per alerting rule of the rule file, at the end of the recordings:
+ * - no alert of that name fires outside the targets whose truth expects or allows it on some queue (one
+ *   `promql_expr_test` on the `ALERTS` series, expecting none; with one recording and a rule expected and allowed
+ *   nowhere: no alert of that name fires at all);
+ * - on a target whose truth expects it on some queues and allows it on none: exactly those alerts fire, with the
+ *   rule's severity and the queue's identity labels;
+ * - on a target whose truth expects it on some queues and allows it on others: each expected alert fires (one
+ *   `promql_expr_test` per queue counting its `ALERTS` series); the allowed queues may fire or not, so the whole
+ *   set cannot be asserted exactly;
+ * - allowed on a target and expected nowhere there: nothing more is asserted for that target.
  *
  * Firing alerts are asserted through `ALERTS{alertstate="firing"}` rather than `alert_rule_test` because
  * promtool compares an alert's annotations exactly, and the generated annotations hold measured values
  * (which depend on the rules' output, not on the truth). `ALERTS` carries the alert's labels only. Both see
  * the same thing: the firing alerts of the last rule evaluation at or before the evaluation time.
  *
- * The evaluation time is the recording's last sample, relative to its first. promtool evaluates the rules
+ * The evaluation time is the recordings' last sample, relative to their first. promtool evaluates the rules
  * every `evaluation_interval` from 0 and loads input samples only up to each evaluation, so when the end is a
  * multiple of the interval (30 minutes of a 30 s group) the last evaluation sees every sample.
  *
- * Input series: every series of the recording with its labels, one value per scrape step from the
- * recording's first sample on, `_` for a step without a sample, runs written with promtool's expanding
+ * Input series: every series of the recordings with its labels, one value per scrape step from each recording's
+ * first sample on, `_` for a step without a sample, runs written with promtool's expanding
  * notation (`a+bxn`, `axn`, `_xn`) only where promtool's repeated addition gives back the recorded values
  * exactly.
  */
@@ -126,48 +132,82 @@ export function alertLabels(truth: GroundTruth, q: QueueTruth, rule: AlertRuleRe
   };
 }
 
+/** A recording and its ground truth: one target of a promtool test. */
+export type RecordedTarget = { readonly page: ParsedPage; readonly truth: GroundTruth };
+
 /** The promtool test file for a parsed recording and its truth. */
 export function promtoolRuleTest(page: ParsedPage, truth: GroundTruth, options: PromtoolTestOptions): PromtoolTestFile {
-  const nominal = truth.parameters.scrapeInterval === '' ? undefined : parseDuration(truth.parameters.scrapeInterval);
-  const input = inputSeries(page, options.intervalMs ?? nominal);
-  const evalTime = formatDuration(input.endMs);
-  const alertTests: AlertRuleTest[] = [];
+  return promtoolFleetTest([{ page, truth }], options);
+}
+
+/**
+ * The promtool test file for several recordings at once, each of its own target (throws when two name the same
+ * `job` and `instance`); they must share the scrape interval and length, so that one evaluation time ends them all.
+ */
+export function promtoolFleetTest(targets: readonly RecordedTarget[], options: PromtoolTestOptions): PromtoolTestFile {
+  if (targets.length === 0) throw new PromtoolTestError('a promtool test needs at least one recording');
+  const seen = new Set<string>();
+  for (const { truth } of targets) {
+    const target = targetSelector(truth);
+    if (seen.has(target)) throw new PromtoolTestError(`two recordings of the target ${target}`);
+    seen.add(target);
+  }
+  const inputs = targets.map(({ page, truth }) => {
+    const nominal = truth.parameters.scrapeInterval === '' ? undefined : parseDuration(truth.parameters.scrapeInterval);
+    return inputSeries(page, options.intervalMs ?? nominal);
+  });
+  const first = inputs[0] as (typeof inputs)[number];
+  for (const [i, input] of inputs.entries()) {
+    if (input.intervalMs !== first.intervalMs || input.endMs !== first.endMs) {
+      throw new PromtoolTestError(
+        `${targetSelector((targets[i] as RecordedTarget).truth)} is scraped every ${formatDuration(input.intervalMs)} for ${formatDuration(input.endMs)}, ` +
+          `${targetSelector((targets[0] as RecordedTarget).truth)} every ${formatDuration(first.intervalMs)} for ${formatDuration(first.endMs)}: one test needs one grid`,
+      );
+    }
+  }
+  const evalTime = formatDuration(first.endMs);
+  const checks = targets.map(({ truth }) => alertChecks(truth, options.rules));
   const exprTests: PromqlExprTest[] = [];
-  for (const check of alertChecks(truth, options.rules)) {
-    switch (check.kind) {
-      case 'none':
-        alertTests.push({ eval_time: evalTime, alertname: check.rule.id, exp_alerts: [] });
-        break;
-      case 'exact':
+  for (const [r, rule] of options.rules.entries()) {
+    const owners = targets.filter((_, t) => checks[t]?.[r]?.kind !== 'none');
+    const stray =
+      owners.length === 0
+        ? firingAlerts(rule.id)
+        : `${firingAlerts(rule.id)} unless (${owners.map(({ truth }) => firingAlerts(rule.id, targetMatchers(truth))).join(' or ')})`;
+    exprTests.push({ expr: stray, eval_time: evalTime, exp_samples: [] });
+    for (const [t, { truth }] of targets.entries()) {
+      const check = checks[t]?.[r];
+      if (check?.kind === 'exact') {
         exprTests.push({
-          expr: firingAlerts(check.rule.id),
+          expr: firingAlerts(rule.id, targetMatchers(truth)),
           eval_time: evalTime,
-          exp_samples: check.alerts.map((labels) => ({ labels: alertsSeries(check.rule.id, labels), value: 1 })),
+          exp_samples: check.alerts.map((labels) => ({ labels: alertsSeries(rule.id, labels), value: 1 })),
         });
-        break;
-      case 'present':
+      } else if (check?.kind === 'present') {
         for (const labels of check.alerts) {
           exprTests.push({
-            expr: `count(${firingAlerts(check.rule.id, identityMatchers(check.rule, labels))})`,
+            expr: `count(${firingAlerts(rule.id, identityMatchers(rule, labels))})`,
             eval_time: evalTime,
             exp_samples: [{ labels: '{}', value: 1 }],
           });
         }
-        break;
-      case 'unchecked':
-        break;
+      }
     }
   }
+  const only = targets.length === 1 ? (targets[0] as RecordedTarget).truth : undefined;
   return {
     rule_files: [options.rulesFile],
     evaluation_interval: formatDuration(options.evaluationIntervalMs),
     tests: [
       {
-        name: options.name ?? `${truth.scenario} (${truth.flavor})`,
-        interval: formatDuration(input.intervalMs),
-        input_series: input.series,
-        ...(alertTests.length > 0 ? { alert_rule_test: alertTests } : {}),
-        ...(exprTests.length > 0 ? { promql_expr_test: exprTests } : {}),
+        name:
+          options.name ??
+          (only !== undefined
+            ? `${only.scenario} (${only.flavor})`
+            : targets.map(({ truth }) => `${truth.scenario} (${truth.flavor})`).join(', ')),
+        interval: formatDuration(first.intervalMs),
+        input_series: inputs.flatMap((input) => input.series),
+        promql_expr_test: exprTests,
       },
     ],
   };
@@ -187,6 +227,16 @@ function firingAlerts(id: RuleId, extra: readonly string[] = []): string {
     ...extra,
   ];
   return `${PROMETHEUS_ALERTS.series}{${matchers.join(', ')}}`;
+}
+
+/** Matchers selecting a target's series: its `job` and `instance`. */
+function targetMatchers(truth: GroundTruth): string[] {
+  return [`${LABEL.job}="${escapeLabelValue(truth.job)}"`, `${LABEL.instance}="${escapeLabelValue(truth.instance)}"`];
+}
+
+/** A target as a selector, `{job="…", instance="…"}`: how errors name it. */
+function targetSelector(truth: GroundTruth): string {
+  return `{${targetMatchers(truth).join(', ')}}`;
 }
 
 /** The `ALERTS` series of a firing alert with these labels. */

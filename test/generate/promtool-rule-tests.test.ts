@@ -3,6 +3,9 @@
  * recording (30 minutes, 15 s scrapes, a fixed seed) becomes the input series, its ground truth the expected
  * alerts at the end of the recording, and the rules are the bytes `generate` writes. promtool must pass for
  * every scenario (controller-runtime) and for the component-base form of backlog, hot loop and stuck worker.
+ * The recordings are tested a few at a time, as one fleet (each is its own target, and every assertion names it):
+ * promtool evaluates the rules once for the whole fleet, and a rule that let one target's series reach another's
+ * alerts would fail.
  *
  * Also: the input series give promtool back the recording exactly (a round trip through promtool), the
  * assertions fail when the truth is wrong, and a rule expected on one queue and allowed on another is still
@@ -22,11 +25,15 @@ import {
   type AlertRuleRef,
   alertChecks,
   type PromtoolTestFile,
+  promtoolFleetTest,
   promtoolRuleTest,
   promtoolTestYaml,
+  type RecordedTarget,
+  seriesGrid,
   seriesValues,
 } from '../../src/generate/promtool-tests.js';
 import type { QueryScope } from '../../src/generate/query-scope.js';
+import { LABEL, WORKQUEUE } from '../../src/metrics/names.js';
 import { parseSelector } from '../../src/promql/selector.js';
 import { DEFAULT_JOB, type Flavor, type GroundTruth, runVirtual, SCENARIO_NAMES } from '../../src/simulate/index.js';
 import { tempDir } from '../simulate/helpers.js';
@@ -129,13 +136,67 @@ function testFor(
   return promtoolRuleTest(page, truth, { rulesFile, rules, evaluationIntervalMs });
 }
 
+/**
+ * How much one promtool test holds, in depth series plus queues. promtool's test engine refuses a query that loads
+ * more samples than its limit (far below a Prometheus server's); the rules' 30-minute depth trend, a subquery at 5 s
+ * steps that holds each depth series and each queue's sum at every step, reaches it first: 5 copies of the backlog
+ * recording (one depth series, one queue each: 10) pass, 10 copies (20) fail. A case over the limit alone is tested
+ * alone (the mixed scenario: 9 depth series of 5 queues).
+ */
+const LOAD_PER_TEST = 12;
+
+/** A recording's load on the depth trend: its depth series (one per queue and priority) plus its queues. */
+function depthLoad(page: ParsedPage): number {
+  const depth = seriesGrid(page, SCRAPE_INTERVAL_MS, (name) => name === WORKQUEUE.depth).series;
+  const queues = new Set(depth.map((s) => `${s.labels[LABEL.name]}/${s.labels[LABEL.controller] ?? ''}`));
+  return depth.length + queues.size;
+}
+
+/**
+ * `cases` in groups a promtool test can hold together, each case in the first group it fits: each group's load
+ * within `LOAD_PER_TEST`, and no two recordings of one target (a scenario's two flavors share its `instance`).
+ */
+async function fleets(cases: readonly Case[]): Promise<Case[][]> {
+  const groups: { cases: Case[]; load: number; instances: Set<string> }[] = [];
+  for (const c of cases) {
+    const { page, truth } = await recording(c);
+    const load = depthLoad(page);
+    const group = groups.find((g) => g.load + load <= LOAD_PER_TEST && !g.instances.has(truth.instance));
+    if (group === undefined) groups.push({ cases: [c], load, instances: new Set([truth.instance]) });
+    else {
+      group.cases.push(c);
+      group.load += load;
+      group.instances.add(truth.instance);
+    }
+  }
+  return groups.map((g) => g.cases);
+}
+
+/** The promtool test of several cases' recordings at once, against `rulesFile`, with each truth mapped by `truthOf`. */
+async function fleetTest(
+  group: readonly Case[],
+  rulesFile: string,
+  truthOf: (truth: GroundTruth) => GroundTruth = (truth) => truth,
+): Promise<PromtoolTestFile> {
+  const targets: RecordedTarget[] = [];
+  for (const c of group) {
+    const { page, truth } = await recording(c);
+    targets.push({ page, truth: truthOf(truth) });
+  }
+  return promtoolFleetTest(targets, { rulesFile, rules, evaluationIntervalMs: EVALUATION_INTERVAL_MS });
+}
+
+const caseName = (c: Case): string => `${c.scenario} (${c.flavor})`;
+/** The test's name for a group of cases. */
+const groupName = (group: readonly Case[]): string => group.map(caseName).join(', ');
+
 describe('promtool test rules over every scenario', () => {
   it('asserts the rules of the generated file', () => {
     expect(alertRulesOf(ruleFileOf(files)).map((r) => r.alert)).toEqual(rules.map((r) => r.id));
   });
 
   it.concurrent.each(CASES)(
-    '$scenario ($flavor): the alerts firing at the end are the truth',
+    '$scenario ($flavor): every expected alert, and the absence of every one the truth does not allow, is asserted',
     async (c) => {
       const { page, truth } = await recording(c);
       const file = testFor(page, truth);
@@ -143,29 +204,72 @@ describe('promtool test rules over every scenario', () => {
       expect(file.evaluation_interval).toBe('30s');
       expect(group.interval).toBe('15s');
       expect(group.input_series).toHaveLength(page.series.count);
-      for (const test of [...(group.alert_rule_test ?? []), ...(group.promql_expr_test ?? [])]) {
-        expect(test.eval_time).toBe('30m');
-      }
-      // Every expected diagnosis is asserted, and so is the absence of every diagnosis the truth does not allow.
+      for (const test of group.promql_expr_test ?? []) expect(test.eval_time).toBe('30m');
       const asserted = JSON.stringify(group.promql_expr_test ?? []);
       for (const q of truth.queues) for (const id of q.expected) expect(asserted).toContain(`alertname=\\"${id}\\"`);
-      const none = (group.alert_rule_test ?? []).map((t) => t.alertname);
+      // With one recording, a rule its truth neither expects nor allows must not fire anywhere.
       const mentioned = new Set(truth.queues.flatMap((q) => [...q.expected, ...q.allowed]));
-      expect(none).toEqual(rules.map((r) => r.id).filter((id) => !mentioned.has(id)));
-
-      const result = await promtoolTest(`${c.scenario}-${c.flavor}`, file);
-      expect(result.code, `promtool test rules failed for ${c.scenario} (${c.flavor}):\n${result.output}`).toBe(0);
-      expect(result.output).toContain('SUCCESS');
+      const none = (group.promql_expr_test ?? [])
+        .filter((t) => t.exp_samples.length === 0 && !t.expr.includes(' unless '))
+        .map((t) => t.expr);
+      expect(none).toEqual(
+        rules.filter((r) => !mentioned.has(r.id)).map((r) => `ALERTS{alertname="${r.id}", alertstate="firing"}`),
+      );
     },
     120_000,
   );
+
+  it('holds every case, each in one fleet of distinct targets', async () => {
+    const groups = await fleets(CASES);
+    expect(groups.flat().map(caseName).sort()).toEqual(CASES.map(caseName).sort());
+    expect(groups.length).toBeLessThan(CASES.length / 2);
+    for (const group of groups) {
+      const instances = await Promise.all(group.map(async (c) => (await recording(c)).truth.instance));
+      expect(new Set(instances).size, groupName(group)).toBe(group.length);
+    }
+  });
+
+  it('the alerts firing at the end are the truth, for every case in its fleet', { timeout: 600_000 }, async () => {
+    const groups = await fleets(CASES);
+    const results = await Promise.all(
+      groups.map(async (group) => ({
+        group,
+        result: await promtoolTest(`fleet-${CASES.indexOf(group[0]!)}`, await fleetTest(group, RULES_FILE)),
+      })),
+    );
+    for (const { group, result } of results) {
+      expect(result.code, `promtool test rules failed for ${groupName(group)}:\n${result.output}`).toBe(0);
+      expect(result.output).toContain('SUCCESS');
+    }
+  });
 
   it('fails when the truth is wrong: a hot loop that fires where no alert is expected', async () => {
     const { page, truth } = await recording({ scenario: 'hot-loop-status-write', flavor: 'controller-runtime' });
     const wrong: GroundTruth = { ...truth, queues: truth.queues.map((q) => ({ ...q, expected: [], allowed: [] })) };
     const result = await promtoolTest('wrong-truth', testFor(page, wrong));
     expect(result.code).toBe(1);
-    expect(result.output).toMatch(/alertname: WorkqueueHotLoop, time: 30m,[\s\S]*exp:\[\][\s\S]*got:\[/);
+    expect(result.output).toMatch(
+      /expr: "ALERTS\{alertname=\\"WorkqueueHotLoop\\", alertstate=\\"firing\\"\}", time: 30m,\s*exp: nil\s*got: \{/,
+    );
+  });
+
+  it('fails in a fleet when a target fires an alert its truth does not allow, though another target expects it', async () => {
+    const loop: Case = { scenario: 'hot-loop-status-write', flavor: 'controller-runtime' };
+    const quiet: Case = { scenario: 'healthy', flavor: 'controller-runtime' };
+    const passing = await promtoolTest('fleet-right', await fleetTest([quiet, loop], RULES_FILE));
+    expect(passing.code, passing.output).toBe(0);
+    // The loop's truth emptied: the healthy target still expects nothing, and the loop's alert is now stray.
+    const loopInstance = (await recording(loop)).truth.instance;
+    const failing = await promtoolTest(
+      'fleet-stray',
+      await fleetTest([quiet, loop], RULES_FILE, (truth) =>
+        truth.instance === loopInstance
+          ? { ...truth, queues: truth.queues.map((q) => ({ ...q, expected: [], allowed: [] })) }
+          : truth,
+      ),
+    );
+    expect(failing.code).toBe(1);
+    expect(failing.output).toContain(`instance="${loopInstance}"`);
   });
 
   it('asserts an alert expected on one queue and allowed on another for the queue that expects it', async () => {
@@ -204,38 +308,50 @@ describe('promtool test rules over every scenario', () => {
 });
 
 describe('promtool test rules with a fleet selector', () => {
-  it.concurrent.each(CASES)(
-    '$scenario ($flavor): a selector that matches the job fires the same alerts, with cluster and namespace labels configured',
-    async (c) => {
-      const { page, truth } = await recording(c);
-      expect(truth.job).toBe(DEFAULT_JOB);
-      const result = await promtoolTest(
-        `selected-${c.scenario}-${c.flavor}`,
-        testFor(page, truth, EVALUATION_INTERVAL_MS, SELECTED_RULES_FILE),
-      );
-      expect(result.code, `promtool test rules failed for ${c.scenario} (${c.flavor}):\n${result.output}`).toBe(0);
-    },
-    120_000,
-  );
+  it('a selector that matches the job fires the same alerts, with cluster and namespace labels configured', {
+    timeout: 600_000,
+  }, async () => {
+    const groups = await fleets(CASES);
+    const results = await Promise.all(
+      groups.map(async (group) => {
+        for (const c of group) expect((await recording(c)).truth.job).toBe(DEFAULT_JOB);
+        const file = await fleetTest(group, SELECTED_RULES_FILE);
+        return { group, result: await promtoolTest(`selected-${CASES.indexOf(group[0]!)}`, file) };
+      }),
+    );
+    for (const { group, result } of results) {
+      expect(result.code, `promtool test rules failed for ${groupName(group)}:\n${result.output}`).toBe(0);
+    }
+  });
 
-  it.concurrent.each(
-    CASES.filter((c) => ['mixed', 'backlog', 'hot-loop-status-write', 'stuck-worker'].includes(c.scenario)),
-  )(
-    '$scenario ($flavor): a selector that matches no job fires no alert',
-    async (c) => {
-      const { page, truth } = await recording(c);
-      expect(truth.queues.some((q) => q.expected.length > 0)).toBe(true);
-      const none: GroundTruth = { ...truth, queues: truth.queues.map((q) => ({ ...q, expected: [], allowed: [] })) };
-      const file = testFor(page, none, EVALUATION_INTERVAL_MS, UNSELECTED_RULES_FILE);
-      expect((file.tests[0]?.alert_rule_test ?? []).map((t) => t.alertname)).toEqual(rules.map((r) => r.id));
-      const result = await promtoolTest(`unselected-${c.scenario}-${c.flavor}`, file);
-      expect(result.code, `promtool test rules failed for ${c.scenario} (${c.flavor}):\n${result.output}`).toBe(0);
-      // The same truth fails against the unscoped rules: the alerts do fire there.
-      const unscoped = await promtoolTest(`unscoped-${c.scenario}-${c.flavor}`, testFor(page, none));
-      expect(unscoped.code).toBe(1);
-    },
-    120_000,
-  );
+  it('a selector that matches no job fires no alert, where the unscoped rules do', { timeout: 300_000 }, async () => {
+    const firing = CASES.filter((c) =>
+      ['mixed', 'backlog', 'hot-loop-status-write', 'stuck-worker'].includes(c.scenario),
+    );
+    const none = (truth: GroundTruth): GroundTruth => ({
+      ...truth,
+      queues: truth.queues.map((q) => ({ ...q, expected: [], allowed: [] })),
+    });
+    const groups = await fleets(firing);
+    expect(groups.flat().map(caseName).sort()).toEqual(firing.map(caseName).sort());
+    await Promise.all(
+      groups.map(async (group) => {
+        for (const c of group) expect((await recording(c)).truth.queues.some((q) => q.expected.length > 0)).toBe(true);
+        const file = await fleetTest(group, UNSELECTED_RULES_FILE, none);
+        // Nothing may fire: one assertion per rule, and no other.
+        expect((file.tests[0]?.promql_expr_test ?? []).map((t) => t.expr)).toEqual(
+          rules.map((r) => `ALERTS{alertname="${r.id}", alertstate="firing"}`),
+        );
+        const index = CASES.indexOf(group[0]!);
+        const result = await promtoolTest(`unselected-${index}`, file);
+        expect(result.code, `promtool test rules failed for ${groupName(group)}:\n${result.output}`).toBe(0);
+        // The same truth fails against the unscoped rules: the alerts do fire there.
+        const unscoped = await promtoolTest(`unscoped-${index}`, await fleetTest(group, RULES_FILE, none));
+        expect(unscoped.code).toBe(1);
+        for (const c of group) expect(unscoped.output).toContain(`instance="${(await recording(c)).truth.instance}"`);
+      }),
+    );
+  });
 });
 
 describe('input series', () => {
