@@ -40,9 +40,23 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+/**
+ * Directories of pure computation (simulation, diagnosis, calibration, generated files, the queues, PromQL): their
+ * files share a worker process, one after another, instead of each starting its own (the modules they import and
+ * the code the JIT compiled stay loaded: a fifth less CPU for the diagnosis tests, measured). They set no global
+ * state and mock nothing; every server or child process they start is stopped by the file that started it. The
+ * rest (the service, its server, sources, files, the CLI, configuration) runs each file in a fresh process.
+ */
+const SHARED_PROCESS = ['calibrate', 'diagnosis', 'simulate', 'generate', 'queue', 'promql'].map(
+  (dir) => `test/${dir}/**/*.test.ts`,
+);
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    projects: [
+      { extends: true, test: { name: 'computation', include: SHARED_PROCESS, isolate: false } },
+      { extends: true, test: { name: 'runtime', include: ['test/**/*.test.ts'], exclude: SHARED_PROCESS } },
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
