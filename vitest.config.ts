@@ -42,13 +42,24 @@ class LongestFirst extends BaseSequencer {
 }
 
 /**
- * Directories of pure computation (simulation, diagnosis, calibration, generated files, the queues, PromQL): their
- * files share a worker process, one after another, instead of each starting its own (the modules they import and
- * the code the JIT compiled stay loaded: a fifth less CPU for the diagnosis tests, measured). They set no global
- * state and mock nothing; every server or child process they start is stopped by the file that started it. The
- * rest (the service, its server, sources, files, the CLI, configuration) runs each file in a fresh process.
+ * Directories whose files share a worker process, one after another, instead of each starting its own (the modules
+ * they import and the code the JIT compiled stay loaded: a fifth less CPU for the diagnosis tests, measured): pure
+ * computation (simulation, diagnosis, calibration, generated files, the queues, PromQL, the exposition parser) and the
+ * stores and utilities under it. They set no global state and mock nothing; every server, worker or child process
+ * they start is stopped by the file that started it. The rest (the service, its server and page, sources and
+ * scraping, the CLI, configuration, discovery, the Prometheus client, deployment) runs each file in a fresh process.
  */
-const SHARED_PROCESS_DIRS = ['calibrate', 'diagnosis', 'simulate', 'generate', 'queue', 'promql'];
+const SHARED_PROCESS_DIRS = [
+  'calibrate',
+  'diagnosis',
+  'simulate',
+  'generate',
+  'queue',
+  'promql',
+  'exposition',
+  'store',
+  'util',
+];
 /** Every other directory of test/, and its top level. Listed, not excluded: `--exclude` on the command line still applies. */
 const OWN_PROCESS = [
   'test/*.test.ts',
@@ -63,12 +74,12 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'computation',
+          name: 'shared-process',
           include: SHARED_PROCESS_DIRS.map((dir) => `test/${dir}/**/*.test.ts`),
           isolate: false,
         },
       },
-      { extends: true, test: { name: 'runtime', include: OWN_PROCESS } },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS } },
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
