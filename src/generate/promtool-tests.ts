@@ -53,7 +53,7 @@ export type PromtoolTestOptions = {
   readonly evaluationIntervalMs: number;
   /** The scrape interval; default: inferred from the recording's timestamps. */
   readonly intervalMs?: number;
-  /** Name of the test group; default `<scenario> (<flavor>)`. */
+  /** Name of the test group; default `<scenario> (<flavor>)` of each recording, comma-separated. */
   readonly name?: string;
 };
 

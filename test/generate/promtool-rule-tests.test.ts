@@ -272,6 +272,25 @@ describe('promtool test rules over every scenario', () => {
     expect(failing.output).toContain(`instance="${loopInstance}"`);
   });
 
+  it('refuses a fleet holding one target twice, or recordings of different lengths or scrape intervals', async () => {
+    const backlog = await recording({ scenario: 'backlog', flavor: 'controller-runtime' });
+    const options = { rulesFile: RULES_FILE, rules, evaluationIntervalMs: EVALUATION_INTERVAL_MS };
+    const componentBase = await recording({ scenario: 'backlog', flavor: 'component-base' });
+    expect(() => promtoolFleetTest([backlog, componentBase], options)).toThrow(
+      'two recordings of the target {job="workqueue-doctor-sim", instance="backlog:8080"}',
+    );
+    expect(() => promtoolFleetTest([], options)).toThrow('at least one recording');
+    const short = await runVirtual(
+      'healthy',
+      { seed: SEED, durationMs: 20 * 60_000 },
+      { scrapeIntervalMs: SCRAPE_INTERVAL_MS },
+    );
+    const shortPage = parseExposition(short.recording.text(), { format: 'openmetrics', requireTimestamps: true });
+    expect(() => promtoolFleetTest([backlog, { page: shortPage, truth: short.truth }], options)).toThrow(
+      /instance="healthy:8080"\} is scraped every 15s for 20m, .*backlog:8080.* every 15s for 30m: one test needs one grid/,
+    );
+  });
+
   it('asserts an alert expected on one queue and allowed on another for the queue that expects it', async () => {
     const { page, truth } = await recording({ scenario: 'mixed', flavor: 'controller-runtime' });
     // The truth as if the healthy `deployment` queue might also show a hot loop.
