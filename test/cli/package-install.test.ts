@@ -1,12 +1,14 @@
 /**
- * The package as a user installs it: `npm pack` (its `prepack` builds dist/), then `npm install` of the tarball
+ * The package as a user installs it: `npm pack` (its `prepack` builds dist/) of a copy of what the package is
+ * made of (the sources, the tsconfig, the generated files, package.json and the README; the other test files
+ * run the repository's own dist/ meanwhile, which a rebuild in place would remove), then `npm install` of the tarball
  * into an empty directory, then the installed `workqueue-doctor` binary, which runs from that directory only:
  * `--version`, `simulate --record` and `diagnose --recording`, `generate --out`, and `serve --demo` until it
  * answers /healthz and serves its page's assets, then SIGTERM and exit 0. Every path the code reads beside
  * itself (package.json, the uPlot files, the worker modules) must be in the tarball or its dependencies.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +17,13 @@ import { EXIT } from '../../src/cli/exit-codes.js';
 import { freePort } from '../support/daemon.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  files: string[];
+};
+/** What `npm pack` reads beside the package's `files` (dist/ among them, which `prepack` builds from these). */
+const PACK_SOURCES = ['package.json', 'README.md', 'tsconfig.json', 'src'];
 /** Packing compiles the whole project; installing may fetch the dependencies not in npm's cache. */
 const SETUP_TIMEOUT_MS = 600_000;
 const COMMAND_TIMEOUT = { timeout: 120_000 };
@@ -67,8 +75,14 @@ async function npm(args: readonly string[], cwd: string): Promise<string> {
 }
 
 beforeAll(async () => {
+  const source = tempDir('wqd-pack-source-');
+  for (const entry of [...PACK_SOURCES, ...PACKAGE.files.filter((f) => f !== 'dist')]) {
+    cpSync(join(ROOT, entry), join(source, entry), { recursive: true });
+  }
+  // The build's tools and types, as in the repository.
+  symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'), 'dir');
   const packed = tempDir('wqd-pack-');
-  await npm(['pack', '--pack-destination', packed, '--no-audit', '--no-fund'], ROOT);
+  await npm(['pack', '--pack-destination', packed, '--no-audit', '--no-fund'], source);
   const tarball = join(packed, `${PACKAGE.name}-${PACKAGE.version}.tgz`);
   expect(existsSync(tarball), tarball).toBe(true);
   const installed = tempDir('wqd-install-');
