@@ -172,6 +172,13 @@ async function fleets(cases: readonly Case[]): Promise<Case[][]> {
   return groups.map((g) => g.cases);
 }
 
+/** The fleets of every case, grouped once for the tests that run them. */
+let everyCaseFleets: Promise<Case[][]> | undefined;
+const fleetsOfEveryCase = (): Promise<Case[][]> => {
+  everyCaseFleets ??= fleets(CASES);
+  return everyCaseFleets;
+};
+
 /** The promtool test of several cases' recordings at once, against `rulesFile`, with each truth mapped by `truthOf`. */
 async function fleetTest(
   group: readonly Case[],
@@ -220,7 +227,7 @@ describe('promtool test rules over every scenario', () => {
   );
 
   it('holds every case, each in one fleet of distinct targets', async () => {
-    const groups = await fleets(CASES);
+    const groups = await fleetsOfEveryCase();
     expect(groups.flat().map(caseName).sort()).toEqual(CASES.map(caseName).sort());
     expect(groups.length).toBeLessThan(CASES.length / 2);
     for (const group of groups) {
@@ -230,7 +237,7 @@ describe('promtool test rules over every scenario', () => {
   });
 
   it('the alerts firing at the end are the truth, for every case in its fleet', { timeout: 600_000 }, async () => {
-    const groups = await fleets(CASES);
+    const groups = await fleetsOfEveryCase();
     const results = await Promise.all(
       groups.map(async (group) => ({
         group,
@@ -330,7 +337,7 @@ describe('promtool test rules with a fleet selector', () => {
   it('a selector that matches the job fires the same alerts, with cluster and namespace labels configured', {
     timeout: 600_000,
   }, async () => {
-    const groups = await fleets(CASES);
+    const groups = await fleetsOfEveryCase();
     const results = await Promise.all(
       groups.map(async (group) => {
         for (const c of group) expect((await recording(c)).truth.job).toBe(DEFAULT_JOB);
