@@ -63,7 +63,7 @@ const SHARED_PROCESS_DIRS = [
 /** Every other directory of test/, and its top level. Listed, not excluded: `--exclude` on the command line still applies. */
 const OWN_PROCESS = [
   'test/*.test.ts',
-  ...readdirSync('test', { withFileTypes: true })
+  ...readdirSync(new URL('test', import.meta.url), { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && !SHARED_PROCESS_DIRS.includes(entry.name))
     .map((entry) => `test/${entry.name}/**/*.test.ts`),
 ];
