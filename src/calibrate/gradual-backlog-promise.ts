@@ -13,6 +13,7 @@ import { isFiring } from '../diagnosis/report.js';
 import { EVALUATION_INTERVAL_MS, type RuleId } from '../diagnosis/rule.js';
 import { DEFAULT_RUNBOOK_BASE_URL } from '../diagnosis/runbook.js';
 import { MINUTE_MS, signal } from '../diagnosis/signals.js';
+import { LABEL } from '../metrics/names.js';
 import { diagnoseSource } from '../service/diagnose-source.js';
 import { type Flavor, runVirtual } from '../simulate/index.js';
 import { recordingSourceFromText } from '../sources/recording-source.js';
@@ -61,7 +62,7 @@ export async function gradualBacklogRun(flavor: Flavor, seed: number): Promise<G
   const times: number[] = [];
   for (let t = range.startMs + MINUTE_MS; t <= range.endMs; t += EVALUATION_INTERVAL_MS / 2) times.push(t);
   const depths = await backend.evaluate(signal('depth').expr, times);
-  const depthAt = (i: number) => depths[i]?.find((sample) => sample.labels['name'] === QUEUE)?.value ?? 0;
+  const depthAt = (i: number) => depths[i]?.find((sample) => sample.labels[LABEL.name] === QUEUE)?.value ?? 0;
   const lastDrainedMs = times.filter((_, i) => depthAt(i) === 0).at(-1) ?? range.startMs;
   return {
     name,

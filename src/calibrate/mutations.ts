@@ -243,7 +243,7 @@ async function firstBrokenPromise(
     const late = await lateSteps(run, overrides);
     if (late.length === 0) continue;
     const firstLateMs = run.lastDrainedMs + Math.min(...late) * 1000;
-    return { run, minute: Math.round(((firstLateMs - run.startMs) / 60_000) * 10) / 10, runsRun: index + 1 };
+    return { run, minute: tenthsOfMinute(firstLateMs - run.startMs), runsRun: index + 1 };
   }
   return undefined;
 }
@@ -285,7 +285,12 @@ function relevance(c: PreparedCase, rule: RuleId): number {
 
 /** When a verdict was judged, in minutes since its recording started (one decimal). */
 function minutes(verdict: QueueVerdict): number {
-  return Math.round((verdict.elapsedMs / 60_000) * 10) / 10;
+  return tenthsOfMinute(verdict.elapsedMs);
+}
+
+/** `ms` in minutes, to a tenth: how a result names the time it was caught at. */
+function tenthsOfMinute(ms: number): number {
+  return Math.round((ms / 60_000) * 10) / 10;
 }
 
 function defaults(specs: Readonly<Record<string, ThresholdSpec>>): Record<string, number> {
