@@ -28,7 +28,7 @@ import { OUTPUT } from '../../src/generate/defaults.js';
 import { type LiveSimulation, startLiveSimulation } from '../../src/simulate/index.js';
 import { type RuleFileYaml, runTool } from '../generate/helpers.js';
 import { tempDir } from '../simulate/helpers.js';
-import { type CliProcess, spawnCli } from '../support/cli-process.js';
+import { type CliProcess, cliEntry, spawnCli } from '../support/cli-process.js';
 import { type PrometheusHandle, removeTempDirs, requireTool, startPrometheus } from '../support/prometheus.js';
 
 const SCENARIO = 'hot-loop-status-write';
@@ -87,9 +87,7 @@ describe('a fresh service beside Prometheus', () => {
     writeFileSync(configFile, stringify({ rules: { [ALERT]: { for: FOR } } }));
     const out = join(work.path, 'generated');
     const generated = await runTool(process.execPath, [
-      '--import',
-      'tsx',
-      'src/cli/bin.ts',
+      ...cliEntry(),
       'generate',
       '--config',
       configFile,

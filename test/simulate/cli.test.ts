@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { SCENARIO_NAMES } from '../../src/simulate/index.js';
 import { type CliResult, runCli } from '../support/cli.js';
+import { cliEntry } from '../support/cli-process.js';
 import { tempDir } from './helpers.js';
 
 const work = tempDir('wqd-sim-cli-');
@@ -141,17 +142,7 @@ describe('simulate --realtime', () => {
   it('serves /metrics until SIGINT, then exits 0', async () => {
     const child = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/bin.ts',
-        'simulate',
-        '--scenario',
-        'healthy',
-        '--realtime',
-        '--listen',
-        '127.0.0.1:0',
-      ],
+      [...cliEntry(), 'simulate', '--scenario', 'healthy', '--realtime', '--listen', '127.0.0.1:0'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     try {

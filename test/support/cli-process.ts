@@ -1,6 +1,11 @@
 /**
- * The CLI as a child process, from its TypeScript source through tsx, for tests of what only a process shows:
- * signals, exit codes, start-up errors. Its stdout and stderr are collected as they come.
+ * The CLI as a child process, for tests of what only a process shows: signals, exit codes, start-up errors. Its
+ * stdout and stderr are collected as they come.
+ *
+ * `cliEntry()` is how a process runs it: the compiled `dist/cli/bin.js` when every source file's compiled file is at
+ * least as new as the source (the test command builds before it tests), otherwise the TypeScript source through tsx
+ * (a test run straight after an edit). Both are the same code; the compiled one starts in about a third of the CPU
+ * time (tsx resolves every module through its loader thread).
  *
  * Contract: `spawnCli(args)` starts `workqueue-doctor <args>`; `exited` resolves with the exit code; `output`
  * resolves with the first match of a pattern in stdout or stderr, and rejects when the process exits before it
@@ -8,7 +13,34 @@
  * `finally` or `afterEach`.
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+let entry: readonly string[] | undefined;
+
+/** The arguments of `node` that run `workqueue-doctor`, before the CLI's own. */
+export function cliEntry(): readonly string[] {
+  entry ??= compiledIsFresh() ? [join(ROOT, 'dist/cli/bin.js')] : ['--import', 'tsx', join(ROOT, 'src/cli/bin.ts')];
+  return entry;
+}
+
+/** Whether every `src/**.ts` has its `dist/**.js`, written no earlier than the source was last changed. */
+function compiledIsFresh(): boolean {
+  const src = join(ROOT, 'src');
+  for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
+    if (!file.endsWith('.ts') || file.endsWith('.d.ts')) continue;
+    const compiled = join(ROOT, 'dist', file.replace(/\.ts$/, '.js'));
+    try {
+      if (statSync(compiled).mtimeMs < statSync(join(src, file)).mtimeMs) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
 
 export interface CliProcess {
   readonly child: ChildProcessByStdio<null, Readable, Readable>;
@@ -24,7 +56,7 @@ export function spawnCli(
   args: readonly string[],
   options: { readonly uid?: number; readonly gid?: number } = {},
 ): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], {
+  const child = spawn(process.execPath, [...cliEntry(), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...options,
   });
