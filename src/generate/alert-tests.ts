@@ -18,10 +18,11 @@
 import { stringify } from 'yaml';
 import type { RuleId } from '../diagnosis/rule.js';
 import { MINUTE_MS, signal } from '../diagnosis/signals.js';
+import type { ParsedPage } from '../exposition/parsed-page.js';
 import { parseExposition } from '../exposition/parser.js';
 import type { SubtreeMemo } from '../promql/evaluate.js';
 import { metricsOf } from '../promql/expr.js';
-import { runVirtual } from '../simulate/index.js';
+import { type GroundTruth, runVirtual } from '../simulate/index.js';
 import { formatDuration } from '../util/duration.js';
 import { type AlertingRule, alertAnnotationParts } from './alert-rules.js';
 import { renderAnnotation } from './annotation-render.js';
@@ -105,6 +106,32 @@ function metricsRead(analysis: RuleAnalysis): Set<string> {
   return names;
 }
 
+type Recorded = { readonly truth: GroundTruth; readonly page: ParsedPage };
+/**
+ * The recordings rendered so far in this process, by scenario and length. A recording is a function of those alone
+ * (the seed and the scrape interval are fixed), so every `generate` of one process (the tests run many) reads the
+ * same ones; they are small (30-second scrapes of a quarter to half an hour).
+ */
+const recordings = new Map<string, Promise<Recorded>>();
+
+/** `scenario` simulated for `durationMs` and its recording parsed: once per process. */
+function recorded(scenario: string, durationMs: number): Promise<Recorded> {
+  const key = `${scenario}/${durationMs}`;
+  let pending = recordings.get(key);
+  if (pending === undefined) {
+    pending = runVirtual(scenario, { seed: SEED, durationMs }, { scrapeIntervalMs: SCRAPE_INTERVAL_MS }).then(
+      (run) => ({
+        truth: run.truth,
+        page: parseExposition(run.recording.text(), { format: 'openmetrics', requireTimestamps: true }),
+      }),
+    );
+    // A failed run is not kept: the next `generate` tries again and reports its own error.
+    pending.catch(() => recordings.delete(key));
+    recordings.set(key, pending);
+  }
+  return pending;
+}
+
 async function testGroup(
   analysis: RuleAnalysis,
   options: AlertTestOptions,
@@ -113,9 +140,7 @@ async function testGroup(
   kind: 'fires' | 'quiet',
 ): Promise<PromtoolTestGroup> {
   const { rule } = analysis.settings;
-  const run = await runVirtual(scenario, { seed: SEED, durationMs }, { scrapeIntervalMs: SCRAPE_INTERVAL_MS });
-  const truth = run.truth;
-  const page = parseExposition(run.recording.text(), { format: 'openmetrics', requireTimestamps: true });
+  const { truth, page } = await recorded(scenario, durationMs);
   const read = metricsRead(analysis);
   const grid = seriesGrid(page, SCRAPE_INTERVAL_MS, (name) => read.has(name));
   const evalTime = formatDuration(grid.endMs);
