@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take longest (40 s or more on a 2-core machine, as measured in a whole run), longest first. They
+ * The files that take longest (about 40 s or more on a 2-core machine, as measured in a whole run), longest first. They
  * start before the others, so that the workers finish together instead of the last of them running one long file
  * alone (the boundary grid, started last, ran alone for two minutes).
  */
@@ -22,6 +22,7 @@ const LONGEST_FIRST = [
   'test/diagnosis/victoria-metrics-parity.test.ts',
   'test/diagnosis/texts-agree-with-evidence.test.ts',
   'test/calibrate/gradual-backlog.test.ts',
+  'test/diagnosis/since-memory.test.ts',
   'test/cli/one-line-errors.test.ts',
   'test/simulate/recording.test.ts',
   'test/generate/promql-prometheus.test.ts',
