@@ -48,7 +48,7 @@ class LongestFirst extends BaseSequencer {
  * sources, CLI, configuration, Prometheus client and deployment tests, measured): pure computation (simulation,
  * diagnosis, calibration, generated files, the queues, PromQL, the exposition parser), the stores and utilities under
  * it, and the server and page, sources and scraping, the CLI, configuration, discovery, the Prometheus client, the
- * service's metrics, deployment and docs. They mock no module; every server, worker, browser or child process a file
+ * PromQL functions against Prometheus, deployment and docs. They mock no module; every server, worker, browser or child process a file
  * starts is stopped by it, and an environment variable it sets is restored. The service's own tests (its history,
  * live scrapes beside replays, state directory, memory budget) keep a fresh process per file: sharing, live-replay
  * failed once (a planted not-observable finding missing after the live scrapes; the file passes alone).
