@@ -13,6 +13,7 @@ import {
   histogramQuantile,
   type LabelMatcher,
   num,
+  quantileOverSubquery,
   rangeFn,
   sumWithout,
 } from '../promql/expr.js';
@@ -102,6 +103,23 @@ export function minuteFloor(metric: string, matchers: readonly LabelMatcher[] = 
 
 export function rate(metric: string, windowMs: number = W, matchers: readonly LabelMatcher[] = []): Expr {
   return rangeFn('rate', metric, windowMs, matchers);
+}
+
+/**
+ * The slice a median rate reads its rates over: two minutes hold two scrapes at every interval up to a minute, so
+ * every slice has a rate.
+ */
+const RATE_SLICE_MS = 2 * MINUTE_MS;
+
+/**
+ * The median over the signal window of a rate read over two-minute slices a minute apart (`perSlice(windowMs)`
+ * builds the rate over a window): `quantile_over_time(0.5, (rate(x[2m]))[5m:1m])`, five slices. A steady rate reads
+ * the same as over the whole window. A burst that passes at one instant (a resync queueing every object, an event
+ * storm) lifts the two slices that hold it and leaves the median among the other three, where the five-minute rate
+ * would carry the whole burst for five minutes: 2,000 objects resynced at once are 6.7 adds a second over the window.
+ */
+export function medianRate(perSlice: (windowMs: number) => Expr): Expr {
+  return quantileOverSubquery(0.5, perSlice(RATE_SLICE_MS), W, MINUTE_MS);
 }
 
 export function histogramSeries(histogram: string, suffix: string): string {

@@ -41,6 +41,7 @@ import {
   BALANCE_WINDOW_MS,
   histogramSeries,
   meanSignal,
+  medianRate,
   minuteFloor,
   onceSpanned,
   perQueue,
@@ -111,6 +112,12 @@ export const SLOW_SYNC_SECONDS = 10;
  * as floats (`le="10.0"`), so both spellings match.
  */
 const SLOW_SYNC_BUCKET: LabelMatcher = regexMatch(LABEL.le, `${SLOW_SYNC_SECONDS}(\\.0)?`);
+/** The add rate's median (see its signal): per queue, over the signal window. */
+const ADD_RATE_MEDIAN: Expr = medianRate((windowMs) => perQueue(rate(WORKQUEUE.adds, windowMs)));
+/** REST-client requests that write: PUT, PATCH and POST. */
+const WRITES: LabelMatcher = regexMatch(LABEL.method, WRITE_METHODS.join('|'));
+/** Writes rejected for a reason other than a conflict: neither 2xx nor 409. */
+const FAILED_WRITES: readonly LabelMatcher[] = [WRITES, { label: LABEL.code, op: '!~', value: `2..|${CONFLICT_CODE}` }];
 /** Depth series of keys at a negative priority (initial-list and resync events of a priority queue). */
 export const LOW_PRIORITY: LabelMatcher = regexMatch(LABEL.priority, NEGATIVE_PRIORITY_PATTERN);
 /** Depth series of keys at priority 0 or above, and of queues without priorities (empty or absent label). */
@@ -352,6 +359,15 @@ const signalList = [
     expr: perQueue(rate(WORKQUEUE.adds)),
   },
   {
+    id: 'addRateMedian',
+    title: 'Add rate (median of the window)',
+    unit: '1/s',
+    scope: 'queue',
+    description:
+      'New adds per second, the median over the window of their rate over two-minute slices a minute apart. A steady stream (a loop, a trickle of real changes) reads as the add rate does; a burst queued at one instant (a resync of every object, a relist) lifts two of the five slices and not the median, while it lifts the five-minute add rate for five minutes.',
+    expr: ADD_RATE_MEDIAN,
+  },
+  {
     id: 'trendAddRate',
     title: 'Add rate (trend window)',
     unit: '1/s',
@@ -388,6 +404,15 @@ const signalList = [
     description:
       "New adds per second over every queue of the process: the syncs its controllers are asked for, each of which may write. Beside the process's write rate it says how much of the writing this queue's adds alone can explain.",
     expr: sumWithout([LABEL.priority, LABEL.controller, LABEL.name], rate(WORKQUEUE.adds)),
+  },
+  {
+    id: 'processAddRateMedian',
+    title: 'Add rate (process, median of the window)',
+    unit: '1/s',
+    scope: 'process',
+    description:
+      "The add rate's median of each queue of the process, summed: the adds each queue makes steadily, without a burst that passed at one instant. The median of the process's whole add rate would not leave them out: resyncs of two queues at different times lift four of its five slices.",
+    expr: sumWithout([LABEL.controller, LABEL.name], ADD_RATE_MEDIAN),
   },
   {
     id: 'completionRate',
@@ -722,7 +747,16 @@ const signalList = [
     scope: 'process',
     description:
       'PUT, PATCH and POST requests per second from the whole process (client-go REST client). Per process, not per queue: next to the add rate it tells a self-triggering status write.',
-    expr: restRequestRate([regexMatch(LABEL.method, WRITE_METHODS.join('|'))]),
+    expr: restRequestRate([WRITES]),
+  },
+  {
+    id: 'writeRateMedian',
+    title: 'API write rate (median of the window)',
+    unit: '1/s',
+    scope: 'process',
+    description:
+      "PUT, PATCH and POST requests per second from the whole process, the median over the window of their rate over two-minute slices a minute apart, to read beside the add rate's median: both leave out a burst that passed at one instant.",
+    expr: medianRate((windowMs) => restRequestRate([WRITES], windowMs)),
   },
   {
     id: 'failedRequestRate',
@@ -749,10 +783,16 @@ const signalList = [
     scope: 'process',
     description:
       'PUT, PATCH and POST requests per second from the whole process that were rejected (code neither 2xx nor 409). Failed reads (a GET of an optional object answered 404) and optimistic-concurrency conflicts (409, resolved by the retry) are not in it.',
-    expr: restRequestRate([
-      regexMatch(LABEL.method, WRITE_METHODS.join('|')),
-      { label: LABEL.code, op: '!~', value: `2..|${CONFLICT_CODE}` },
-    ]),
+    expr: restRequestRate(FAILED_WRITES),
+  },
+  {
+    id: 'failedWriteRateMedian',
+    title: 'API write failures (median of the window)',
+    unit: '1/s',
+    scope: 'process',
+    description:
+      "Rejected PUT, PATCH and POST requests per second from the whole process (code neither 2xx nor 409), the median over the window of their rate over two-minute slices a minute apart, to read beside the add rate's median.",
+    expr: medianRate((windowMs) => restRequestRate(FAILED_WRITES, windowMs)),
   },
   {
     id: 'leaderStatus',

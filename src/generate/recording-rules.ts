@@ -132,9 +132,11 @@ function throughSum(e: Expr): { inner: Expr; summed: boolean } {
 
 /** The metric and operations of a signal, or undefined for a metric read as exposed. */
 function signalNameParts(s: SignalDefinition): { metric: string; operations: string } | undefined {
-  const composite = COMPOSITE_SIGNAL_NAMES[s.id as SignalId];
-  if (composite !== undefined) return composite;
-  let e = s.expr;
+  return COMPOSITE_SIGNAL_NAMES[s.id as SignalId] ?? exprNameParts(s.expr, s.id);
+}
+
+/** The metric and operations of a signal's expression `e`, or undefined for a metric read as exposed. */
+function exprNameParts(e: Expr, signalId: string): { metric: string; operations: string } | undefined {
   // REST client rates: `matching or (all * 0)`, the zero for a process that makes no such request.
   if (e.kind === 'binary' && e.op === 'or' && e.rhs.kind === 'binary' && e.rhs.op === '*') e = e.lhs;
   // Per-priority views: `view unless (queues with depth of unknown priority)`, named by the view.
@@ -147,13 +149,21 @@ function signalNameParts(s: SignalDefinition): { metric: string; operations: str
       ? summedPart.inner.lhs
       : summedPart.inner;
   if (inner.kind === 'selector') {
-    return summed ? { metric: withWords(inner.metric, inner.matchers, s.id), operations: 'sum' } : undefined;
+    return summed ? { metric: withWords(inner.metric, inner.matchers, signalId), operations: 'sum' } : undefined;
   }
-  if (inner.kind === 'range') return rangeName(inner, s.id);
+  if (inner.kind === 'range') return rangeName(inner, signalId);
+  // A quantile over a subquery of a rate (the median of two-minute rates): `p50_over_time5m_rate2m`.
+  if (inner.kind === 'subquery' && inner.param !== undefined) {
+    const parts = exprNameParts(inner.expr, signalId);
+    if (parts !== undefined) {
+      const fn = `p${Math.round(inner.param * 100)}_over_time${formatDuration(inner.windowMs)}`;
+      return { metric: parts.metric, operations: `${fn}_${parts.operations}` };
+    }
+  }
   if (inner.kind === 'histogram_quantile') {
     const { inner: rate } = throughSum(inner.expr);
     if (rate.kind === 'range' && rate.metric.endsWith(SUFFIX.bucket)) {
-      const parts = rangeName({ ...rate, metric: rate.metric.slice(0, -SUFFIX.bucket.length) }, s.id);
+      const parts = rangeName({ ...rate, metric: rate.metric.slice(0, -SUFFIX.bucket.length) }, signalId);
       return { metric: parts.metric, operations: `p${Math.round(inner.q * 100)}_${parts.operations}` };
     }
   }
@@ -173,7 +183,7 @@ function signalNameParts(s: SignalDefinition): { metric: string; operations: str
       return { metric: sum.metric.slice(0, -SUFFIX.sum.length), operations: `mean${formatDuration(sum.windowMs)}` };
     }
   }
-  throw new Error(`signal ${s.id}: no recording name for its expression; name it in COMPOSITE_SIGNAL_NAMES`);
+  throw new Error(`signal ${signalId}: no recording name for its expression; name it in COMPOSITE_SIGNAL_NAMES`);
 }
 
 /** The series a signal is recorded to, `level:metric:operations`; undefined for a metric read as exposed. */

@@ -22,7 +22,7 @@ export type RangeFunction =
   | 'quantile_over_time';
 
 /** Functions the signals apply over a subquery. */
-export type SubqueryFunction = 'deriv';
+export type SubqueryFunction = 'deriv' | 'quantile_over_time';
 
 export type AggregateOp = 'sum' | 'max' | 'min' | 'count' | 'avg';
 export type ArithmeticOp = '+' | '-' | '*' | '/';
@@ -63,6 +63,8 @@ export type Expr =
       readonly windowMs: number;
       /** Step in milliseconds. */
       readonly stepMs: number;
+      /** The φ of `quantile_over_time(φ, (expr)[window:step])`, 0 to 1; absent for every other function. */
+      readonly param?: number;
     }
   | {
       readonly kind: 'aggregate';
@@ -112,8 +114,18 @@ export function quantileOverTime(
 }
 
 /** `fn((expr)[window:step])`. */
-export function subquery(fn: SubqueryFunction, expr: Expr, windowMs: number, stepMs: number): Expr {
+export function subquery(
+  fn: Exclude<SubqueryFunction, 'quantile_over_time'>,
+  expr: Expr,
+  windowMs: number,
+  stepMs: number,
+): Expr {
   return { kind: 'subquery', fn, expr, windowMs, stepMs };
+}
+
+/** `quantile_over_time(φ, (expr)[window:step])`: the φ-quantile of `expr` at the window's steps. */
+export function quantileOverSubquery(phi: number, expr: Expr, windowMs: number, stepMs: number): Expr {
+  return { kind: 'subquery', fn: 'quantile_over_time', expr, windowMs, stepMs, param: phi };
 }
 
 export function sumWithout(labels: readonly string[], expr: Expr): Expr {

@@ -61,9 +61,10 @@ function render(expr: Expr, options: RenderOptions): string {
       // open one (Prometheus 3, MetricsQL), at any time but one a millisecond before a step.
       const window = formatDuration(expr.windowMs - 1);
       const range = `(${render(expr.expr, options)})[${window}:${formatDuration(expr.stepMs)}]`;
+      const param = expr.param === undefined ? '' : `${formatNumber(expr.param)}, `;
       return options.dialect === 'metricsql' && expr.fn === 'deriv'
         ? renderMetricsQLDeriv(range)
-        : `${expr.fn}(${range})`;
+        : `${expr.fn}(${param}${range})`;
     }
     case 'aggregate':
       return `${expr.op} ${expr.mode} (${expr.labels.join(', ')}) (${render(expr.expr, options)})`;

@@ -117,5 +117,5 @@ export function subqueryVector(expr: SubqueryExpr, atMs: number, innerAt: (t: nu
       points.v.push(values[i] as number);
     }
   }
-  return rangeOverSeries(expr.fn, series.values() as Iterable<SeriesPoints>, atMs, expr.windowMs).samples;
+  return rangeOverSeries(expr.fn, series.values() as Iterable<SeriesPoints>, atMs, expr.windowMs, expr.param).samples;
 }

@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Labels } from '../../src/exposition/labels.js';
 import { LABEL, SUFFIX, WORKQUEUE } from '../../src/metrics/names.js';
-import { aggregateBy, histogramQuantile as quantileOf, rangeFn, subquery, sumWithout } from '../../src/promql/expr.js';
+import {
+  aggregateBy,
+  histogramQuantile as quantileOf,
+  quantileOverSubquery,
+  rangeFn,
+  subquery,
+  sumWithout,
+} from '../../src/promql/expr.js';
 import { histogramQuantile, type RangeFunctionName, type VectorSample } from '../../src/promql/functions.js';
 import { renderPromQL } from '../../src/promql/render.js';
 import type { History } from '../../src/store/history.js';
@@ -79,9 +86,20 @@ const subqueryCase = (stepMs: number): Case => ({
   local: (h, t, w) => evaluateOver(h, subquery('deriv', WHOLE_DEPTH, w, stepMs), t),
 });
 
+/** `quantile_over_time(0.5, (rate(adds[2m]))[w:1m])`, the median rate, as the service writes it. */
+const medianRateCase: Case = {
+  expr: (w) =>
+    w === 'W'
+      ? 'quantile_over_time(0.5, (rate(adds[2m]))[W:1m])'
+      : renderPromQL(quantileOverSubquery(0.5, rangeFn('rate', WORKQUEUE.adds, 120_000), parseDuration(w), 60_000)),
+  local: (h, t, w) =>
+    evaluateOver(h, quantileOverSubquery(0.5, rangeFn('rate', WORKQUEUE.adds, 120_000), w, 60_000), t),
+};
+
 const CASES: readonly Case[] = [
   subqueryCase(15_000),
   subqueryCase(7_000),
+  medianRateCase,
   { expr: (w) => `rate(${WORKQUEUE.adds}[${w}])`, local: range('rate', WORKQUEUE.adds) },
   { expr: (w) => `increase(${WORKQUEUE.retries}[${w}])`, local: range('increase', WORKQUEUE.retries) },
   {

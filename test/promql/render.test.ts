@@ -67,6 +67,13 @@ describe('renderPromQL', () => {
     expect(renderPromQL(signal('depthSlope').expr, { windowOverride: '$__rate_interval' })).toContain(
       '[9m59s999ms:5s]',
     );
+    // A quantile over a subquery's points: its φ first, its window the definition's, its inner rate MetricsQL's.
+    expect(renderPromQL(signal('addRateMedian').expr)).toBe(
+      'quantile_over_time(0.5, (sum without (priority) (rate(workqueue_adds_total[2m])))[4m59s999ms:1m])',
+    );
+    expect(metricsql('addRateMedian')).toMatch(
+      /^quantile_over_time\(0\.5, \(sum without \(priority\) \(\(rate\(workqueue_adds_total\{job="ctrl"\}\[2m\]\) \* clamp_max/,
+    );
     // A change over the window from its own first sample, as Prometheus reads it, not from the sample before it.
     expect(metricsql('depthChangePerSync')).toBe(
       '(sum without (priority) (delta_prometheus(workqueue_depth{job="ctrl"}[30m]))) / (sum without (priority) (increase_prometheus(workqueue_work_duration_seconds_count{job="ctrl"}[30m])))',

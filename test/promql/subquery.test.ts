@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseExposition } from '../../src/exposition/parser.js';
 import { LABEL, WORKQUEUE } from '../../src/metrics/names.js';
-import { type Expr, rangeFn, subquery, sumWithout } from '../../src/promql/expr.js';
+import { type Expr, quantileOverSubquery, rangeFn, subquery, sumWithout } from '../../src/promql/expr.js';
 import { createStoreBackend, historyStore } from '../../src/promql/history-backend.js';
 import { StepVectors, stepTimes } from '../../src/promql/subquery.js';
 import { History, type ScrapeTarget } from '../../src/store/history.js';
@@ -60,6 +60,48 @@ describe('the whole depth slope', () => {
     expect(whole).toHaveLength(1);
     expect(whole[0]?.labels).toEqual({ name: 'q', job: 'ctrl', instance: 'a:1' });
     expect(whole[0]?.value).toBeCloseTo(expected, 9);
+  });
+});
+
+describe('the median of a rate over a subquery', () => {
+  /** A counter rising 10 a second, which jumps by 3,000 at once (a resync queueing every object) at 3 minutes. */
+  function steadyWithOneBurst(): History {
+    const h = new History();
+    for (let i = 0; i <= 40; i++) {
+      const atMs = T0 + 15 * S * i;
+      const count = 150 * i + (i >= 12 ? 3000 : 0);
+      h.append(TARGET, parseExposition(`${WORKQUEUE.adds}{name="q"} ${count}\n`), atMs);
+    }
+    return h;
+  }
+  const perQueueRate = (windowMs: number): Expr =>
+    sumWithout([LABEL.priority], rangeFn('rate', WORKQUEUE.adds, windowMs));
+
+  it('reads the steady rate where the burst lifts the rate over the whole window', () => {
+    const h = steadyWithOneBurst();
+    const at = T0 + 7 * 60 * S;
+    const whole = evaluateOver(h, perQueueRate(300 * S), at);
+    // 3,000 more over the five minutes: 20 a second instead of 10.
+    expect(whole[0]?.value).toBeGreaterThan(19);
+    const median = evaluateOver(h, quantileOverSubquery(0.5, perQueueRate(120 * S), 300 * S, 60 * S), at);
+    expect(median).toHaveLength(1);
+    expect(median[0]?.labels).toEqual({ name: 'q', job: 'ctrl', instance: 'a:1' });
+    expect(median[0]?.value).toBeCloseTo(10, 9);
+  });
+
+  it("is the middle of the steps' rates, a burst in most of them included", () => {
+    const h = steadyWithOneBurst();
+    // Four minutes in, the steps (multiples of a minute since the epoch) read rates over the first minutes, some
+    // extrapolated over less than their window, the burst at three minutes in some of them.
+    const at = T0 + 4 * 60 * S;
+    const steps = stepTimes(at, 300 * S, 60 * S).map((t) => evaluateOver(h, perQueueRate(120 * S), t)[0]?.value);
+    const rates = steps.filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+    expect(rates.length).toBeGreaterThanOrEqual(3);
+    const half = Math.floor(rates.length / 2);
+    const expected =
+      rates.length % 2 === 1 ? (rates[half] as number) : ((rates[half - 1] as number) + (rates[half] as number)) / 2;
+    const median = evaluateOver(h, quantileOverSubquery(0.5, perQueueRate(120 * S), 300 * S, 60 * S), at);
+    expect(median[0]?.value).toBeCloseTo(expected, 9);
   });
 });
 

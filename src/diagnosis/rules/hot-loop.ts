@@ -95,10 +95,10 @@ export const hotLoop = defineRule({
     const waitingLimit = waitingPerBusyWorker(t.maxWaitingPerWorker);
     return anyOf(
       allOf(
-        compare('addRate', '>=', t.minAddRate),
+        compare('addRateMedian', '>=', t.minAddRate),
         // The writes are the process's: this queue's adds alone explain them only where the other queues of the
         // process add fewer than `minWriteRatio` of them, or those could write as much at one write per sync.
-        relate(scale('addRate', binary('+', num(1), t.minWriteRatio)), '>', 'processAddRate'),
+        relate(scale('addRateMedian', binary('+', num(1), t.minWriteRatio)), '>', 'processAddRateMedian'),
         anyOf(
           // Writes track adds: the sync writes an object it watches on every pass, while keys do not pile up. A
           // write per add is also what a full pool over a standing queue of real changes shows when each sync
@@ -108,8 +108,8 @@ export const hotLoop = defineRule({
             // The whole depth stays low too, unless what stands is a low-priority list the loop starves: a list
             // being worked off (an initial list whose every status write re-adds its key once) is work, not a loop.
             anyOf(binary('<=', sig('depthMedian'), waitingLimit), lowPriorityNotDraining(t.drainShare)),
-            relate(scale('addRate', t.minWriteRatio), '<=', 'writeRate'),
-            relate(scale('addRate', t.maxWriteRatio), '>=', 'writeRate'),
+            relate(scale('addRateMedian', t.minWriteRatio), '<=', 'writeRateMedian'),
+            relate(scale('addRateMedian', t.maxWriteRatio), '>=', 'writeRateMedian'),
           ),
           // Without reconcile metrics: rejected writes track adds, and nothing goes through the rate limiter:
           // requeued with a plain Add. Failed reads are not evidence (a controller that GETs an optional
@@ -119,9 +119,9 @@ export const hotLoop = defineRule({
           // looping keys than workers keep the loopers less the workers waiting.
           unlessAny(
             allOf(
-              relate(scale('addRate', t.minWriteRatio), '<=', 'failedWriteRate'),
-              relate(scale('addRate', t.maxWriteRatio), '>=', 'failedWriteRate'),
-              binary('<=', sig('retryRate'), scale('addRate', t.maxRetryPerError)),
+              relate(scale('addRateMedian', t.minWriteRatio), '<=', 'failedWriteRateMedian'),
+              relate(scale('addRateMedian', t.maxWriteRatio), '>=', 'failedWriteRateMedian'),
+              binary('<=', sig('retryRate'), scale('addRateMedian', t.maxRetryPerError)),
             ),
             sig('sustainedErrorRate'),
             'controller',
@@ -142,15 +142,16 @@ export const hotLoop = defineRule({
     );
   },
   evidence: [
+    'addRateMedian',
     'addRate',
     'servedFirstDepthMedian',
     'depthMedian',
     'servedFirstDepthAvg',
     'depthAvg',
     'lowPriorityDepthSlope',
-    'writeRate',
-    'processAddRate',
-    'failedWriteRate',
+    'writeRateMedian',
+    'processAddRateMedian',
+    'failedWriteRateMedian',
     'requeuedErrorRate',
     'retryRate',
     'completionRate',
@@ -159,8 +160,8 @@ export const hotLoop = defineRule({
   ],
   derivedTitles: { writesPerAdd: 'API writes per add' },
   derive(signals) {
-    const adds = numberOf(signals.addRate);
-    const writes = numberOf(signals.writeRate);
+    const adds = numberOf(signals.addRateMedian);
+    const writes = numberOf(signals.writeRateMedian);
     return {
       writesPerAdd:
         adds !== undefined && writes !== undefined && adds > 0
@@ -170,7 +171,7 @@ export const hotLoop = defineRule({
   },
   text: {
     summary: ({ signals, thresholds }) =>
-      `${formatValue(signals.addRate)} added with a median depth of ${formatValue(signals.servedFirstDepthMedian)}${servedFirstOnly(signals)}: ${loopEvidence(signals, thresholds).sentence}.`,
+      `${formatValue(signals.addRateMedian)} added with a median depth of ${formatValue(signals.servedFirstDepthMedian)}${servedFirstOnly(signals)}: ${loopEvidence(signals, thresholds).sentence}.`,
     meaning:
       'The controller wakes itself: each sync causes the next one, so the same few keys are reconciled over and over while the queue looks empty (or, with more looping keys than workers, holds only the loopers the workers have not reached). It burns CPU and API-server capacity and can starve other work.',
     cause: ({ signals, thresholds }) => HOT_LOOP_CASES[loopEvidence(signals, thresholds).mechanism].cause,
@@ -200,7 +201,7 @@ function loopEvidence(
   signals: SignalSnapshot,
   t: HotLoopThresholds,
 ): { mechanism: keyof typeof HOT_LOOP_CASES; sentence: string } {
-  const adds = numberOf(signals.addRate) ?? 0;
+  const adds = numberOf(signals.addRateMedian) ?? 0;
   const retries = numberOf(signals.retryRate) ?? 0;
   const errors = numberOf(signals.requeuedErrorRate);
   const withinWriteBand = (rate: number | undefined): boolean =>
@@ -210,16 +211,16 @@ function loopEvidence(
       mechanism: 'no-backoff',
       sentence: `${formatValue(signals.requeuedErrorRate)} reconcile errors are requeued without backoff (${formatValue(signals.retryRate)} retries)`,
     };
-  if (withinWriteBand(numberOf(signals.failedWriteRate)) && retries <= t.maxRetryPerError * adds)
+  if (withinWriteBand(numberOf(signals.failedWriteRateMedian)) && retries <= t.maxRetryPerError * adds)
     return {
       mechanism: 'no-backoff',
-      sentence: `${formatValue(signals.failedWriteRate)} failed API writes track the adds and are requeued without backoff (${formatValue(signals.retryRate)} retries)`,
+      sentence: `${formatValue(signals.failedWriteRateMedian)} failed API writes track the adds and are requeued without backoff (${formatValue(signals.retryRate)} retries)`,
     };
-  if (withinWriteBand(numberOf(signals.writeRate)))
-    return { mechanism: 'status-write', sentence: `${formatValue(signals.writeRate)} API writes track the adds` };
+  if (withinWriteBand(numberOf(signals.writeRateMedian)))
+    return { mechanism: 'status-write', sentence: `${formatValue(signals.writeRateMedian)} API writes track the adds` };
   return {
     mechanism: 'no-backoff',
-    sentence: `API writes ${formatValue(signals.writeRate)}, failed writes ${formatValue(signals.failedWriteRate)}, reconcile errors ${formatValue(signals.reconcileErrorRate)}, retries ${formatValue(signals.retryRate)}`,
+    sentence: `API writes ${formatValue(signals.writeRateMedian)}, failed writes ${formatValue(signals.failedWriteRateMedian)}, reconcile errors ${formatValue(signals.reconcileErrorRate)}, retries ${formatValue(signals.retryRate)}`,
   };
 }
 
