@@ -103,22 +103,26 @@ function problemsOf({ text, evidence }: Printed): string[] {
   if (floor !== null && round(v('depthFloor') ?? Number.NaN) !== floor[1])
     problems.push(`"${floor[0]}" but depthFloor is ${v('depthFloor')}`);
 
-  // Tracking: a rate tracks the adds when it lies in the band the hot-loop rule compares.
+  // Tracking: a rate tracks the adds when it lies in the band the hot-loop rule compares, between the medians of
+  // the window it reads.
   const adds = v('addRate');
+  const medianAdds = v('addRateMedian');
   const inWriteBand = (rate: number | undefined): boolean =>
     rate !== undefined &&
-    adds !== undefined &&
-    rate >= HOT_LOOP.minWriteRatio * adds &&
-    rate <= HOT_LOOP.maxWriteRatio * adds;
-  if (/failed API writes track the adds/.test(text) && !inWriteBand(v('failedWriteRate')))
-    problems.push(`failed writes "track the adds" but failedWriteRate ${v('failedWriteRate')}, addRate ${adds}`);
-  if (/\/s API writes track the adds/.test(text) && !inWriteBand(v('writeRate')))
-    problems.push(`writes "track the adds" but writeRate ${v('writeRate')}, addRate ${adds}`);
+    medianAdds !== undefined &&
+    rate >= HOT_LOOP.minWriteRatio * medianAdds &&
+    rate <= HOT_LOOP.maxWriteRatio * medianAdds;
+  if (/failed API writes track the adds/.test(text) && !inWriteBand(v('failedWriteRateMedian')))
+    problems.push(
+      `failed writes "track the adds" but failedWriteRateMedian ${v('failedWriteRateMedian')}, addRateMedian ${medianAdds}`,
+    );
+  if (/\/s API writes track the adds/.test(text) && !inWriteBand(v('writeRateMedian')))
+    problems.push(`writes "track the adds" but writeRateMedian ${v('writeRateMedian')}, addRateMedian ${medianAdds}`);
   if (/do(?:es)? not track/.test(text)) problems.push('"do not track" without the band it compares printed');
   if (/without backoff \(/.test(text)) {
     const retries = v('retryRate');
     const errors = v('requeuedErrorRate');
-    const base = /reconcile errors are requeued/.test(text) ? errors : adds;
+    const base = /reconcile errors are requeued/.test(text) ? errors : medianAdds;
     if (retries === undefined || base === undefined || retries > HOT_LOOP.maxRetryPerError * base)
       problems.push(`"without backoff" but retryRate ${retries} against ${base}`);
   }
@@ -211,9 +215,18 @@ describe('the checks catch the known contradictions', () => {
   });
 
   it('"do not track" without the compared rate, and failed writes said to track that do not', () => {
-    const evidence = { addRate: v(186, '1/s'), failedWriteRate: v(0, '1/s'), failedRequestRate: v(369, '1/s') };
+    const evidence = {
+      addRateMedian: v(186, '1/s'),
+      failedWriteRateMedian: v(0, '1/s'),
+      failedRequestRate: v(369, '1/s'),
+    };
     expect(problemsOf({ where: 'x', text: 'failed requests do not track the adds', evidence })).toHaveLength(1);
     expect(problemsOf({ where: 'x', text: '0/s failed API writes track the adds', evidence })).toHaveLength(1);
+    // The five-minute rates are not the band the rule compares: tracking claimed beside them alone is a problem.
+    const fiveMinuteRates = { addRate: v(186, '1/s'), failedWriteRate: v(186, '1/s') };
+    expect(
+      problemsOf({ where: 'x', text: '186/s failed API writes track the adds', evidence: fiveMinuteRates }),
+    ).toHaveLength(1);
     expect(
       problemsOf({ where: 'x', text: 'n/a (metric absent) reconcile errors are requeued without backoff.', evidence }),
     ).toEqual(['a claim about a missing value: "n/a (metric absent) reconcile errors are"']);

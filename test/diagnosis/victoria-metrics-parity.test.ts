@@ -123,6 +123,7 @@ function rateWindows(expr: Expr): number[] {
     case 'histogram_quantile':
     case 'clamp_min':
     case 'signal':
+    case 'subquery':
       return rateWindows(expr.expr);
     case 'binary':
       return [...rateWindows(expr.lhs), ...rateWindows(expr.rhs)];

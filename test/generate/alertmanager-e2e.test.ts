@@ -145,7 +145,7 @@ describe('generated alert rules through Prometheus to Alertmanager', () => {
     const description = alert.annotations.description ?? '';
     expect(description).toContain(rule(ALERT).text.meaning);
     expect(description).toContain(`Held for ${SHORT_FOR}:`);
-    for (const id of ['addRate', 'depthAvg', 'writeRate'] as const) {
+    for (const id of ['addRateMedian', 'depthAvg', 'writeRateMedian'] as const) {
       expect(rule(ALERT).evidence).toContain(id);
       expect(description).toMatch(new RegExp(`^- ${escapeRegExp(signal(id).title)}: \\d`, 'm'));
     }

@@ -202,7 +202,7 @@ describe('the page', () => {
 
     // Hot loop: API writes (and failed writes, errors, retries) beside the adds, with the add-rate threshold in force.
     const [loop] = figuresOf('WorkqueueHotLoop');
-    expect(loop?.signals.map((s) => s.id).slice(0, 2)).toEqual(['addRate', 'writeRate']);
+    expect(loop?.signals.map((s) => s.id).slice(0, 2)).toEqual(['addRateMedian', 'writeRateMedian']);
     expect(loop?.thresholds).toEqual([
       { label: 'minAddRate ≥ 2.5/s', value: settings('WorkqueueHotLoop')?.thresholds.minAddRate },
     ]);

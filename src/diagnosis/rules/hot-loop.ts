@@ -23,6 +23,13 @@ import { MINUTE_MS } from '../signals.js';
  * writes nor error metrics cannot be told from a busy controller with fast syncs: that is the
  * `HighAddRateLowDepth` observation, not a finding.
  *
+ * A loop is steady; what comes beside it often is not. The adds, the writes and the failed writes are compared by
+ * their median over the window (of rates over two-minute slices), so a resync queueing thousands of objects at one
+ * instant neither dilutes the loop's writes below the band (3,000 objects resynced beside a loop of 40 adds a second
+ * are 10 more a second over five minutes: 0.78 denied writes per add) nor lifts a quiet controller's adds past the
+ * floor for five minutes. The retries stay a five-minute rate: a loop counts none, and those beside it (polls,
+ * failures backed off) come steadily, not in a burst.
+ *
  * Both queues count a retry for a requeue through the rate limiter (its delay is never zero) and none for a
  * plain Add, so "no retries counted" reads the same with controller-runtime's priority queue (retries only for
  * a positive delay) and the classic queue (every AddAfter). controller-runtime itself always requeues errors
@@ -59,7 +66,7 @@ export const hotLoop = defineRule({
       default: 1,
       unit: '1/s',
       description:
-        "Add rate at or above which a self-triggering loop is worth reporting. One object looping through syncs of tens of milliseconds is added tens to hundreds of times a second, far above it; below one add a second a loop writes less than a fifth of client-go's default budget of 5 requests a second, which a periodic RequeueAfter poll of many objects also does. It is also where the metrics stop telling a loop from a quiet controller that writes once per sync without waking itself (an Event recorded on every sync, as client-go's sample-controller does): both show one write per add and an empty queue. The boundary grid holds both sides: a loop whose sync waits 0.7 s before its status write adds itself 1.4 times a second and is found (twice the floor misses it; a resync of many objects beside so slow a loop lifts the adds past the writes for five minutes, and the finding pauses); an Event recorder at 0.9 adds a second stays silent (half the floor calls it a loop). The detection curve of one object writing its status after a sync of 0.25 to 2.5 s beside one real change a second: found on every seed to 0.5 s, on some at 0.7 and 1 s, where the loop is only half the adds and its writes no longer track them, on none from 1.5 s. Requeued errors without retries are held to it as well, by their own rate: a key requeued at once after each failure adds itself once per error, so its errors are the loop's adds, however many real changes come beside it (two objects failing behind a rate limiter whose every delay is zero make about 19 errors a second each, 0.47 per add beside 30 real changes a second); terminal errors are left out, since controller-runtime never requeues them.",
+        "Add rate at or above which a self-triggering loop is worth reporting. One object looping through syncs of tens of milliseconds is added tens to hundreds of times a second, far above it; below one add a second a loop writes less than a fifth of client-go's default budget of 5 requests a second, which a periodic RequeueAfter poll of many objects also does. It is also where the metrics stop telling a loop from a quiet controller that writes once per sync without waking itself (an Event recorded on every sync, as client-go's sample-controller does): both show one write per add and an empty queue. The boundary grid holds both sides: a loop whose sync waits 0.7 s before its status write adds itself 1.4 times a second and is found (twice the floor misses it); an Event recorder at 0.9 adds a second stays silent (half the floor calls it a loop). The detection curve of one object writing its status after a sync of 0.25 to 2.5 s beside one real change a second: found on every seed to 0.5 s, on some at 0.7 and 1 s, where the loop is only half the adds and its writes no longer track them, on none from 1.5 s. Requeued errors without retries are held to it as well, by their own rate: a key requeued at once after each failure adds itself once per error, so its errors are the loop's adds, however many real changes come beside it (two objects failing behind a rate limiter whose every delay is zero make about 19 errors a second each, 0.47 per add beside 30 real changes a second); terminal errors are left out, since controller-runtime never requeues them.",
     },
     minWriteRatio: {
       default: 0.8,
@@ -178,10 +185,10 @@ export const hotLoop = defineRule({
     fix: ({ signals, thresholds }) => HOT_LOOP_CASES[loopEvidence(signals, thresholds).mechanism].fix,
     cases: [HOT_LOOP_CASES['status-write'], HOT_LOOP_CASES['no-backoff']],
     confirm: [
-      { text: 'Adds are high while the depth stays near zero:', signals: ['addRate', 'servedFirstDepthMedian'] },
+      { text: 'Adds are high while the depth stays near zero:', signals: ['addRateMedian', 'servedFirstDepthMedian'] },
       {
         text: 'Writes (status loop) or errors (missing backoff) track the adds:',
-        signals: ['writeRate', 'requeuedErrorRate', 'retryRate'],
+        signals: ['writeRateMedian', 'failedWriteRateMedian', 'requeuedErrorRate', 'retryRate'],
       },
     ],
   },
