@@ -360,7 +360,7 @@ const signalList = [
   },
   {
     id: 'addRateMedian',
-    title: 'Add rate (median of the window)',
+    title: 'Add rate (median)',
     unit: '1/s',
     scope: 'queue',
     description:
@@ -407,7 +407,7 @@ const signalList = [
   },
   {
     id: 'processAddRateMedian',
-    title: 'Add rate (process, median of the window)',
+    title: 'Add rate (process, median)',
     unit: '1/s',
     scope: 'process',
     description:
@@ -751,7 +751,7 @@ const signalList = [
   },
   {
     id: 'writeRateMedian',
-    title: 'API write rate (median of the window)',
+    title: 'API write rate (median)',
     unit: '1/s',
     scope: 'process',
     description:
@@ -787,7 +787,7 @@ const signalList = [
   },
   {
     id: 'failedWriteRateMedian',
-    title: 'API write failures (median of the window)',
+    title: 'API write failures (median)',
     unit: '1/s',
     scope: 'process',
     description:

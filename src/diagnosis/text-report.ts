@@ -37,8 +37,11 @@ export function renderTextReport(report: Report): string {
       lines.push(`  ${finding.rule} (${findingState(finding)})`);
       lines.push(`    ${finding.summary}`);
       lines.push('    evidence:');
+      // One column of values per finding: at least 32 wide, wider where a title is longer.
+      const titles = Object.keys(finding.evidence).map(evidenceTitle);
+      const width = Math.max(32, ...titles.map((title) => title.length));
       for (const [id, value] of Object.entries(finding.evidence)) {
-        lines.push(`      ${evidenceTitle(id).padEnd(32)} ${formatValue(value)}`);
+        lines.push(`      ${evidenceTitle(id).padEnd(width)} ${formatValue(value)}`);
       }
       lines.push(`    cause:   ${finding.cause}`);
       lines.push(`    fix:     ${finding.fix}`);
