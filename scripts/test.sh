@@ -115,13 +115,14 @@ npx vitest run "$@"
 # Node 22 (the container image's runtime) runs again the tests of what touches the runtime: the HTTP server and
 # the page, scraping and its sources, files and the state store, pod discovery, the CLI as a process, configuration,
 # the exposition parser's worker, the service's state directory, the Prometheus client and the process metrics.
-# The rest is pure computation (diagnosis, simulation, calibration, queues, PromQL rendering, packed samples, generated files,
-# checked by promtool, Alertmanager and Prometheus on Node 20) whose results do not depend on the Node version;
+# The rest is pure computation (diagnosis, simulation, calibration, queues, PromQL rendering and its functions against
+# Prometheus, packed samples, generated files, checked by promtool, Alertmanager and Prometheus on Node 20) whose results
+# do not depend on the Node version;
 # they run once, on Node 20, which keeps the whole command inside its time budget.
 echo "==> tests on Node 22 LTS (the runtime-facing tests)"
 npx -y -p node@22 node node_modules/vitest/vitest.mjs run \
   test/server test/sources test/scrape test/store test/discovery test/cli test/util test/config \
   test/exposition/parse-off-thread.test.ts test/exposition/parser-errors.test.ts test/service/state-dir.test.ts \
-  test/service/process-metrics.test.ts test/service/memory-budget.test.ts test/prometheus test/metrics \
+  test/service/process-metrics.test.ts test/service/memory-budget.test.ts test/prometheus \
   --exclude test/server/page-layout.test.ts --exclude test/cli/one-line-errors.test.ts \
   --exclude test/store/series-buffer.test.ts "$@"
