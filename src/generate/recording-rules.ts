@@ -114,12 +114,16 @@ function withWords(metric: string, matchers: readonly LabelMatcher[], signalId: 
   return [metric, ...matchers.map((m) => matcherWord(m, signalId))].join('_');
 }
 
+/** `quantile_over_time(φ, …)` as histogram quantiles are named: `p50_over_time` (its window follows). */
+function quantileOverTimeName(phi: number): string {
+  return `p${Math.round(phi * 100)}_over_time`;
+}
+
 /** `metric[window]` under `fn`: the metric part (`_total` dropped under rate and increase) and the operation. */
 function rangeName(e: Extract<Expr, { kind: 'range' }>, signalId: string): { metric: string; operations: string } {
   const counter = e.fn === 'rate' || e.fn === 'increase';
   const metric = counter && e.metric.endsWith('_total') ? e.metric.slice(0, -'_total'.length) : e.metric;
-  // quantile_over_time(φ, …) as histogram quantiles are named: `p50_over_time5m`.
-  const fn = e.param === undefined ? e.fn : `p${Math.round(e.param * 100)}_over_time`;
+  const fn = e.param === undefined ? e.fn : quantileOverTimeName(e.param);
   return { metric: withWords(metric, e.matchers, signalId), operations: `${fn}${formatDuration(e.windowMs)}` };
 }
 
@@ -156,7 +160,7 @@ function exprNameParts(e: Expr, signalId: string): { metric: string; operations:
   if (inner.kind === 'subquery' && inner.param !== undefined) {
     const parts = exprNameParts(inner.expr, signalId);
     if (parts !== undefined) {
-      const fn = `p${Math.round(inner.param * 100)}_over_time${formatDuration(inner.windowMs)}`;
+      const fn = `${quantileOverTimeName(inner.param)}${formatDuration(inner.windowMs)}`;
       return { metric: parts.metric, operations: `${fn}_${parts.operations}` };
     }
   }

@@ -34,6 +34,11 @@ export type RenderOptions = {
 
 export type QueryDialect = 'promql' | 'metricsql';
 
+/** The φ of a quantile over time and its comma, as the function's first argument; empty for other functions. */
+function paramPrefix(param: number | undefined): string {
+  return param === undefined ? '' : `${formatNumber(param)}, `;
+}
+
 export function renderPromQL(expr: Expr, options: RenderOptions = {}): string {
   return render(expr, options);
 }
@@ -47,7 +52,7 @@ function render(expr: Expr, options: RenderOptions): string {
     case 'range': {
       const window = options.windowOverride ?? formatDuration(expr.windowMs);
       const inner = expr.metric + renderMatchers([...expr.matchers, ...(options.extraMatchers ?? [])]);
-      const param = expr.param === undefined ? '' : `${formatNumber(expr.param)}, `;
+      const param = paramPrefix(expr.param);
       if (options.dialect === 'metricsql' && options.windowOverride === undefined) {
         if (expr.fn === 'rate') return renderMetricsQLRate(inner, expr.windowMs);
         if (expr.fn === 'deriv') return renderMetricsQLDeriv(`${inner}[${window}]`);
@@ -61,7 +66,7 @@ function render(expr: Expr, options: RenderOptions): string {
       // open one (Prometheus 3, MetricsQL), at any time but one a millisecond before a step.
       const window = formatDuration(expr.windowMs - 1);
       const range = `(${render(expr.expr, options)})[${window}:${formatDuration(expr.stepMs)}]`;
-      const param = expr.param === undefined ? '' : `${formatNumber(expr.param)}, `;
+      const param = paramPrefix(expr.param);
       return options.dialect === 'metricsql' && expr.fn === 'deriv'
         ? renderMetricsQLDeriv(range)
         : `${expr.fn}(${param}${range})`;
